@@ -1,0 +1,357 @@
+//! Run configuration: plain, serialisable data validated once at build
+//! (SPEC CFG). It is what an event log's header records, so nothing here may
+//! be a closure: application code runs in drivers, never in the machine.
+
+use crate::model::OutputSchema;
+use crate::tool::{is_valid_tool_name, ToolSpec};
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+/// The wait before a retried model call (SPEC RETRY-02, CFG-06).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Backoff {
+    /// `min(500 ms · 2^(n−1), 30 s)` for the n-th failed attempt.
+    Exponential,
+    /// A table sampled from a custom function at build: entry `n − 1` is the
+    /// wait after failed attempt `n`; past the end the last entry repeats.
+    Table {
+        /// Waits, in milliseconds on the wire.
+        #[serde(with = "crate::time::duration_ms::vec")]
+        delays: Vec<Duration>,
+    },
+}
+
+impl Backoff {
+    /// The default exponential wait after failed attempt `attempt` (1-based).
+    pub fn exponential(attempt: u32) -> Duration {
+        let shift = attempt.saturating_sub(1).min(20);
+        let ms = 500u64.saturating_mul(1u64 << shift);
+        Duration::from_millis(ms.min(30_000))
+    }
+}
+
+/// Retry policy for model calls and the correction budgets (SPEC CFG-02).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RetryPolicy {
+    /// Attempts per model call, the first included (≥ 1).
+    pub max_attempts: u32,
+    /// The wait between attempts.
+    pub backoff: Backoff,
+    /// Spread waits by up to ±25 % using the config seed (replay stays exact).
+    #[serde(default)]
+    pub jitter: bool,
+    /// With a custom backoff table, still wait at least the Retry-After hint.
+    #[serde(default)]
+    pub honor_retry_after: bool,
+    /// The largest Retry-After hint that is ever slept.
+    #[serde(with = "crate::time::duration_ms")]
+    pub max_retry_after: Duration,
+    /// Correctable tool rejections fed back to the model, run-wide.
+    pub tool_retries: u32,
+    /// Output correction rounds.
+    pub output_retries: u32,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        RetryPolicy {
+            max_attempts: 1,
+            backoff: Backoff::Exponential,
+            jitter: false,
+            honor_retry_after: false,
+            max_retry_after: Duration::from_secs(60),
+            tool_retries: 0,
+            output_retries: 0,
+        }
+    }
+}
+
+impl RetryPolicy {
+    /// The recommended preset: 4 attempts with jittered exponential backoff,
+    /// 2 tool corrections and 1 output correction.
+    pub fn recommended() -> Self {
+        RetryPolicy {
+            max_attempts: 4,
+            jitter: true,
+            tool_retries: 2,
+            output_retries: 1,
+            ..RetryPolicy::default()
+        }
+    }
+}
+
+/// How the final answer is requested and read (SPEC OUT).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "mode")]
+pub enum OutputMode {
+    /// Free text, decoded by the driver's decoder.
+    Text,
+    /// A JSON schema sent natively with every request.
+    Native {
+        /// The schema and its name.
+        schema: OutputSchema,
+    },
+    /// A synthesized output tool the model calls with the answer.
+    Tool {
+        /// The output tool's name.
+        name: String,
+        /// Its description (may be empty).
+        #[serde(default)]
+        description: String,
+        /// Its parameter schema (an object).
+        schema: serde_json::Value,
+    },
+}
+
+/// Restricting or forcing the tool the model uses (SPEC TOOL-11).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind", content = "name")]
+pub enum ToolChoice {
+    /// Advertise only this tool (plus the output tool).
+    Restrict(String),
+    /// Also force the provider to call it until it has been called once.
+    Force(String),
+}
+
+impl ToolChoice {
+    /// The chosen tool's name.
+    pub fn name(&self) -> &str {
+        match self {
+            ToolChoice::Restrict(n) | ToolChoice::Force(n) => n,
+        }
+    }
+}
+
+/// Usage bounds (SPEC USAGE-03). `None` is unbounded; `Some(0)` is a real bound.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub struct UsageLimits {
+    /// Cumulative input tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_tokens: Option<u64>,
+    /// Cumulative output tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_tokens: Option<u64>,
+    /// Cumulative input + output tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_tokens: Option<u64>,
+    /// Provider calls, failed attempts and fallback members included.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requests: Option<u64>,
+    /// Tool dispatches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_calls: Option<u64>,
+}
+
+/// The whole configuration of a run as the machine sees it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunConfig {
+    /// Model turns per run, across correction rounds (≥ 1).
+    pub max_iterations: u32,
+    /// Retries and correction budgets.
+    pub retry: RetryPolicy,
+    /// Models in the fallback chain (≥ 1; the first is the primary).
+    pub models: u32,
+    /// Registered tools, in registration order.
+    pub tools: Vec<ToolSpec>,
+    /// Default tool deadline.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "crate::time::duration_ms::option"
+    )]
+    pub tool_timeout: Option<Duration>,
+    /// Run a batch's independent calls concurrently.
+    #[serde(default)]
+    pub parallel_tools: bool,
+    /// At most this many calls of a group in flight at once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_concurrency: Option<u32>,
+    /// Tool restriction or forcing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_choice: Option<ToolChoice>,
+    /// How the final answer is produced.
+    pub output: OutputMode,
+    /// Usage bounds.
+    #[serde(default)]
+    pub limits: UsageLimits,
+    /// Deadline of each model call.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "crate::time::duration_ms::option"
+    )]
+    pub model_deadline: Option<Duration>,
+    /// Deadline of the whole run.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "crate::time::duration_ms::option"
+    )]
+    pub run_deadline: Option<Duration>,
+    /// Seed for jitter; the only source of randomness.
+    #[serde(default)]
+    pub seed: u64,
+}
+
+impl Default for RunConfig {
+    fn default() -> Self {
+        RunConfig {
+            max_iterations: 10,
+            retry: RetryPolicy::default(),
+            models: 1,
+            tools: Vec::new(),
+            tool_timeout: None,
+            parallel_tools: false,
+            max_concurrency: None,
+            tool_choice: None,
+            output: OutputMode::Text,
+            limits: UsageLimits::default(),
+            model_deadline: Some(Duration::from_secs(300)),
+            run_deadline: None,
+            seed: 0,
+        }
+    }
+}
+
+/// A configuration rule broken at build time (SPEC CFG-03). One variant per rule.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// `max_iterations` is 0.
+    #[error("max iterations must be at least 1")]
+    ZeroMaxIterations,
+    /// `max_attempts` is 0.
+    #[error("max attempts must be at least 1")]
+    ZeroMaxAttempts,
+    /// The output schema text is not valid JSON.
+    #[error("output schema is not valid JSON: {0}")]
+    InvalidOutputSchema(String),
+    /// Both a native output schema and an output tool were set.
+    #[error("output schema and output tool are mutually exclusive")]
+    SchemaAndOutputTool,
+    /// The output tool's name equals a registered tool's.
+    #[error("output tool name {0:?} collides with a registered tool")]
+    OutputToolCollision(String),
+    /// Two tools share a name.
+    #[error("duplicate tool name {0:?}")]
+    DuplicateTool(String),
+    /// The tool choice names no tool.
+    #[error("tool choice is empty")]
+    EmptyToolChoice,
+    /// The tool choice names an unregistered tool.
+    #[error("tool choice {0:?} names no registered tool")]
+    UnknownToolChoice(String),
+    /// A schema is not a JSON object.
+    #[error("the schema of {0} is not a JSON object")]
+    SchemaNotObject(String),
+    /// The output tool has an empty name.
+    #[error("output tool name is empty")]
+    EmptyOutputToolName,
+    /// A tool name providers would reject.
+    #[error("tool name {0:?} must match ^[A-Za-z0-9_-]{{1,64}}$")]
+    InvalidToolName(String),
+    /// A timeout or deadline of zero (use `None` for no limit).
+    #[error("{0} must not be zero; use None for no limit")]
+    ZeroDuration(&'static str),
+    /// A concurrency cap of zero.
+    #[error("max concurrency must be at least 1")]
+    ZeroConcurrency,
+    /// A fallback chain without an alternate.
+    #[error("a fallback chain needs at least one alternate model")]
+    EmptyFallback,
+    /// No model was configured.
+    #[error("at least one model is required")]
+    NoModel,
+}
+
+impl RunConfig {
+    /// Check every build rule, returning the first broken one.
+    pub fn validate(&self) -> Result<(), BuildError> {
+        if self.max_iterations == 0 {
+            return Err(BuildError::ZeroMaxIterations);
+        }
+        if self.retry.max_attempts == 0 {
+            return Err(BuildError::ZeroMaxAttempts);
+        }
+        if self.models == 0 {
+            return Err(BuildError::NoModel);
+        }
+        let mut names = std::collections::BTreeSet::new();
+        for tool in &self.tools {
+            let name = tool.name();
+            if !is_valid_tool_name(name) {
+                return Err(BuildError::InvalidToolName(name.to_string()));
+            }
+            if !names.insert(name) {
+                return Err(BuildError::DuplicateTool(name.to_string()));
+            }
+            if !tool.definition.parameters.is_object() {
+                return Err(BuildError::SchemaNotObject(format!("tool {name}")));
+            }
+            if tool.timeout == Some(Duration::ZERO) {
+                return Err(BuildError::ZeroDuration("a tool timeout"));
+            }
+        }
+        match &self.output {
+            OutputMode::Text => {}
+            OutputMode::Native { schema } => {
+                if !schema.schema.is_object() {
+                    return Err(BuildError::SchemaNotObject("the output".to_string()));
+                }
+            }
+            OutputMode::Tool { name, schema, .. } => {
+                if name.is_empty() {
+                    return Err(BuildError::EmptyOutputToolName);
+                }
+                if !is_valid_tool_name(name) {
+                    return Err(BuildError::InvalidToolName(name.clone()));
+                }
+                if names.contains(name.as_str()) {
+                    return Err(BuildError::OutputToolCollision(name.clone()));
+                }
+                if !schema.is_object() {
+                    return Err(BuildError::SchemaNotObject("the output tool".to_string()));
+                }
+            }
+        }
+        if let Some(choice) = &self.tool_choice {
+            let name = choice.name();
+            if name.is_empty() {
+                return Err(BuildError::EmptyToolChoice);
+            }
+            let is_output_tool =
+                matches!(&self.output, OutputMode::Tool { name: n, .. } if n == name);
+            if !names.contains(name) && !is_output_tool {
+                return Err(BuildError::UnknownToolChoice(name.to_string()));
+            }
+        }
+        for (what, d) in [
+            ("the tool timeout", self.tool_timeout),
+            ("the model deadline", self.model_deadline),
+            ("the run deadline", self.run_deadline),
+        ] {
+            if d == Some(Duration::ZERO) {
+                return Err(BuildError::ZeroDuration(what));
+            }
+        }
+        if self.max_concurrency == Some(0) {
+            return Err(BuildError::ZeroConcurrency);
+        }
+        Ok(())
+    }
+
+    /// The spec of the registered tool `name`.
+    pub fn tool(&self, name: &str) -> Option<&ToolSpec> {
+        self.tools.iter().find(|t| t.name() == name)
+    }
+
+    /// The output tool's name in tool mode.
+    pub fn output_tool_name(&self) -> Option<&str> {
+        match &self.output {
+            OutputMode::Tool { name, .. } => Some(name),
+            _ => None,
+        }
+    }
+}

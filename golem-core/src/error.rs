@@ -1,0 +1,350 @@
+//! Run failures and their evidence (SPEC ERR).
+
+use crate::message::{Message, Usage};
+use crate::model::ModelError;
+use serde::{Deserialize, Serialize};
+use std::error::Error as StdError;
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The run phase that failed (SPEC ERR-01).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stage {
+    /// The model could not produce a response.
+    Model,
+    /// A response could not become the declared output.
+    Decode,
+    /// A tool failed and the run aborted.
+    Tool,
+    /// The model-turn limit was exceeded.
+    Loop,
+    /// A usage bound was crossed.
+    Usage,
+    /// The run was deliberately stopped.
+    Canceled,
+}
+
+impl fmt::Display for Stage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Stage::Model => "model",
+            Stage::Decode => "decode",
+            Stage::Tool => "tool",
+            Stage::Loop => "loop",
+            Stage::Usage => "usage",
+            Stage::Canceled => "canceled",
+        })
+    }
+}
+
+/// A usage bound crossed by a run (SPEC USAGE-05).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[error("run exceeded the {kind} limit of {limit} (used {actual})")]
+pub struct UsageLimitError {
+    /// The crossed dimension, e.g. `total token`.
+    pub kind: String,
+    /// The configured bound.
+    pub limit: u64,
+    /// The value reached, or that would have been.
+    pub actual: u64,
+}
+
+/// Who stopped a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CancelReason {
+    /// The caller's cancel handle.
+    Caller,
+    /// The run deadline passed.
+    Deadline,
+    /// A tool asked to stop the run.
+    Tool,
+}
+
+/// A serialisable record of an error kept by the driver (SPEC MACH-02):
+/// the kind names its type, the message is its display text.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CauseRecord {
+    /// The error's kind (its type name, or a short tag).
+    pub kind: String,
+    /// Its display text.
+    pub message: String,
+}
+
+impl CauseRecord {
+    /// A record of `kind` with `message`.
+    pub fn new(kind: impl Into<String>, message: impl Into<String>) -> Self {
+        CauseRecord {
+            kind: kind.into(),
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for CauseRecord {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// Why a tool failed the run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+#[non_exhaustive]
+pub enum ToolFailureKind {
+    /// The tool returned a fatal error.
+    Fatal {
+        /// The error record.
+        cause: CauseRecord,
+    },
+    /// Correctable rejections outran the budget.
+    Rejected {
+        /// The last rejection reason.
+        reason: String,
+        /// Rejections charged (corrections + 1).
+        attempts: u32,
+    },
+    /// The call overran its deadline.
+    Timeout {
+        /// The deadline that passed.
+        #[serde(with = "crate::time::duration_ms")]
+        after: Duration,
+    },
+    /// An approved re-run did not produce a result.
+    ApprovedRerun {
+        /// What happened instead.
+        detail: String,
+    },
+}
+
+/// A tool's failure of a run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolFailure {
+    /// The tool name.
+    pub tool: String,
+    /// The provider call id.
+    pub call_id: String,
+    /// What went wrong.
+    pub failure: ToolFailureKind,
+}
+
+impl fmt::Display for ToolFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.failure {
+            ToolFailureKind::Fatal { cause } => {
+                write!(f, "tool {} failed: {}", self.tool, cause.message)
+            }
+            ToolFailureKind::Rejected { reason, attempts } if *attempts > 1 => {
+                write!(
+                    f,
+                    "tool {} rejected the call after {attempts} attempts: {reason}",
+                    self.tool
+                )
+            }
+            ToolFailureKind::Rejected { reason, .. } => {
+                write!(f, "tool {} rejected the call: {reason}", self.tool)
+            }
+            ToolFailureKind::Timeout { after } => {
+                write!(
+                    f,
+                    "tool {} exceeded its deadline of {} ms",
+                    self.tool,
+                    after.as_millis()
+                )
+            }
+            ToolFailureKind::ApprovedRerun { detail } => {
+                write!(f, "approved re-run of tool {} failed: {detail}", self.tool)
+            }
+        }
+    }
+}
+
+/// Why the decoder failed the run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DecodeFailure {
+    /// The decoder's message.
+    pub message: String,
+    /// Decodes tried (corrections + 1); 1 for a fatal verdict.
+    pub attempts: u32,
+    /// True when the decoder returned a fatal (not correctable) error.
+    pub fatal: bool,
+}
+
+impl fmt::Display for DecodeFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.attempts > 1 {
+            write!(
+                f,
+                "output rejected after {} attempts: {}",
+                self.attempts, self.message
+            )
+        } else {
+            f.write_str(&self.message)
+        }
+    }
+}
+
+/// The typed cause of a failed run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "type")]
+#[non_exhaustive]
+pub enum Cause {
+    /// A model call failed.
+    Model(ModelError),
+    /// A tool failed.
+    Tool(ToolFailure),
+    /// The decoder failed.
+    Decode(DecodeFailure),
+    /// A usage bound was crossed.
+    Usage(UsageLimitError),
+    /// The model-turn limit was exceeded.
+    Loop {
+        /// The configured limit.
+        turns: u32,
+    },
+    /// The run was stopped.
+    Canceled {
+        /// By whom.
+        reason: CancelReason,
+        /// A tool's or caller's explanation.
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        message: String,
+    },
+}
+
+impl fmt::Display for Cause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Cause::Model(e) => e.fmt(f),
+            Cause::Tool(t) => t.fmt(f),
+            Cause::Decode(d) => d.fmt(f),
+            Cause::Usage(u) => u.fmt(f),
+            Cause::Loop { turns } => write!(f, "run exceeded the limit of {turns} model turns"),
+            Cause::Canceled {
+                reason: CancelReason::Caller,
+                ..
+            } => f.write_str("run canceled by the caller"),
+            Cause::Canceled {
+                reason: CancelReason::Deadline,
+                ..
+            } => f.write_str("run deadline exceeded"),
+            Cause::Canceled {
+                reason: CancelReason::Tool,
+                message,
+            } => write!(f, "a tool canceled the run: {message}"),
+        }
+    }
+}
+
+impl StdError for Cause {
+    fn source(&self) -> Option<&(dyn StdError + 'static)> {
+        match self {
+            Cause::Model(e) => Some(e),
+            Cause::Usage(u) => Some(u),
+            _ => None,
+        }
+    }
+}
+
+/// The evidence a failed run gathered (SPEC ERR-03).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PartialResult {
+    /// The conversation through the last completed turn.
+    pub messages: Vec<Message>,
+    /// Usage of completed turns.
+    pub usage: Usage,
+    /// Provider calls made, failed ones included.
+    pub requests: u64,
+    /// Tool dispatches.
+    pub tool_calls: u64,
+}
+
+/// A failed run: its stage, typed cause and evidence.
+///
+/// `Display` reads `"<stage> stage: <cause>"`. `source()` yields the original
+/// error the driver kept (a tool's error, a decoder's error, a stream sink's
+/// error), else the typed cause.
+#[derive(Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunError {
+    /// Where the run failed.
+    pub stage: Stage,
+    /// Why.
+    pub cause: Cause,
+    /// The evidence; `None` iff this run completed no turn, reported no
+    /// usage and ran no tool (SPEC ERR-05).
+    pub partial: Option<PartialResult>,
+    /// Provider calls made, failed ones included (always present).
+    pub requests: u64,
+    /// The original error object, attached by the driver.
+    #[serde(skip)]
+    pub source: Option<Arc<dyn StdError + Send + Sync + 'static>>,
+}
+
+impl RunError {
+    /// True when the caller's cancellation or the run deadline ended the run.
+    pub fn is_canceled(&self) -> bool {
+        matches!(
+            self.cause,
+            Cause::Canceled {
+                reason: CancelReason::Caller | CancelReason::Deadline,
+                ..
+            }
+        )
+    }
+
+    /// The usage bound that was crossed, if that is why the run failed.
+    pub fn usage_limit(&self) -> Option<&UsageLimitError> {
+        match &self.cause {
+            Cause::Usage(u) => Some(u),
+            _ => None,
+        }
+    }
+
+    /// The model error, if a model call is why the run failed.
+    pub fn model_error(&self) -> Option<&ModelError> {
+        match &self.cause {
+            Cause::Model(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl PartialEq for RunError {
+    fn eq(&self, other: &Self) -> bool {
+        self.stage == other.stage
+            && self.cause == other.cause
+            && self.partial == other.partial
+            && self.requests == other.requests
+    }
+}
+
+impl fmt::Debug for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RunError")
+            .field("stage", &self.stage)
+            .field("cause", &self.cause)
+            .field("partial", &self.partial)
+            .field("requests", &self.requests)
+            .field("source", &self.source.as_ref().map(|s| s.to_string()))
+            .finish()
+    }
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} stage: {}", self.stage, self.cause)
+    }
+}
+
+impl StdError for RunError {
+    fn source(&self) -> Option<&(dyn StdError + 'static)> {
+        match &self.source {
+            Some(s) => Some(s.as_ref() as &(dyn StdError + 'static)),
+            None => Some(&self.cause),
+        }
+    }
+}

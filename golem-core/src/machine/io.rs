@@ -1,0 +1,420 @@
+//! The machine's vocabulary: what goes in, what comes out (DESIGN.md).
+
+use crate::deferral::{DeferKind, DeferredRequests, DeferredResults};
+use crate::error::{CancelReason, CauseRecord, RunError};
+use crate::event::RunEvent;
+use crate::message::{FinishReason, Message, Part, ToolCall, Usage};
+use crate::model::{Delta, ModelError, Request, Response};
+use crate::time::Moment;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+macro_rules! machine_id {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+        #[serde(transparent)]
+        pub struct $name(pub u64);
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "{}", self.0)
+            }
+        }
+    };
+}
+
+machine_id!(
+    /// Correlates a `CallModel` command with its answer.
+    ModelCallId
+);
+machine_id!(
+    /// Correlates an `ExecuteTool` command with its answer.
+    ToolCallId
+);
+machine_id!(
+    /// Correlates a `Decode` command with its verdict.
+    DecodeId
+);
+
+/// The user's turn that opens a run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Prompt {
+    /// The prompt text.
+    #[serde(default)]
+    pub text: String,
+    /// Parts following the text (images, documents, …).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<Part>,
+}
+
+impl Prompt {
+    /// A text prompt.
+    pub fn text(text: impl Into<String>) -> Self {
+        Prompt {
+            text: text.into(),
+            parts: Vec::new(),
+        }
+    }
+}
+
+/// How a run begins: what the driver resolved before the machine exists
+/// (history processor already applied, instructions already evaluated).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Start {
+    /// Earlier conversation, exactly as processed.
+    #[serde(default)]
+    pub history: Vec<Message>,
+    /// This run's resolved instructions (empty: none).
+    #[serde(default)]
+    pub instructions: String,
+    /// The user's prompt. `None` only on a deferred resume without one.
+    #[serde(default)]
+    pub prompt: Option<Prompt>,
+    /// Resolutions of the paused run whose history this is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resume: Option<DeferredResults>,
+    /// Stream model turns (deltas become events).
+    #[serde(default)]
+    pub stream: bool,
+}
+
+impl Start {
+    /// A fresh run on `prompt`.
+    pub fn prompt(prompt: impl Into<String>) -> Self {
+        Start {
+            prompt: Some(Prompt::text(prompt)),
+            ..Start::default()
+        }
+    }
+
+    /// Builder-style: the earlier conversation.
+    pub fn with_history(mut self, history: Vec<Message>) -> Self {
+        self.history = history;
+        self
+    }
+
+    /// Builder-style: the run's instructions.
+    pub fn with_instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = instructions.into();
+        self
+    }
+}
+
+/// How a tool call ended (SPEC TOOL-02/03).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "outcome")]
+#[non_exhaustive]
+pub enum ToolOutcome {
+    /// A result for the model.
+    Output {
+        /// Text content.
+        content: String,
+        /// Media parts.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        parts: Vec<Part>,
+    },
+    /// Correctable: the model should fix its call.
+    Reject {
+        /// What to fix.
+        reason: String,
+    },
+    /// A definitive failure shown to the model; no budget charged.
+    Failed {
+        /// What failed.
+        reason: String,
+    },
+    /// Pause the run for approval or an external result.
+    Defer {
+        /// What it waits for.
+        kind: DeferKind,
+        /// Explanation for whoever resolves it.
+        reason: String,
+    },
+    /// Stop the run deliberately (canceled stage).
+    CancelRun {
+        /// Why.
+        reason: String,
+    },
+    /// Any other error: the run fails at the tool stage.
+    Fatal {
+        /// The error's record.
+        cause: CauseRecord,
+    },
+}
+
+impl ToolOutcome {
+    /// A text result.
+    pub fn output(content: impl Into<String>) -> Self {
+        ToolOutcome::Output {
+            content: content.into(),
+            parts: Vec::new(),
+        }
+    }
+}
+
+/// The decoder's verdict on a final response (SPEC OUT-01).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "verdict")]
+pub enum Verdict {
+    /// The driver holds the decoded value.
+    Accepted,
+    /// Correctable: the model should answer again.
+    Rejected {
+        /// Why.
+        reason: String,
+    },
+    /// Not correctable: the run fails at the decode stage.
+    Fatal {
+        /// Why.
+        message: String,
+    },
+}
+
+/// How a cancellation takes effect (SPEC MACH-07).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CancelMode {
+    /// Cancel in-flight work and end now.
+    Immediate,
+    /// Let the current turn and its batch finish, then end.
+    AfterTurn,
+}
+
+/// Everything that can happen to a run (the machine's only door in).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "input")]
+#[non_exhaustive]
+pub enum Input {
+    /// A model call finished.
+    ModelFinished {
+        /// The call.
+        id: ModelCallId,
+        /// Its result.
+        result: Result<Response, ModelError>,
+    },
+    /// A streamed fragment of a model call.
+    ModelDelta {
+        /// The call.
+        id: ModelCallId,
+        /// The fragment.
+        delta: Delta,
+    },
+    /// A tool body is about to run (write-ahead ledger, SPEC LOG-06).
+    ToolStarted {
+        /// The call.
+        id: ToolCallId,
+    },
+    /// A tool call finished.
+    ToolFinished {
+        /// The call.
+        id: ToolCallId,
+        /// How it ended.
+        outcome: ToolOutcome,
+    },
+    /// The decoder's verdict.
+    Decoded {
+        /// The decode request.
+        id: DecodeId,
+        /// The verdict.
+        verdict: Verdict,
+    },
+    /// Time passed; deadlines up to `now` fire.
+    Tick,
+    /// Stop the run.
+    Cancel {
+        /// Who stops it.
+        reason: CancelReason,
+        /// How.
+        mode: CancelMode,
+    },
+}
+
+/// Work the driver must do.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "command")]
+#[non_exhaustive]
+pub enum Command {
+    /// Call fallback member `member` with `request`.
+    CallModel {
+        /// Quote it in the answer.
+        id: ModelCallId,
+        /// Which model of the fallback chain (0 = primary).
+        member: u32,
+        /// The request.
+        request: Request,
+        /// When the call times out.
+        deadline: Option<Moment>,
+        /// Stream the call.
+        stream: bool,
+    },
+    /// Abandon a model call.
+    CancelModel {
+        /// The call.
+        id: ModelCallId,
+    },
+    /// Run a tool.
+    ExecuteTool {
+        /// Quote it in the answer.
+        id: ToolCallId,
+        /// The model's call.
+        call: ToolCall,
+        /// When the tool must have answered.
+        deadline: Option<Moment>,
+        /// An approved re-run of a deferred call.
+        approved: bool,
+    },
+    /// Abandon a tool call.
+    CancelTool {
+        /// The call.
+        id: ToolCallId,
+    },
+    /// Run the decoder on a final response.
+    Decode {
+        /// Quote it in the verdict.
+        id: DecodeId,
+        /// The response; in tool mode its content is the output call's args.
+        response: Response,
+    },
+}
+
+/// Why the machine is waiting (SPEC MACH-04).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WaitReason {
+    /// Work is in flight; no deadline applies.
+    InFlight,
+    /// Backing off before a retry.
+    Backoff,
+    /// A tool's deadline.
+    ToolDeadline,
+    /// A model call's deadline.
+    ModelDeadline,
+    /// The run deadline.
+    RunDeadline,
+}
+
+/// What the machine has for the driver (the only door out).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "output")]
+pub enum Output {
+    /// Do this.
+    Command(Command),
+    /// Tell observers this.
+    Event(RunEvent),
+    /// Nothing to do until an input arrives or `deadline` passes.
+    Wait {
+        /// Feed `Input::Tick` at or after this moment.
+        deadline: Option<Moment>,
+        /// Why.
+        reason: WaitReason,
+    },
+    /// The run is over; see [`crate::RunMachine::outcome`].
+    Done,
+}
+
+/// The evidence of a run that ended without failing.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunSummary {
+    /// The whole conversation.
+    pub messages: Vec<Message>,
+    /// Summed usage.
+    pub usage: Usage,
+    /// The final turn's finish reason.
+    pub finish_reason: FinishReason,
+    /// Provider calls, failed attempts included.
+    pub requests: u64,
+    /// Tool dispatches.
+    pub tool_calls: u64,
+}
+
+/// How a run ended.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "outcome")]
+pub enum Outcome {
+    /// The decoder accepted the answer of `decode`.
+    Completed {
+        /// The evidence.
+        summary: RunSummary,
+        /// The decode whose value is the output.
+        decode: DecodeId,
+    },
+    /// The run paused on deferred calls.
+    Paused {
+        /// The evidence.
+        summary: RunSummary,
+        /// What must be resolved to resume.
+        deferred: DeferredRequests,
+    },
+    /// The run failed.
+    Failed(RunError),
+}
+
+/// A driver broke the machine's contract (distinct from run failures).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ApiMisuse {
+    /// An answer quotes an id the machine never issued.
+    #[error("answer for unknown {what} id {id}")]
+    UnknownId {
+        /// `model`, `tool` or `decode`.
+        what: &'static str,
+        /// The id.
+        id: u64,
+    },
+    /// A second answer for one id.
+    #[error("second answer for {what} id {id}")]
+    DuplicateAnswer {
+        /// `model`, `tool` or `decode`.
+        what: &'static str,
+        /// The id.
+        id: u64,
+    },
+    /// `now` is earlier than a previous `now`.
+    #[error("time went backwards: {now:?} is before {last:?}")]
+    TimeWentBackwards {
+        /// The latest time seen.
+        last: Moment,
+        /// The offending time.
+        now: Moment,
+    },
+    /// A delta for a call that is not streaming.
+    #[error("delta for model call {0} which is not streaming")]
+    UnexpectedDelta(u64),
+    /// `ToolStarted` after the call already reported starting.
+    #[error("tool call {0} reported starting twice")]
+    DuplicateStart(u64),
+    /// The machine refused an earlier input as misuse and stays failed.
+    #[error("the machine was poisoned by an earlier misuse: {0}")]
+    Poisoned(String),
+}
+
+/// A run could not start (SPEC RUN-03): no stage, no evidence.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SetupError {
+    /// The configuration broke a build rule.
+    #[error(transparent)]
+    Config(#[from] crate::config::BuildError),
+    /// A prompt part is malformed.
+    #[error("prompt part {index} is invalid: {error}")]
+    InvalidPart {
+        /// Its index.
+        index: usize,
+        /// What is wrong.
+        error: crate::message::PartError,
+    },
+    /// The history is invalid.
+    #[error(transparent)]
+    History(#[from] crate::history::HistoryError),
+    /// The deferred resolutions were refused.
+    #[error(transparent)]
+    Resolution(#[from] crate::deferral::ResolutionError),
+    /// A streamed run on a model without streaming.
+    #[error("the model does not support streaming")]
+    StreamingUnsupported,
+    /// The history processor failed.
+    #[error("history processor failed: {0}")]
+    Processor(String),
+}

@@ -1,0 +1,496 @@
+//! The message model and its durable JSON form (SPEC MSG).
+//!
+//! Messages are the conversation evidence every run returns. Their JSON is
+//! additive-only forever and field-compatible with Go golem, so a history
+//! written by either implementation loads in the other: camelCase names,
+//! empty fields omitted (except `role`), unknown fields ignored.
+
+use bytes::Bytes;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+
+/// Who wrote a message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// Instructions for the model.
+    System,
+    /// The person or program driving the conversation.
+    User,
+    /// The model.
+    Assistant,
+    /// A tool result answering one of the assistant's tool calls.
+    Tool,
+}
+
+impl fmt::Display for Role {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Role::System => "system",
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::Tool => "tool",
+        })
+    }
+}
+
+/// One message of a conversation.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Message {
+    /// Who wrote it.
+    pub role: Role,
+    /// Text content.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub content: String,
+    /// Non-text parts (images, documents, …) following the text.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<Part>,
+    /// Tool calls requested by an assistant message, in emission order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+    /// On a tool message: the provider id of the call it answers.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub tool_call_id: String,
+    /// On a tool message: the name of the tool that produced it.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub tool_name: String,
+    /// On a tool message: the result is a definitive failure shown to the model.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub failed: bool,
+    /// Thinking blocks of an assistant message, replayed to their provider.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub thinking: Vec<ThinkingBlock>,
+    /// The run that added this message, when known.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub run_id: String,
+    /// The conversation this message belongs to, when known.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub conversation_id: String,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+impl Message {
+    /// An empty message with the given role.
+    pub fn new(role: Role) -> Self {
+        Message {
+            role,
+            content: String::new(),
+            parts: Vec::new(),
+            tool_calls: Vec::new(),
+            tool_call_id: String::new(),
+            tool_name: String::new(),
+            failed: false,
+            thinking: Vec::new(),
+            run_id: String::new(),
+            conversation_id: String::new(),
+        }
+    }
+
+    /// A system message.
+    pub fn system(content: impl Into<String>) -> Self {
+        Message {
+            content: content.into(),
+            ..Message::new(Role::System)
+        }
+    }
+
+    /// A user message.
+    pub fn user(content: impl Into<String>) -> Self {
+        Message {
+            content: content.into(),
+            ..Message::new(Role::User)
+        }
+    }
+
+    /// An assistant message with text content.
+    pub fn assistant(content: impl Into<String>) -> Self {
+        Message {
+            content: content.into(),
+            ..Message::new(Role::Assistant)
+        }
+    }
+
+    /// An assistant message requesting tool calls.
+    pub fn assistant_calls(calls: Vec<ToolCall>) -> Self {
+        Message {
+            tool_calls: calls,
+            ..Message::new(Role::Assistant)
+        }
+    }
+
+    /// A tool result answering the call `call_id` of tool `tool_name`.
+    pub fn tool_result(
+        call_id: impl Into<String>,
+        tool_name: impl Into<String>,
+        content: impl Into<String>,
+    ) -> Self {
+        Message {
+            content: content.into(),
+            tool_call_id: call_id.into(),
+            tool_name: tool_name.into(),
+            ..Message::new(Role::Tool)
+        }
+    }
+
+    /// Builder-style: attach parts.
+    pub fn with_parts(mut self, parts: Vec<Part>) -> Self {
+        self.parts = parts;
+        self
+    }
+
+    /// Builder-style: attach thinking blocks.
+    pub fn with_thinking(mut self, thinking: Vec<ThinkingBlock>) -> Self {
+        self.thinking = thinking;
+        self
+    }
+}
+
+/// The arguments of a tool call: raw JSON text, kept byte for byte.
+///
+/// Model output is untrusted, so the text may be anything — including JSON
+/// cut off by a length stop. Valid JSON serialises as itself (byte-exact);
+/// anything else serialises as a JSON string holding the text, which keeps it
+/// recognisably "not an object" after a round trip.
+#[derive(Clone, PartialEq, Eq, Hash, Default)]
+pub struct ToolArgs(String);
+
+impl ToolArgs {
+    /// Wrap raw argument text as produced by the model.
+    pub fn new(raw: impl Into<String>) -> Self {
+        ToolArgs(raw.into())
+    }
+
+    /// Arguments serialised from a JSON value.
+    pub fn from_value(value: &serde_json::Value) -> Self {
+        ToolArgs(value.to_string())
+    }
+
+    /// The raw text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// True when the text is a JSON object (what tools accept).
+    pub fn is_object(&self) -> bool {
+        matches!(
+            serde_json::from_str::<serde_json::Value>(&self.0),
+            Ok(serde_json::Value::Object(_))
+        )
+    }
+
+    /// Parse the text as a JSON value.
+    pub fn parse(&self) -> Result<serde_json::Value, serde_json::Error> {
+        serde_json::from_str(&self.0)
+    }
+
+    /// The text providers should be sent (SPEC HIST-06): empty → `{}`, a JSON
+    /// object unchanged, anything else wrapped as `{"truncated_args": "<raw>"}`.
+    pub fn normalized_for_wire(&self) -> String {
+        if self.0.trim().is_empty() {
+            "{}".to_string()
+        } else if self.is_object() {
+            self.0.clone()
+        } else {
+            serde_json::json!({ "truncated_args": self.0 }).to_string()
+        }
+    }
+}
+
+impl fmt::Debug for ToolArgs {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ToolArgs({})", self.0)
+    }
+}
+
+impl fmt::Display for ToolArgs {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<&str> for ToolArgs {
+    fn from(s: &str) -> Self {
+        ToolArgs(s.to_string())
+    }
+}
+
+impl From<String> for ToolArgs {
+    fn from(s: String) -> Self {
+        ToolArgs(s)
+    }
+}
+
+impl Serialize for ToolArgs {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match serde_json::value::RawValue::from_string(self.0.clone()) {
+            Ok(raw) if !self.0.is_empty() => raw.serialize(s),
+            _ => s.serialize_str(&self.0),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for ToolArgs {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = Box::<serde_json::value::RawValue>::deserialize(d)?;
+        Ok(ToolArgs(raw.get().to_string()))
+    }
+}
+
+/// One tool call requested by the model.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolCall {
+    /// The provider's id for the call (payload, not a machine correlation key).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub id: String,
+    /// The tool the model asked for.
+    pub name: String,
+    /// Raw JSON arguments, byte-exact.
+    #[serde(default, skip_serializing_if = "ToolArgs::is_empty_text")]
+    pub args: ToolArgs,
+    /// An opaque provider token (e.g. a Gemini thought signature).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub signature: String,
+}
+
+impl ToolArgs {
+    fn is_empty_text(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl ToolCall {
+    /// A call with the given provider id, tool name and raw arguments.
+    pub fn new(id: impl Into<String>, name: impl Into<String>, args: impl Into<ToolArgs>) -> Self {
+        ToolCall {
+            id: id.into(),
+            name: name.into(),
+            args: args.into(),
+            signature: String::new(),
+        }
+    }
+}
+
+/// What a [`Part`] holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PartKind {
+    /// An image.
+    Image,
+    /// A document such as a PDF.
+    Document,
+    /// Audio.
+    Audio,
+    /// Video.
+    Video,
+}
+
+/// A non-text part of a message: referenced by URL or carried inline.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Part {
+    /// What the part holds.
+    pub kind: PartKind,
+    /// Where the provider can fetch it (exclusive with `data`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub url: String,
+    /// Inline bytes, shared not copied; standard base64 in JSON.
+    #[serde(
+        default,
+        skip_serializing_if = "Bytes::is_empty",
+        with = "base64_bytes"
+    )]
+    pub data: Bytes,
+    /// The IANA media type, required with `data`.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub media_type: String,
+}
+
+/// Why a [`Part`] is malformed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PartError {
+    /// Neither a URL nor inline data.
+    #[error("{0:?} part has neither a url nor data")]
+    Empty(PartKind),
+    /// Both a URL and inline data.
+    #[error("{0:?} part has both a url and data")]
+    Both(PartKind),
+    /// Inline data without a media type.
+    #[error("{0:?} part has inline data without a media type")]
+    MissingMediaType(PartKind),
+}
+
+impl Part {
+    /// An image the provider fetches from `url`.
+    pub fn image_url(url: impl Into<String>) -> Self {
+        Part {
+            kind: PartKind::Image,
+            url: url.into(),
+            data: Bytes::new(),
+            media_type: String::new(),
+        }
+    }
+
+    /// Inline image bytes with their media type (e.g. `image/png`).
+    pub fn image_data(media_type: impl Into<String>, data: impl Into<Bytes>) -> Self {
+        Part {
+            kind: PartKind::Image,
+            url: String::new(),
+            data: data.into(),
+            media_type: media_type.into(),
+        }
+    }
+
+    /// Check the part is well formed (SPEC MSG-03).
+    pub fn validate(&self) -> Result<(), PartError> {
+        match (self.url.is_empty(), self.data.is_empty()) {
+            (true, true) => Err(PartError::Empty(self.kind)),
+            (false, false) => Err(PartError::Both(self.kind)),
+            (true, false) if self.media_type.is_empty() => {
+                Err(PartError::MissingMediaType(self.kind))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+mod base64_bytes {
+    use base64::Engine as _;
+    use bytes::Bytes;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(b: &Bytes, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&base64::engine::general_purpose::STANDARD.encode(b))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Bytes, D::Error> {
+        let text = String::deserialize(d)?;
+        base64::engine::general_purpose::STANDARD
+            .decode(text.as_bytes())
+            .map(Bytes::from)
+            .map_err(serde::de::Error::custom)
+    }
+}
+
+/// A thinking block carried on an assistant message (SPEC MSG-04).
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ThinkingBlock {
+    /// Visible reasoning text (exclusive with `redacted`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub text: String,
+    /// The provider's signature over the text, replayed verbatim.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub signature: String,
+    /// Opaque redacted reasoning data (exclusive with `text`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub redacted: String,
+    /// The codec family that produced the block; empty when unknown.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub provider: String,
+}
+
+impl ThinkingBlock {
+    /// Check the block is well formed: exactly one of text/redacted, and no
+    /// signature on redacted data.
+    pub fn is_valid(&self) -> bool {
+        match (self.text.is_empty(), self.redacted.is_empty()) {
+            (false, true) => true,
+            (true, false) => self.signature.is_empty(),
+            _ => false,
+        }
+    }
+}
+
+/// Token consumption reported by a provider (SPEC MSG-06, USAGE-02).
+///
+/// `input_tokens` includes cached tokens and `output_tokens` includes
+/// reasoning tokens; the detail fields sit inside those totals.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Usage {
+    /// Prompt tokens, cached ones included.
+    pub input_tokens: u64,
+    /// Completion tokens, reasoning included.
+    pub output_tokens: u64,
+    /// Of the input, tokens read from a prompt cache.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub cache_read_tokens: u64,
+    /// Of the input, tokens written to a prompt cache.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub cache_write_tokens: u64,
+    /// Of the output, reasoning tokens.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub reasoning_tokens: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+impl Usage {
+    /// Usage with just input and output counts.
+    pub const fn new(input_tokens: u64, output_tokens: u64) -> Self {
+        Usage {
+            input_tokens,
+            output_tokens,
+            cache_read_tokens: 0,
+            cache_write_tokens: 0,
+            reasoning_tokens: 0,
+        }
+    }
+
+    /// input + output.
+    pub fn total_tokens(&self) -> u64 {
+        self.input_tokens.saturating_add(self.output_tokens)
+    }
+
+    /// Input tokens that were neither read from nor written to a cache.
+    pub fn uncached_input_tokens(&self) -> u64 {
+        self.input_tokens
+            .saturating_sub(self.cache_read_tokens)
+            .saturating_sub(self.cache_write_tokens)
+    }
+
+    /// Add `other` field by field, saturating.
+    pub fn add(&mut self, other: &Usage) {
+        self.input_tokens = self.input_tokens.saturating_add(other.input_tokens);
+        self.output_tokens = self.output_tokens.saturating_add(other.output_tokens);
+        self.cache_read_tokens = self
+            .cache_read_tokens
+            .saturating_add(other.cache_read_tokens);
+        self.cache_write_tokens = self
+            .cache_write_tokens
+            .saturating_add(other.cache_write_tokens);
+        self.reasoning_tokens = self.reasoning_tokens.saturating_add(other.reasoning_tokens);
+    }
+
+    /// True when every field is zero.
+    pub fn is_zero(&self) -> bool {
+        *self == Usage::default()
+    }
+}
+
+/// Why the model stopped generating (SPEC MSG-06).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FinishReason {
+    /// A natural stop.
+    Stop,
+    /// The token limit was hit.
+    Length,
+    /// The model asked for tool calls.
+    ToolCall,
+    /// A content filter intervened.
+    ContentFilter,
+    /// Some other provider reason.
+    Other,
+    /// Not reported.
+    #[default]
+    Unknown,
+}

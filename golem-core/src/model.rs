@@ -1,0 +1,471 @@
+//! The model port (SPEC MODEL): what providers, fakes and users implement.
+//!
+//! [`Model`] is the blocking form and [`AsyncModel`] the async one. Both are
+//! object safe and `Send + Sync`, so a fallback chain can mix models of any
+//! kind. Streaming is an optional capability with a default that reports it
+//! unsupported.
+
+use crate::message::{FinishReason, Message, Usage};
+use crate::tool::ToolDefinition;
+use serde::{Deserialize, Serialize};
+use std::error::Error as StdError;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// A boxed error that can cross threads.
+pub type BoxError = Box<dyn StdError + Send + Sync + 'static>;
+
+/// A boxed `Send` future, the return type of the async traits.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// The JSON schema the final answer must follow (native structured output).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OutputSchema {
+    /// A name for the schema (providers want one); `output` when unnamed.
+    pub name: String,
+    /// The JSON Schema document (an object).
+    pub schema: serde_json::Value,
+}
+
+/// A tool choice sent on the wire (SPEC TOOL-11); only ever set under
+/// forced tool choice.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WireToolChoice {
+    /// The model must call this tool.
+    Tool(String),
+    /// The model chooses.
+    Auto,
+}
+
+/// One model request, provider-neutral.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Request {
+    /// The conversation so far.
+    pub messages: Vec<Message>,
+    /// The tools the model may call, in advertisement order.
+    pub tools: Arc<Vec<ToolDefinition>>,
+    /// Native structured-output schema, when the run uses native mode.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<Arc<OutputSchema>>,
+    /// A provider-native tool choice (forced choice only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_choice: Option<WireToolChoice>,
+}
+
+impl Request {
+    /// A request with the given messages and nothing else.
+    pub fn new(messages: Vec<Message>) -> Self {
+        Request {
+            messages,
+            tools: Arc::new(Vec::new()),
+            output_schema: None,
+            tool_choice: None,
+        }
+    }
+}
+
+/// One model response.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Response {
+    /// The assistant message.
+    pub message: Message,
+    /// Tokens this call consumed.
+    #[serde(default)]
+    pub usage: Usage,
+    /// Why generation stopped.
+    #[serde(default)]
+    pub finish_reason: FinishReason,
+}
+
+impl Response {
+    /// A response carrying `message`, with no usage and an unknown finish reason.
+    pub fn new(message: Message) -> Self {
+        Response {
+            message,
+            usage: Usage::default(),
+            finish_reason: FinishReason::Unknown,
+        }
+    }
+
+    /// An assistant text answer.
+    pub fn text(content: impl Into<String>) -> Self {
+        Response {
+            finish_reason: FinishReason::Stop,
+            ..Response::new(Message::assistant(content))
+        }
+    }
+
+    /// An assistant turn requesting tool calls.
+    pub fn tool_calls(calls: Vec<crate::message::ToolCall>) -> Self {
+        Response {
+            finish_reason: FinishReason::ToolCall,
+            ..Response::new(Message::assistant_calls(calls))
+        }
+    }
+
+    /// Builder-style: set usage.
+    pub fn with_usage(mut self, usage: Usage) -> Self {
+        self.usage = usage;
+        self
+    }
+}
+
+/// What kind of failure a [`ModelError`] is (SPEC PROV-COMMON-04).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ModelErrorKind {
+    /// The provider answered with an error status.
+    Api,
+    /// The provider refused the credentials (401/403).
+    Auth,
+    /// The connection failed.
+    Transport,
+    /// The response could not be decoded.
+    Decode,
+    /// The request could not be encoded.
+    Encode,
+    /// The request holds content this provider cannot take.
+    Unsupported,
+    /// The call took too long.
+    Timeout,
+    /// The stream ended before its terminal marker.
+    Truncated,
+    /// The call was cancelled.
+    Canceled,
+    /// The stream sink stopped the call.
+    SinkAborted,
+    /// Anything else (fakes, user models).
+    Other,
+}
+
+/// A classified model failure. It is plain data so it can be logged and
+/// replayed; the original error object, when there is one, rides along as
+/// [`ModelError::source`] and is not serialised.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelError {
+    /// The classification.
+    pub kind: ModelErrorKind,
+    /// A human-readable description (never holds secrets).
+    pub message: String,
+    /// Whether another attempt may succeed (SPEC PROV-COMMON-05).
+    #[serde(default)]
+    pub retryable: bool,
+    /// The provider's Retry-After hint.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "crate::time::duration_ms::option"
+    )]
+    pub retry_after: Option<Duration>,
+    /// HTTP status, when there was one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    /// The provider's error code, when given.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub code: String,
+    /// The provider's request id, when given.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub request_id: String,
+    /// The original error, kept by the driver for `source()` chains.
+    #[serde(skip)]
+    pub source: Option<Arc<dyn StdError + Send + Sync + 'static>>,
+}
+
+impl PartialEq for ModelError {
+    fn eq(&self, other: &Self) -> bool {
+        self.kind == other.kind
+            && self.message == other.message
+            && self.retryable == other.retryable
+            && self.retry_after == other.retry_after
+            && self.status == other.status
+            && self.code == other.code
+            && self.request_id == other.request_id
+    }
+}
+
+impl std::fmt::Display for ModelError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.status {
+            Some(status) if self.code.is_empty() => write!(f, "{} (status {status})", self.message),
+            Some(status) => write!(f, "{} (status {status}, {})", self.message, self.code),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+impl StdError for ModelError {
+    fn source(&self) -> Option<&(dyn StdError + 'static)> {
+        self.source
+            .as_deref()
+            .map(|e| e as &(dyn StdError + 'static))
+    }
+}
+
+impl ModelError {
+    /// An error of `kind` with `message`; retryability follows the kind
+    /// (transport faults, timeouts and truncation are retryable).
+    pub fn new(kind: ModelErrorKind, message: impl Into<String>) -> Self {
+        let retryable = matches!(
+            kind,
+            ModelErrorKind::Transport | ModelErrorKind::Timeout | ModelErrorKind::Truncated
+        );
+        ModelError {
+            kind,
+            message: message.into(),
+            retryable,
+            retry_after: None,
+            status: None,
+            code: String::new(),
+            request_id: String::new(),
+            source: None,
+        }
+    }
+
+    /// An API error with an HTTP status; retryable for 408, 429 and 5xx.
+    pub fn api(status: u16, message: impl Into<String>) -> Self {
+        let kind = if status == 401 || status == 403 {
+            ModelErrorKind::Auth
+        } else {
+            ModelErrorKind::Api
+        };
+        ModelError {
+            status: Some(status),
+            retryable: status == 408 || status == 429 || status >= 500,
+            ..ModelError::new(kind, message)
+        }
+    }
+
+    /// A retryable transport fault.
+    pub fn transport(message: impl Into<String>) -> Self {
+        ModelError::new(ModelErrorKind::Transport, message)
+    }
+
+    /// A timeout (retryable).
+    pub fn timeout(message: impl Into<String>) -> Self {
+        ModelError::new(ModelErrorKind::Timeout, message)
+    }
+
+    /// A fatal error of kind `Other`.
+    pub fn other(message: impl Into<String>) -> Self {
+        ModelError::new(ModelErrorKind::Other, message)
+    }
+
+    /// The error a model reports for streaming when it cannot stream.
+    pub fn streaming_unsupported() -> Self {
+        ModelError::new(
+            ModelErrorKind::Unsupported,
+            "this model does not support streaming",
+        )
+    }
+
+    /// Builder-style: override retryability.
+    pub fn with_retryable(mut self, retryable: bool) -> Self {
+        self.retryable = retryable;
+        self
+    }
+
+    /// Builder-style: attach a Retry-After hint.
+    pub fn with_retry_after(mut self, hint: Duration) -> Self {
+        self.retry_after = Some(hint);
+        self
+    }
+
+    /// Builder-style: attach the provider's error code.
+    pub fn with_code(mut self, code: impl Into<String>) -> Self {
+        self.code = code.into();
+        self
+    }
+
+    /// Builder-style: attach the original error.
+    pub fn with_source(mut self, source: impl Into<BoxError>) -> Self {
+        self.source = Some(Arc::from(source.into()));
+        self
+    }
+}
+
+/// What a model can do beyond plain generation (SPEC MODEL-03).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Capabilities {
+    /// The model implements streaming.
+    pub streaming: bool,
+    /// The provider accepts a native output schema alongside tools.
+    pub native_schema_with_tools: bool,
+    /// The provider can be forced to call a named tool.
+    pub forced_tool_choice: bool,
+}
+
+impl Capabilities {
+    /// What both `self` and `other` support (a fallback chain's capabilities).
+    pub fn intersect(self, other: Capabilities) -> Capabilities {
+        Capabilities {
+            streaming: self.streaming && other.streaming,
+            native_schema_with_tools: self.native_schema_with_tools
+                && other.native_schema_with_tools,
+            forced_tool_choice: self.forced_tool_choice && other.forced_tool_choice,
+        }
+    }
+}
+
+/// One streamed fragment of a model turn (SPEC STREAM-04).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "type")]
+#[non_exhaustive]
+pub enum Delta {
+    /// A piece of the answer text.
+    Text {
+        /// The fragment.
+        text: String,
+    },
+    /// A piece of a thinking block.
+    Thinking {
+        /// The block's index within the turn.
+        index: u32,
+        /// A text fragment.
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        text: String,
+        /// The block's signature (arrives whole).
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        signature: String,
+    },
+    /// A piece of a tool call.
+    ToolCall {
+        /// The call's index within the turn.
+        index: u32,
+        /// The provider id (first fragment only).
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        id: String,
+        /// The tool name (first fragment only).
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        name: String,
+        /// A fragment of the argument text.
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        args: String,
+        /// An opaque provider signature.
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        signature: String,
+    },
+}
+
+impl Delta {
+    /// A text fragment.
+    pub fn text(text: impl Into<String>) -> Self {
+        Delta::Text { text: text.into() }
+    }
+}
+
+/// Where a streaming model delivers its fragments. Returning an error stops
+/// the stream; the model must then return promptly with
+/// [`ModelErrorKind::SinkAborted`] carrying the error as its source.
+pub trait DeltaSink: Send {
+    /// Receive one fragment.
+    fn delta(&mut self, delta: Delta) -> Result<(), BoxError>;
+}
+
+impl<F> DeltaSink for F
+where
+    F: FnMut(Delta) -> Result<(), BoxError> + Send,
+{
+    fn delta(&mut self, delta: Delta) -> Result<(), BoxError> {
+        self(delta)
+    }
+}
+
+/// A blocking model: one call in, one response out.
+///
+/// Implement `generate`; override `stream` and `capabilities` when the model
+/// can stream or has provider features. Custom models report no
+/// capabilities unless they say otherwise.
+///
+/// ```
+/// use golem_core::model::{Model, ModelError, Request, Response};
+///
+/// struct Echo;
+/// impl Model for Echo {
+///     fn generate(&self, request: &Request) -> Result<Response, ModelError> {
+///         let last = request.messages.last().map(|m| m.content.clone()).unwrap_or_default();
+///         Ok(Response::text(last))
+///     }
+/// }
+/// let reply = Echo.generate(&Request::new(vec![golem_core::Message::user("hi")])).unwrap();
+/// assert_eq!(reply.message.content, "hi");
+/// ```
+pub trait Model: Send + Sync {
+    /// Generate one response.
+    fn generate(&self, request: &Request) -> Result<Response, ModelError>;
+
+    /// Generate one response, delivering fragments to `sink` as they arrive.
+    /// The returned response is authoritative (SPEC MODEL-04).
+    fn stream(&self, request: &Request, sink: &mut dyn DeltaSink) -> Result<Response, ModelError> {
+        let _ = (request, sink);
+        Err(ModelError::streaming_unsupported())
+    }
+
+    /// What this model supports.
+    fn capabilities(&self) -> Capabilities {
+        Capabilities::default()
+    }
+}
+
+/// An async model: the same contract as [`Model`], returning boxed `Send`
+/// futures so it stays object safe.
+pub trait AsyncModel: Send + Sync {
+    /// Generate one response.
+    fn generate_async<'a>(
+        &'a self,
+        request: &'a Request,
+    ) -> BoxFuture<'a, Result<Response, ModelError>>;
+
+    /// Generate one response, delivering fragments to `sink`.
+    fn stream_async<'a>(
+        &'a self,
+        request: &'a Request,
+        sink: &'a mut dyn DeltaSink,
+    ) -> BoxFuture<'a, Result<Response, ModelError>> {
+        let _ = (request, sink);
+        Box::pin(async { Err(ModelError::streaming_unsupported()) })
+    }
+
+    /// What this model supports.
+    fn capabilities(&self) -> Capabilities {
+        Capabilities::default()
+    }
+}
+
+impl<M: Model + ?Sized> Model for Arc<M> {
+    fn generate(&self, request: &Request) -> Result<Response, ModelError> {
+        (**self).generate(request)
+    }
+    fn stream(&self, request: &Request, sink: &mut dyn DeltaSink) -> Result<Response, ModelError> {
+        (**self).stream(request, sink)
+    }
+    fn capabilities(&self) -> Capabilities {
+        (**self).capabilities()
+    }
+}
+
+impl<M: AsyncModel + ?Sized> AsyncModel for Arc<M> {
+    fn generate_async<'a>(
+        &'a self,
+        request: &'a Request,
+    ) -> BoxFuture<'a, Result<Response, ModelError>> {
+        (**self).generate_async(request)
+    }
+    fn stream_async<'a>(
+        &'a self,
+        request: &'a Request,
+        sink: &'a mut dyn DeltaSink,
+    ) -> BoxFuture<'a, Result<Response, ModelError>> {
+        (**self).stream_async(request, sink)
+    }
+    fn capabilities(&self) -> Capabilities {
+        (**self).capabilities()
+    }
+}

@@ -1,0 +1,1 @@
+//! Deterministic fakes for tests (SPEC TEST).

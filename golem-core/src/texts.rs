@@ -1,0 +1,60 @@
+//! Model-facing texts (SPEC "Model-facing texts").
+//!
+//! Every sentence the machine shows the model lives here, pinned by golden
+//! tests; changing one changes what models read and breaks prompt caches and
+//! recorded histories, so treat each as a public contract.
+
+/// The result given to a tool call that never produced one (SPEC TOOL-13).
+pub const INTERRUPTED_RESULT: &str =
+    "Tool call was interrupted before execution; no result was produced. Call the tool again if you need its result.";
+
+/// The result recorded for the output-tool call once its arguments were
+/// accepted (SPEC OUT-05).
+pub const OUTPUT_RECORDED: &str = "Result recorded.";
+
+/// The text decoder's rejection of an empty reply (SPEC RUN-11).
+pub const EMPTY_RESPONSE: &str = "the response was empty";
+
+/// A tool's correctable rejection shown to the model (SPEC TOOL-03).
+pub fn tool_rejected(reason: &str) -> String {
+    format!("Your tool call was rejected: {reason}. Correct the arguments and call the tool again.")
+}
+
+/// The decoder's rejection in text mode (SPEC OUT-06).
+pub fn output_rejected(reason: &str) -> String {
+    format!("Your previous response was rejected: {reason}. Correct it and respond again.")
+}
+
+/// The decoder's rejection in tool mode (SPEC OUT-06).
+pub fn output_tool_rejected(reason: &str, tool: &str) -> String {
+    format!("Your result was rejected: {reason}. Correct the arguments and call {tool} again.")
+}
+
+/// A denied approval (SPEC DEFER-03).
+pub fn denied(reason: &str) -> String {
+    if reason.is_empty() {
+        "Your tool call was denied. Do not call it again; continue without its result.".to_string()
+    } else {
+        format!("Your tool call was denied: {reason}. Do not call it again; continue without its result.")
+    }
+}
+
+/// The rejection of a call to a tool the model may not use (SPEC TOOL-06).
+pub fn unknown_tool(name: &str, available: &[&str]) -> String {
+    if available.is_empty() {
+        format!("unknown tool {name:?}; no tools are available")
+    } else {
+        format!(
+            "unknown tool {name:?}; available tools: {}",
+            available.join(", ")
+        )
+    }
+}
+
+/// The rejection of arguments that are not a JSON object (SPEC TOOL-05).
+pub const INCOMPLETE_ARGS: &str = "the arguments were incomplete or not a JSON object; send the complete arguments as one JSON object";
+
+/// The rejection of arguments that fail the tool's typed decoding (SPEC TOOL-01).
+pub fn invalid_args(serde_error: &str) -> String {
+    format!("invalid arguments: {serde_error}")
+}
