@@ -71,13 +71,7 @@ impl RetryPolicy {
     /// The recommended preset: 4 attempts with jittered exponential backoff,
     /// 2 tool corrections and 1 output correction.
     pub fn recommended() -> Self {
-        RetryPolicy {
-            max_attempts: 4,
-            jitter: true,
-            tool_retries: 2,
-            output_retries: 1,
-            ..RetryPolicy::default()
-        }
+        RetryPolicy { max_attempts: 4, jitter: true, tool_retries: 2, output_retries: 1, ..RetryPolicy::default() }
     }
 }
 
@@ -156,11 +150,7 @@ pub struct RunConfig {
     /// Registered tools, in registration order.
     pub tools: Vec<ToolSpec>,
     /// Default tool deadline.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        with = "crate::time::duration_ms::option"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "crate::time::duration_ms::option")]
     pub tool_timeout: Option<Duration>,
     /// Run a batch's independent calls concurrently.
     #[serde(default)]
@@ -177,18 +167,10 @@ pub struct RunConfig {
     #[serde(default)]
     pub limits: UsageLimits,
     /// Deadline of each model call.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        with = "crate::time::duration_ms::option"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "crate::time::duration_ms::option")]
     pub model_deadline: Option<Duration>,
     /// Deadline of the whole run.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        with = "crate::time::duration_ms::option"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "crate::time::duration_ms::option")]
     pub run_deadline: Option<Duration>,
     /// Seed for jitter; the only source of randomness.
     #[serde(default)]
@@ -321,8 +303,7 @@ impl RunConfig {
             if name.is_empty() {
                 return Err(BuildError::EmptyToolChoice);
             }
-            let is_output_tool =
-                matches!(&self.output, OutputMode::Tool { name: n, .. } if n == name);
+            let is_output_tool = matches!(&self.output, OutputMode::Tool { name: n, .. } if n == name);
             if !names.contains(name) && !is_output_tool {
                 return Err(BuildError::UnknownToolChoice(name.to_string()));
             }

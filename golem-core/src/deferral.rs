@@ -60,18 +60,12 @@ pub struct Approval {
 impl Approval {
     /// Approve the call.
     pub fn approve() -> Self {
-        Approval {
-            approved: true,
-            reason: String::new(),
-        }
+        Approval { approved: true, reason: String::new() }
     }
 
     /// Deny the call, optionally saying why.
     pub fn deny(reason: impl Into<String>) -> Self {
-        Approval {
-            approved: false,
-            reason: reason.into(),
-        }
+        Approval { approved: false, reason: reason.into() }
     }
 }
 

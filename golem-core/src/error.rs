@@ -76,10 +76,7 @@ pub struct CauseRecord {
 impl CauseRecord {
     /// A record of `kind` with `message`.
     pub fn new(kind: impl Into<String>, message: impl Into<String>) -> Self {
-        CauseRecord {
-            kind: kind.into(),
-            message: message.into(),
-        }
+        CauseRecord { kind: kind.into(), message: message.into() }
     }
 }
 
@@ -137,22 +134,13 @@ impl fmt::Display for ToolFailure {
                 write!(f, "tool {} failed: {}", self.tool, cause.message)
             }
             ToolFailureKind::Rejected { reason, attempts } if *attempts > 1 => {
-                write!(
-                    f,
-                    "tool {} rejected the call after {attempts} attempts: {reason}",
-                    self.tool
-                )
+                write!(f, "tool {} rejected the call after {attempts} attempts: {reason}", self.tool)
             }
             ToolFailureKind::Rejected { reason, .. } => {
                 write!(f, "tool {} rejected the call: {reason}", self.tool)
             }
             ToolFailureKind::Timeout { after } => {
-                write!(
-                    f,
-                    "tool {} exceeded its deadline of {} ms",
-                    self.tool,
-                    after.as_millis()
-                )
+                write!(f, "tool {} exceeded its deadline of {} ms", self.tool, after.as_millis())
             }
             ToolFailureKind::ApprovedRerun { detail } => {
                 write!(f, "approved re-run of tool {} failed: {detail}", self.tool)
@@ -175,11 +163,7 @@ pub struct DecodeFailure {
 impl fmt::Display for DecodeFailure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.attempts > 1 {
-            write!(
-                f,
-                "output rejected after {} attempts: {}",
-                self.attempts, self.message
-            )
+            write!(f, "output rejected after {} attempts: {}", self.attempts, self.message)
         } else {
             f.write_str(&self.message)
         }
@@ -222,18 +206,9 @@ impl fmt::Display for Cause {
             Cause::Decode(d) => d.fmt(f),
             Cause::Usage(u) => u.fmt(f),
             Cause::Loop { turns } => write!(f, "run exceeded the limit of {turns} model turns"),
-            Cause::Canceled {
-                reason: CancelReason::Caller,
-                ..
-            } => f.write_str("run canceled by the caller"),
-            Cause::Canceled {
-                reason: CancelReason::Deadline,
-                ..
-            } => f.write_str("run deadline exceeded"),
-            Cause::Canceled {
-                reason: CancelReason::Tool,
-                message,
-            } => write!(f, "a tool canceled the run: {message}"),
+            Cause::Canceled { reason: CancelReason::Caller, .. } => f.write_str("run canceled by the caller"),
+            Cause::Canceled { reason: CancelReason::Deadline, .. } => f.write_str("run deadline exceeded"),
+            Cause::Canceled { reason: CancelReason::Tool, message } => write!(f, "a tool canceled the run: {message}"),
         }
     }
 }
@@ -287,13 +262,7 @@ pub struct RunError {
 impl RunError {
     /// True when the caller's cancellation or the run deadline ended the run.
     pub fn is_canceled(&self) -> bool {
-        matches!(
-            self.cause,
-            Cause::Canceled {
-                reason: CancelReason::Caller | CancelReason::Deadline,
-                ..
-            }
-        )
+        matches!(self.cause, Cause::Canceled { reason: CancelReason::Caller | CancelReason::Deadline, .. })
     }
 
     /// The usage bound that was crossed, if that is why the run failed.

@@ -44,19 +44,12 @@ pub mod texts;
 pub mod time;
 pub mod tool;
 
-pub use config::{
-    Backoff, BuildError, OutputMode, RetryPolicy, RunConfig, ToolChoice, UsageLimits,
-};
+pub use config::{Backoff, BuildError, OutputMode, RetryPolicy, RunConfig, ToolChoice, UsageLimits};
 pub use deferral::{Approval, DeferKind, DeferredRequests, DeferredResults, PendingCall};
 pub use error::{Cause, CauseRecord, PartialResult, RunError, Stage, UsageLimitError};
 pub use event::{EventKind, RunEvent};
 pub use machine::RunMachine;
-pub use message::{
-    FinishReason, Message, Part, PartKind, Role, ThinkingBlock, ToolArgs, ToolCall, Usage,
-};
-pub use model::{
-    AsyncModel, Capabilities, Delta, DeltaSink, Model, ModelError, ModelErrorKind, Request,
-    Response,
-};
+pub use message::{FinishReason, Message, Part, PartKind, Role, ThinkingBlock, ToolArgs, ToolCall, Usage};
+pub use model::{AsyncModel, Capabilities, Delta, DeltaSink, Model, ModelError, ModelErrorKind, Request, Response};
 pub use time::Moment;
 pub use tool::{ToolDefinition, ToolSpec};

@@ -92,42 +92,26 @@ impl Message {
 
     /// A system message.
     pub fn system(content: impl Into<String>) -> Self {
-        Message {
-            content: content.into(),
-            ..Message::new(Role::System)
-        }
+        Message { content: content.into(), ..Message::new(Role::System) }
     }
 
     /// A user message.
     pub fn user(content: impl Into<String>) -> Self {
-        Message {
-            content: content.into(),
-            ..Message::new(Role::User)
-        }
+        Message { content: content.into(), ..Message::new(Role::User) }
     }
 
     /// An assistant message with text content.
     pub fn assistant(content: impl Into<String>) -> Self {
-        Message {
-            content: content.into(),
-            ..Message::new(Role::Assistant)
-        }
+        Message { content: content.into(), ..Message::new(Role::Assistant) }
     }
 
     /// An assistant message requesting tool calls.
     pub fn assistant_calls(calls: Vec<ToolCall>) -> Self {
-        Message {
-            tool_calls: calls,
-            ..Message::new(Role::Assistant)
-        }
+        Message { tool_calls: calls, ..Message::new(Role::Assistant) }
     }
 
     /// A tool result answering the call `call_id` of tool `tool_name`.
-    pub fn tool_result(
-        call_id: impl Into<String>,
-        tool_name: impl Into<String>,
-        content: impl Into<String>,
-    ) -> Self {
+    pub fn tool_result(call_id: impl Into<String>, tool_name: impl Into<String>, content: impl Into<String>) -> Self {
         Message {
             content: content.into(),
             tool_call_id: call_id.into(),
@@ -176,10 +160,7 @@ impl ToolArgs {
 
     /// True when the text is a JSON object (what tools accept).
     pub fn is_object(&self) -> bool {
-        matches!(
-            serde_json::from_str::<serde_json::Value>(&self.0),
-            Ok(serde_json::Value::Object(_))
-        )
+        matches!(serde_json::from_str::<serde_json::Value>(&self.0), Ok(serde_json::Value::Object(_)))
     }
 
     /// Parse the text as a JSON value.
@@ -266,12 +247,7 @@ impl ToolArgs {
 impl ToolCall {
     /// A call with the given provider id, tool name and raw arguments.
     pub fn new(id: impl Into<String>, name: impl Into<String>, args: impl Into<ToolArgs>) -> Self {
-        ToolCall {
-            id: id.into(),
-            name: name.into(),
-            args: args.into(),
-            signature: String::new(),
-        }
+        ToolCall { id: id.into(), name: name.into(), args: args.into(), signature: String::new() }
     }
 }
 
@@ -299,11 +275,7 @@ pub struct Part {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub url: String,
     /// Inline bytes, shared not copied; standard base64 in JSON.
-    #[serde(
-        default,
-        skip_serializing_if = "Bytes::is_empty",
-        with = "base64_bytes"
-    )]
+    #[serde(default, skip_serializing_if = "Bytes::is_empty", with = "base64_bytes")]
     pub data: Bytes,
     /// The IANA media type, required with `data`.
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -328,22 +300,12 @@ pub enum PartError {
 impl Part {
     /// An image the provider fetches from `url`.
     pub fn image_url(url: impl Into<String>) -> Self {
-        Part {
-            kind: PartKind::Image,
-            url: url.into(),
-            data: Bytes::new(),
-            media_type: String::new(),
-        }
+        Part { kind: PartKind::Image, url: url.into(), data: Bytes::new(), media_type: String::new() }
     }
 
     /// Inline image bytes with their media type (e.g. `image/png`).
     pub fn image_data(media_type: impl Into<String>, data: impl Into<Bytes>) -> Self {
-        Part {
-            kind: PartKind::Image,
-            url: String::new(),
-            data: data.into(),
-            media_type: media_type.into(),
-        }
+        Part { kind: PartKind::Image, url: String::new(), data: data.into(), media_type: media_type.into() }
     }
 
     /// Check the part is well formed (SPEC MSG-03).
@@ -351,9 +313,7 @@ impl Part {
         match (self.url.is_empty(), self.data.is_empty()) {
             (true, true) => Err(PartError::Empty(self.kind)),
             (false, false) => Err(PartError::Both(self.kind)),
-            (true, false) if self.media_type.is_empty() => {
-                Err(PartError::MissingMediaType(self.kind))
-            }
+            (true, false) if self.media_type.is_empty() => Err(PartError::MissingMediaType(self.kind)),
             _ => Ok(()),
         }
     }
@@ -436,13 +396,7 @@ fn is_zero(n: &u64) -> bool {
 impl Usage {
     /// Usage with just input and output counts.
     pub const fn new(input_tokens: u64, output_tokens: u64) -> Self {
-        Usage {
-            input_tokens,
-            output_tokens,
-            cache_read_tokens: 0,
-            cache_write_tokens: 0,
-            reasoning_tokens: 0,
-        }
+        Usage { input_tokens, output_tokens, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 }
     }
 
     /// input + output.
@@ -452,21 +406,15 @@ impl Usage {
 
     /// Input tokens that were neither read from nor written to a cache.
     pub fn uncached_input_tokens(&self) -> u64 {
-        self.input_tokens
-            .saturating_sub(self.cache_read_tokens)
-            .saturating_sub(self.cache_write_tokens)
+        self.input_tokens.saturating_sub(self.cache_read_tokens).saturating_sub(self.cache_write_tokens)
     }
 
     /// Add `other` field by field, saturating.
     pub fn add(&mut self, other: &Usage) {
         self.input_tokens = self.input_tokens.saturating_add(other.input_tokens);
         self.output_tokens = self.output_tokens.saturating_add(other.output_tokens);
-        self.cache_read_tokens = self
-            .cache_read_tokens
-            .saturating_add(other.cache_read_tokens);
-        self.cache_write_tokens = self
-            .cache_write_tokens
-            .saturating_add(other.cache_write_tokens);
+        self.cache_read_tokens = self.cache_read_tokens.saturating_add(other.cache_read_tokens);
+        self.cache_write_tokens = self.cache_write_tokens.saturating_add(other.cache_write_tokens);
         self.reasoning_tokens = self.reasoning_tokens.saturating_add(other.reasoning_tokens);
     }
 

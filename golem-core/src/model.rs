@@ -59,12 +59,7 @@ pub struct Request {
 impl Request {
     /// A request with the given messages and nothing else.
     pub fn new(messages: Vec<Message>) -> Self {
-        Request {
-            messages,
-            tools: Arc::new(Vec::new()),
-            output_schema: None,
-            tool_choice: None,
-        }
+        Request { messages, tools: Arc::new(Vec::new()), output_schema: None, tool_choice: None }
     }
 }
 
@@ -85,27 +80,17 @@ pub struct Response {
 impl Response {
     /// A response carrying `message`, with no usage and an unknown finish reason.
     pub fn new(message: Message) -> Self {
-        Response {
-            message,
-            usage: Usage::default(),
-            finish_reason: FinishReason::Unknown,
-        }
+        Response { message, usage: Usage::default(), finish_reason: FinishReason::Unknown }
     }
 
     /// An assistant text answer.
     pub fn text(content: impl Into<String>) -> Self {
-        Response {
-            finish_reason: FinishReason::Stop,
-            ..Response::new(Message::assistant(content))
-        }
+        Response { finish_reason: FinishReason::Stop, ..Response::new(Message::assistant(content)) }
     }
 
     /// An assistant turn requesting tool calls.
     pub fn tool_calls(calls: Vec<crate::message::ToolCall>) -> Self {
-        Response {
-            finish_reason: FinishReason::ToolCall,
-            ..Response::new(Message::assistant_calls(calls))
-        }
+        Response { finish_reason: FinishReason::ToolCall, ..Response::new(Message::assistant_calls(calls)) }
     }
 
     /// Builder-style: set usage.
@@ -158,11 +143,7 @@ pub struct ModelError {
     #[serde(default)]
     pub retryable: bool,
     /// The provider's Retry-After hint.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        with = "crate::time::duration_ms::option"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "crate::time::duration_ms::option")]
     pub retry_after: Option<Duration>,
     /// HTTP status, when there was one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -202,9 +183,7 @@ impl std::fmt::Display for ModelError {
 
 impl StdError for ModelError {
     fn source(&self) -> Option<&(dyn StdError + 'static)> {
-        self.source
-            .as_deref()
-            .map(|e| e as &(dyn StdError + 'static))
+        self.source.as_deref().map(|e| e as &(dyn StdError + 'static))
     }
 }
 
@@ -212,10 +191,7 @@ impl ModelError {
     /// An error of `kind` with `message`; retryability follows the kind
     /// (transport faults, timeouts and truncation are retryable).
     pub fn new(kind: ModelErrorKind, message: impl Into<String>) -> Self {
-        let retryable = matches!(
-            kind,
-            ModelErrorKind::Transport | ModelErrorKind::Timeout | ModelErrorKind::Truncated
-        );
+        let retryable = matches!(kind, ModelErrorKind::Transport | ModelErrorKind::Timeout | ModelErrorKind::Truncated);
         ModelError {
             kind,
             message: message.into(),
@@ -230,11 +206,7 @@ impl ModelError {
 
     /// An API error with an HTTP status; retryable for 408, 429 and 5xx.
     pub fn api(status: u16, message: impl Into<String>) -> Self {
-        let kind = if status == 401 || status == 403 {
-            ModelErrorKind::Auth
-        } else {
-            ModelErrorKind::Api
-        };
+        let kind = if status == 401 || status == 403 { ModelErrorKind::Auth } else { ModelErrorKind::Api };
         ModelError {
             status: Some(status),
             retryable: status == 408 || status == 429 || status >= 500,
@@ -259,10 +231,7 @@ impl ModelError {
 
     /// The error a model reports for streaming when it cannot stream.
     pub fn streaming_unsupported() -> Self {
-        ModelError::new(
-            ModelErrorKind::Unsupported,
-            "this model does not support streaming",
-        )
+        ModelError::new(ModelErrorKind::Unsupported, "this model does not support streaming")
     }
 
     /// Builder-style: override retryability.
@@ -307,8 +276,7 @@ impl Capabilities {
     pub fn intersect(self, other: Capabilities) -> Capabilities {
         Capabilities {
             streaming: self.streaming && other.streaming,
-            native_schema_with_tools: self.native_schema_with_tools
-                && other.native_schema_with_tools,
+            native_schema_with_tools: self.native_schema_with_tools && other.native_schema_with_tools,
             forced_tool_choice: self.forced_tool_choice && other.forced_tool_choice,
         }
     }
@@ -418,10 +386,7 @@ pub trait Model: Send + Sync {
 /// futures so it stays object safe.
 pub trait AsyncModel: Send + Sync {
     /// Generate one response.
-    fn generate_async<'a>(
-        &'a self,
-        request: &'a Request,
-    ) -> BoxFuture<'a, Result<Response, ModelError>>;
+    fn generate_async<'a>(&'a self, request: &'a Request) -> BoxFuture<'a, Result<Response, ModelError>>;
 
     /// Generate one response, delivering fragments to `sink`.
     fn stream_async<'a>(
@@ -452,10 +417,7 @@ impl<M: Model + ?Sized> Model for Arc<M> {
 }
 
 impl<M: AsyncModel + ?Sized> AsyncModel for Arc<M> {
-    fn generate_async<'a>(
-        &'a self,
-        request: &'a Request,
-    ) -> BoxFuture<'a, Result<Response, ModelError>> {
+    fn generate_async<'a>(&'a self, request: &'a Request) -> BoxFuture<'a, Result<Response, ModelError>> {
         (**self).generate_async(request)
     }
     fn stream_async<'a>(

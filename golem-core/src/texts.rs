@@ -44,15 +44,13 @@ pub fn unknown_tool(name: &str, available: &[&str]) -> String {
     if available.is_empty() {
         format!("unknown tool {name:?}; no tools are available")
     } else {
-        format!(
-            "unknown tool {name:?}; available tools: {}",
-            available.join(", ")
-        )
+        format!("unknown tool {name:?}; available tools: {}", available.join(", "))
     }
 }
 
 /// The rejection of arguments that are not a JSON object (SPEC TOOL-05).
-pub const INCOMPLETE_ARGS: &str = "the arguments were incomplete or not a JSON object; send the complete arguments as one JSON object";
+pub const INCOMPLETE_ARGS: &str =
+    "the arguments were incomplete or not a JSON object; send the complete arguments as one JSON object";
 
 /// The rejection of arguments that fail the tool's typed decoding (SPEC TOOL-01).
 pub fn invalid_args(serde_error: &str) -> String {

@@ -10,9 +10,7 @@ use std::time::Duration;
 
 /// A point in time on a driver-chosen monotonic timeline (nanoseconds since
 /// the driver's epoch).
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
-)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct Moment(u64);
 
@@ -101,18 +99,12 @@ pub mod duration_ms {
 
         /// Serialise as a list of milliseconds.
         pub fn serialize<S: Serializer>(d: &[Duration], s: S) -> Result<S::Ok, S::Error> {
-            s.collect_seq(
-                d.iter()
-                    .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
-            )
+            s.collect_seq(d.iter().map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)))
         }
 
         /// Deserialise from a list of milliseconds.
         pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Duration>, D::Error> {
-            Ok(Vec::<u64>::deserialize(d)?
-                .into_iter()
-                .map(Duration::from_millis)
-                .collect())
+            Ok(Vec::<u64>::deserialize(d)?.into_iter().map(Duration::from_millis).collect())
         }
     }
 }

@@ -34,11 +34,7 @@ pub struct ToolSpec {
     #[serde(flatten)]
     pub definition: ToolDefinition,
     /// This tool's own deadline; overrides the agent default.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        with = "crate::time::duration_ms::option"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "crate::time::duration_ms::option")]
     pub timeout: Option<Duration>,
     /// A sequential tool is a barrier in parallel execution (SPEC TOOL-08).
     #[serde(default)]
@@ -55,17 +51,9 @@ pub struct ToolSpec {
 impl ToolSpec {
     /// A spec with the given name, description and parameter schema and the
     /// default policy.
-    pub fn new(
-        name: impl Into<String>,
-        description: impl Into<String>,
-        parameters: serde_json::Value,
-    ) -> Self {
+    pub fn new(name: impl Into<String>, description: impl Into<String>, parameters: serde_json::Value) -> Self {
         ToolSpec {
-            definition: ToolDefinition {
-                name: name.into(),
-                description: description.into(),
-                parameters,
-            },
+            definition: ToolDefinition { name: name.into(), description: description.into(), parameters },
             timeout: None,
             sequential: false,
             max_retries: None,
@@ -81,9 +69,5 @@ impl ToolSpec {
 
 /// True when `name` is acceptable to every provider: `^[A-Za-z0-9_-]{1,64}$`.
 pub fn is_valid_tool_name(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= 64
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    !name.is_empty() && name.len() <= 64 && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }

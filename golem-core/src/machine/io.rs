@@ -51,10 +51,7 @@ pub struct Prompt {
 impl Prompt {
     /// A text prompt.
     pub fn text(text: impl Into<String>) -> Self {
-        Prompt {
-            text: text.into(),
-            parts: Vec::new(),
-        }
+        Prompt { text: text.into(), parts: Vec::new() }
     }
 }
 
@@ -82,10 +79,7 @@ pub struct Start {
 impl Start {
     /// A fresh run on `prompt`.
     pub fn prompt(prompt: impl Into<String>) -> Self {
-        Start {
-            prompt: Some(Prompt::text(prompt)),
-            ..Start::default()
-        }
+        Start { prompt: Some(Prompt::text(prompt)), ..Start::default() }
     }
 
     /// Builder-style: the earlier conversation.
@@ -146,10 +140,7 @@ pub enum ToolOutcome {
 impl ToolOutcome {
     /// A text result.
     pub fn output(content: impl Into<String>) -> Self {
-        ToolOutcome::Output {
-            content: content.into(),
-            parts: Vec::new(),
-        }
+        ToolOutcome::Output { content: content.into(), parts: Vec::new() }
     }
 }
 

@@ -24,11 +24,7 @@ impl RunMachine {
     pub fn new(config: RunConfig, start: Start, now: Moment) -> Result<RunMachine, SetupError> {
         config.validate()?;
         let _ = start;
-        Ok(RunMachine {
-            config,
-            outcome: None,
-            now,
-        })
+        Ok(RunMachine { config, outcome: None, now })
     }
 
     /// Feed one input.
