@@ -1,1 +1,82 @@
-//! x
+//! # golem-io
+//!
+//! golem's typed front door and its drivers: build an [`Agent`] with a
+//! model, tools, instructions and a typed output, then run it.
+//!
+//! **In scope:** the [`Agent`] and its [builder](AgentBuilder); tools with
+//! typed arguments and their [context](ToolContext); output
+//! [decoders](Decoder); the blocking driver (std threads, no async runtime)
+//! that executes what golem-core's `RunMachine` commands; delegation of one
+//! agent to another as a tool; history processors.
+//!
+//! **Not in scope:** run policy. Retries, backoff, budgets, limits,
+//! ordering and deadlines are decided by the machine in `golem-core`; the
+//! driver here only executes commands and feeds back what happened, stamped
+//! with a [`Clock`]. Providers live in `golem-providers`.
+//!
+//! ```
+//! use golem_core::{Model, ModelError, Request, Response, Role, ToolCall, Usage};
+//! use golem_io::{Agent, Tool, ToolContext, ToolError};
+//! use serde_json::json;
+//!
+//! // Scripts the tool exchange: asks for the player's name once, then
+//! // answers. Real applications use a provider from golem-providers.
+//! struct DiceModel;
+//! impl Model for DiceModel {
+//!     fn generate(&self, request: &Request) -> Result<Response, ModelError> {
+//!         let usage = Usage::new(54, 2);
+//!         if let Some(result) = request.messages.iter().find(|m| m.role == Role::Tool) {
+//!             return Ok(Response::text(format!("winner: {}", result.content)).with_usage(usage));
+//!         }
+//!         let call = ToolCall::new("call-1", "get_player_name", "{}");
+//!         Ok(Response::tool_calls(vec![call]).with_usage(usage))
+//!     }
+//! }
+//!
+//! let get_player_name = Tool::new(
+//!     "get_player_name",
+//!     "Get the player's name.",
+//!     json!({"type": "object"}),
+//!     |ctx: &ToolContext<String>, _args| Ok::<_, ToolError>(ctx.deps().clone()),
+//! );
+//! let agent = Agent::builder(DiceModel).tool(get_player_name).build()?;
+//! let result = agent.run("Anne".to_string(), "My guess is 4")?;
+//! println!("{}", result.output().unwrap());
+//! println!("{} messages, {} output tokens", result.messages.len(), result.usage.output_tokens);
+//! assert_eq!(result.output().unwrap(), "winner: Anne");
+//! assert_eq!((result.messages.len(), result.usage.output_tokens), (4, 4));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+#![deny(missing_docs)]
+
+mod agent;
+mod blocking;
+mod builder;
+mod clock;
+mod context;
+mod decode;
+mod delegation;
+mod error;
+mod history;
+mod instructions;
+mod output;
+mod result;
+mod run;
+mod schema;
+mod tool;
+
+pub use agent::Agent;
+pub use builder::AgentBuilder;
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use context::{CancellationToken, ToolContext};
+pub use decode::{decode_fn, DecodeError, DecodeFn, Decoder, JsonDecoder, TextDecoder};
+pub use delegation::DELEGATE_PROMPT_DESCRIPTION;
+pub use error::Error;
+pub use history::trim_history;
+pub use output::{RawSchema, OUTPUT_TOOL_DESCRIPTION, OUTPUT_TOOL_NAME};
+pub use result::{RunOutput, RunResult};
+pub use run::RunBuilder;
+pub use tool::{Tool, ToolError, ToolResult};
+
+/// A boxed error that can cross threads (re-exported from golem-core).
+pub use golem_core::model::BoxError;

@@ -1,0 +1,89 @@
+//! What the driver keeps beside the machine (SPEC MACH-02): decoded values
+//! and original error objects, keyed by input id, re-attached to the
+//! result or to `RunError::source` when the run ends.
+
+use super::execute::Panicked;
+use crate::decode::{DecodeError, Decoder};
+use crate::result::{RunOutput, RunResult};
+use crate::Error;
+use golem_core::error::ToolFailureKind;
+use golem_core::machine::{DecodeId, Outcome, Verdict};
+use golem_core::model::BoxError;
+use golem_core::{Cause, Response, RunError};
+use std::collections::BTreeMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+
+/// A fatal tool error, with the provider call id and tool name the machine
+/// quotes in its cause.
+pub(crate) struct ToolErrorKept {
+    pub(crate) call_id: String,
+    pub(crate) tool: String,
+    pub(crate) error: BoxError,
+}
+
+pub(crate) struct Kept<O> {
+    decoded: BTreeMap<DecodeId, O>,
+    decode_errors: Vec<BoxError>,
+    tool_errors: Vec<ToolErrorKept>,
+}
+
+impl<O> Kept<O> {
+    pub(crate) fn new() -> Self {
+        Kept { decoded: BTreeMap::new(), decode_errors: Vec::new(), tool_errors: Vec::new() }
+    }
+
+    /// Run the decoder; keep the value or the error, return the verdict.
+    pub(crate) fn decode(&mut self, decoder: &dyn Decoder<O>, id: DecodeId, response: &Response) -> Verdict {
+        let decoded = catch_unwind(AssertUnwindSafe(|| decoder.decode(response)))
+            .unwrap_or_else(|p| Err(DecodeError::fatal(Panicked::new("the decoder", p))));
+        match decoded {
+            Ok(value) => {
+                self.decoded.insert(id, value);
+                Verdict::Accepted
+            }
+            Err(DecodeError::Retry(reason)) => Verdict::Rejected { reason },
+            Err(DecodeError::Fatal(error)) => {
+                let message = error.to_string();
+                self.decode_errors.push(error);
+                Verdict::Fatal { message }
+            }
+        }
+    }
+
+    pub(crate) fn tool_error(&mut self, kept: ToolErrorKept) {
+        self.tool_errors.push(kept);
+    }
+
+    /// The run's result, or its error with the original error attached.
+    pub(crate) fn finish(mut self, outcome: Option<&Outcome>) -> Result<RunResult<O>, Error> {
+        match outcome.cloned() {
+            None => Err(Error::NoOutcome("the machine is done but reports no outcome")),
+            Some(Outcome::Completed { summary, decode }) => {
+                let value = self.decoded.remove(&decode).ok_or(Error::NoOutcome("the accepted answer has no value"))?;
+                Ok(RunResult::new(RunOutput::Completed(value), summary))
+            }
+            Some(Outcome::Paused { summary, deferred }) => Ok(RunResult::new(RunOutput::Paused(deferred), summary)),
+            Some(Outcome::Failed(mut error)) => {
+                error.source = self.source_for(&error).map(Arc::from);
+                Err(Error::Run(error))
+            }
+        }
+    }
+
+    fn source_for(&mut self, error: &RunError) -> Option<BoxError> {
+        match &error.cause {
+            Cause::Tool(failure)
+                if matches!(failure.failure, ToolFailureKind::Fatal { .. } | ToolFailureKind::ApprovedRerun { .. }) =>
+            {
+                // The latest error of that call: provider ids may repeat
+                // across turns, and the failing call is the latest one.
+                let at =
+                    self.tool_errors.iter().rposition(|k| k.call_id == failure.call_id && k.tool == failure.tool)?;
+                Some(self.tool_errors.remove(at).error)
+            }
+            Cause::Decode(failure) if failure.fatal => self.decode_errors.pop(),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,515 @@
+//! Building an agent (SPEC CFG): every setting, validated once at `build`.
+
+use crate::agent::{Agent, AgentInner, Observer};
+use crate::decode::{Decoder, JsonDecoder, TextDecoder};
+use crate::history::Processor;
+use crate::instructions::Instructions;
+use crate::output::{OutputPlan, RawSchema, TypedOutput};
+use crate::tool::Tool;
+use golem_core::model::BoxError;
+use golem_core::{
+    Backoff, BuildError, Capabilities, Message, Model, RetryPolicy, RunConfig, RunEvent, ToolChoice, UsageLimits,
+};
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+type BackoffFn = Arc<dyn Fn(u32) -> Duration + Send + Sync>;
+
+/// The settings that do not depend on the output type, so a type-changing
+/// step (`output`, `decoder`) can move them across whole.
+struct Settings<Deps> {
+    models: Vec<Arc<dyn Model>>,
+    config: RunConfig,
+    tools: Vec<Tool<Deps>>,
+    instructions: Instructions<Deps>,
+    backoff: Option<BackoffFn>,
+    tool_choice: Option<(String, bool)>,
+    plan: OutputPlan,
+    history_processor: Option<Processor>,
+    observers: Vec<Observer>,
+}
+
+/// Builds an [`Agent`]; see [`Agent::builder`]. Nothing is checked until
+/// [`build`](Self::build), which reports the first broken rule.
+pub struct AgentBuilder<Deps, O> {
+    settings: Settings<Deps>,
+    decoder: Arc<dyn Decoder<O>>,
+    typed: Option<TypedOutput<O>>,
+}
+
+impl<Deps, O> fmt::Debug for AgentBuilder<Deps, O> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AgentBuilder")
+            .field("config", &self.settings.config)
+            .field("tools", &self.settings.tools)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<Deps: Send + Sync + 'static> AgentBuilder<Deps, String> {
+    pub(crate) fn new(model: Arc<dyn Model>) -> Self {
+        AgentBuilder {
+            settings: Settings {
+                models: vec![model],
+                config: RunConfig::default(),
+                tools: Vec::new(),
+                instructions: Instructions::default(),
+                backoff: None,
+                tool_choice: None,
+                plan: OutputPlan::default(),
+                history_processor: None,
+                observers: Vec::new(),
+            },
+            decoder: Arc::new(TextDecoder),
+            typed: None,
+        }
+    }
+}
+
+impl<Deps: Send + Sync + 'static, O: 'static> AgentBuilder<Deps, O> {
+    /// Static instructions, sent as the system message of every run.
+    pub fn instructions(mut self, instructions: &str) -> Self {
+        self.settings.instructions.fixed = instructions.to_string();
+        self
+    }
+
+    /// Instructions computed from the run's deps once at the start of each
+    /// run, joined after the static ones with a blank line; an empty result
+    /// contributes nothing (SPEC CFG-04). A second call replaces the first.
+    ///
+    /// ```
+    /// use golem_core::{Model, ModelError, Request, Response, Role};
+    /// use golem_io::Agent;
+    ///
+    /// // Echoes the instructions it was given, if any.
+    /// struct InstructedModel;
+    /// impl Model for InstructedModel {
+    ///     fn generate(&self, request: &Request) -> Result<Response, ModelError> {
+    ///         let system = request.messages.iter().find(|m| m.role == Role::System);
+    ///         Ok(Response::text(system.map(|m| m.content.clone()).unwrap_or_default()))
+    ///     }
+    /// }
+    ///
+    /// struct Player {
+    ///     name: String,
+    /// }
+    ///
+    /// let agent = Agent::builder(InstructedModel)
+    ///     .instructions("Always greet the player.")
+    ///     .instructions_fn(|p: &Player| format!("The player's name is {}.", p.name))
+    ///     .build()?;
+    /// let result = agent.run(Player { name: "Anne".into() }, "greet")?;
+    /// let output = result.output().unwrap();
+    /// println!("{output}");
+    /// assert_eq!(output, "Always greet the player.\n\nThe player's name is Anne.");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn instructions_fn(mut self, f: impl Fn(&Deps) -> String + Send + Sync + 'static) -> Self {
+        self.settings.instructions.dynamic = Some(Arc::new(f));
+        self
+    }
+
+    /// Register a tool. Tools are advertised in registration order.
+    pub fn tool(mut self, tool: Tool<Deps>) -> Self {
+        self.settings.tools.push(tool);
+        self
+    }
+
+    /// Register several tools.
+    pub fn tools(mut self, tools: impl IntoIterator<Item = Tool<Deps>>) -> Self {
+        self.settings.tools.extend(tools);
+        self
+    }
+
+    /// Model turns per run, across correction rounds (default 10, ≥ 1).
+    pub fn max_iterations(mut self, turns: u32) -> Self {
+        self.settings.config.max_iterations = turns;
+        self
+    }
+
+    /// Attempts per model call, the first included (default 1, ≥ 1).
+    pub fn max_attempts(mut self, attempts: u32) -> Self {
+        self.settings.config.retry.max_attempts = attempts;
+        self
+    }
+
+    /// The wait after failed attempt `n` (1-based). The function is sampled
+    /// once, at build, into a table of `max_attempts − 1` waits, so a
+    /// jittered or stateful function is frozen per agent (SPEC CFG-06).
+    pub fn backoff(mut self, f: impl Fn(u32) -> Duration + Send + Sync + 'static) -> Self {
+        self.settings.backoff = Some(Arc::new(f));
+        self
+    }
+
+    /// Replace the whole retry policy (e.g. [`RetryPolicy::recommended`]);
+    /// later calls to the single-field methods adjust it.
+    pub fn retry_policy(mut self, policy: RetryPolicy) -> Self {
+        self.settings.config.retry = policy;
+        self
+    }
+
+    /// Append a fallback model, tried in order within each attempt when the
+    /// ones before it fail retryably (SPEC RETRY-05).
+    pub fn fallback(mut self, model: impl Model + 'static) -> Self {
+        self.settings.models.push(Arc::new(model));
+        self
+    }
+
+    /// Output correction rounds (default 0): a decoder's correctable
+    /// rejection is shown to the model, which answers again.
+    ///
+    /// ```
+    /// use golem_core::{Model, ModelError, Request, Response};
+    /// use golem_io::{decode_fn, Agent, DecodeError};
+    /// use std::sync::atomic::{AtomicU32, Ordering};
+    ///
+    /// // Answers with a word first, then with the digit once corrected.
+    /// #[derive(Default)]
+    /// struct PickyModel {
+    ///     calls: AtomicU32,
+    /// }
+    /// impl Model for PickyModel {
+    ///     fn generate(&self, _: &Request) -> Result<Response, ModelError> {
+    ///         let first = self.calls.fetch_add(1, Ordering::SeqCst) == 0;
+    ///         Ok(Response::text(if first { "seven" } else { "7" }))
+    ///     }
+    /// }
+    ///
+    /// let agent = Agent::<()>::builder(PickyModel::default())
+    ///     .decoder(decode_fn(|r: &Response| {
+    ///         let content = &r.message.content;
+    ///         content.trim().parse::<i64>().map_err(|_| {
+    ///             DecodeError::retry(format!("answer must be an integer, got {content:?}"))
+    ///         })
+    ///     }))
+    ///     .output_retries(2)
+    ///     .build()?;
+    /// let result = agent.run((), "pick a number")?;
+    /// println!("{}", result.output().unwrap());
+    /// println!("{} messages in the corrected conversation", result.messages.len());
+    /// assert_eq!(result.output(), Some(&7));
+    /// assert_eq!(result.messages.len(), 4);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn output_retries(mut self, retries: u32) -> Self {
+        self.settings.config.retry.output_retries = retries;
+        self
+    }
+
+    /// Correctable tool rejections fed back to the model per run (default 0).
+    ///
+    /// ```
+    /// use golem_core::{Model, ModelError, Request, Response, Role, ToolCall};
+    /// use golem_io::{Agent, Tool, ToolContext, ToolError};
+    /// use serde_json::json;
+    /// use std::sync::atomic::{AtomicU32, Ordering};
+    ///
+    /// // Requests the roll tool with an invalid argument first, then
+    /// // corrects the call once it sees the rejection come back.
+    /// #[derive(Default)]
+    /// struct LearningModel {
+    ///     calls: AtomicU32,
+    /// }
+    /// impl Model for LearningModel {
+    ///     fn generate(&self, request: &Request) -> Result<Response, ModelError> {
+    ///         if let Some(last) = request.messages.last() {
+    ///             if last.role == Role::Tool && !last.content.contains("rejected") {
+    ///                 return Ok(Response::text(format!("the die {}", last.content)));
+    ///             }
+    ///         }
+    ///         let calls = self.calls.fetch_add(1, Ordering::SeqCst) + 1;
+    ///         let n = if calls > 1 { 4 } else { 0 };
+    ///         Ok(Response::tool_calls(vec![ToolCall::new(format!("call-{calls}"), "roll", format!(r#"{{"n":{n}}}"#))]))
+    ///     }
+    /// }
+    ///
+    /// let roll = Tool::new(
+    ///     "roll",
+    ///     "Roll a die; n must be positive.",
+    ///     json!({"type": "object", "properties": {"n": {"type": "integer"}}}),
+    ///     |_: &ToolContext<()>, args| {
+    ///         let n = args["n"].as_i64().unwrap_or(0);
+    ///         if n <= 0 {
+    ///             return Err(ToolError::reject(format!("n must be positive, got {n}")));
+    ///         }
+    ///         Ok(format!("rolled {n}"))
+    ///     },
+    /// );
+    /// let agent = Agent::builder(LearningModel::default()).tool(roll).tool_retries(2).build()?;
+    /// let result = agent.run((), "roll a 4")?;
+    /// println!("{}", result.output().unwrap());
+    /// println!("{} messages in the corrected run", result.messages.len());
+    /// assert_eq!(result.output().unwrap(), "the die rolled 4");
+    /// assert_eq!(result.messages.len(), 6);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn tool_retries(mut self, retries: u32) -> Self {
+        self.settings.config.retry.tool_retries = retries;
+        self
+    }
+
+    /// The default deadline of one tool call; a tool's own timeout wins.
+    /// On expiry the run fails at the tool stage (SPEC TOOL-10).
+    pub fn tool_timeout(mut self, timeout: Duration) -> Self {
+        self.settings.config.tool_timeout = Some(timeout);
+        self
+    }
+
+    /// Run a response's independent tool calls concurrently (default off);
+    /// results stay in the model's emission order (SPEC TOOL-08).
+    pub fn parallel_tools(mut self, parallel: bool) -> Self {
+        self.settings.config.parallel_tools = parallel;
+        self
+    }
+
+    /// At most `n` calls of a parallel group in flight at once.
+    pub fn max_concurrency(mut self, n: u32) -> Self {
+        self.settings.config.max_concurrency = Some(n);
+        self
+    }
+
+    /// Advertise only the tool `name` (plus the output tool); nothing else
+    /// changes on the wire (SPEC TOOL-11).
+    pub fn tool_choice(mut self, name: &str) -> Self {
+        self.settings.tool_choice = Some((name.to_string(), false));
+        self
+    }
+
+    /// Like [`tool_choice`](Self::tool_choice), and also force the provider
+    /// to call it until it has been called once — where every model of the
+    /// chain supports forcing; elsewhere only the restriction applies.
+    pub fn force_tool_choice(mut self, name: &str) -> Self {
+        self.settings.tool_choice = Some((name.to_string(), true));
+        self
+    }
+
+    /// Bound tokens, requests and tool calls per run (SPEC USAGE-03).
+    ///
+    /// ```
+    /// use golem_core::{Model, ModelError, Request, Response, Usage, UsageLimits};
+    /// use golem_io::Agent;
+    ///
+    /// // Reports heavy usage on every response.
+    /// struct VerboseModel;
+    /// impl Model for VerboseModel {
+    ///     fn generate(&self, _: &Request) -> Result<Response, ModelError> {
+    ///         Ok(Response::text("an expensive answer").with_usage(Usage::new(1200, 800)))
+    ///     }
+    /// }
+    ///
+    /// let agent = Agent::<()>::builder(VerboseModel)
+    ///     .usage_limits(UsageLimits { total_tokens: Some(1000), ..UsageLimits::default() })
+    ///     .build()?;
+    /// let err = agent.run((), "answer").unwrap_err();
+    /// let err = err.as_run().expect("the run started and failed");
+    /// println!("{}", err.stage);
+    /// println!("{}", err.cause);
+    /// assert_eq!(err.stage.to_string(), "usage");
+    /// assert_eq!(err.cause.to_string(), "run exceeded the total token limit of 1000 (used 2000)");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn usage_limits(mut self, limits: UsageLimits) -> Self {
+        self.settings.config.limits = limits;
+        self
+    }
+
+    /// Native structured output: `schema` (a JSON value, or JSON text) rides
+    /// every request; the decoder still validates. Text that is not JSON
+    /// fails `build` with [`BuildError::InvalidOutputSchema`]. Exclusive with
+    /// [`output_tool`](Self::output_tool).
+    ///
+    /// ```
+    /// use golem_core::{Model, ModelError, Request, Response, Usage};
+    /// use golem_io::{Agent, JsonDecoder};
+    ///
+    /// // Answers with JSON shaped by the output schema.
+    /// struct ForecastModel;
+    /// impl Model for ForecastModel {
+    ///     fn generate(&self, _: &Request) -> Result<Response, ModelError> {
+    ///         Ok(Response::text(r#"{"city":"Lagos","celsius":31}"#).with_usage(Usage::new(20, 6)))
+    ///     }
+    /// }
+    ///
+    /// #[derive(serde::Deserialize)]
+    /// struct Weather {
+    ///     city: String,
+    ///     celsius: i32,
+    /// }
+    ///
+    /// let agent = Agent::<()>::builder(ForecastModel)
+    ///     .decoder(JsonDecoder::<Weather>::new())
+    ///     .output_schema(
+    ///         r#"{
+    ///             "type": "object",
+    ///             "properties": {"city": {"type": "string"}, "celsius": {"type": "integer"}},
+    ///             "required": ["city", "celsius"],
+    ///             "additionalProperties": false
+    ///         }"#,
+    ///     )
+    ///     .build()?;
+    /// let result = agent.run((), "forecast for Lagos")?;
+    /// let weather = result.output().unwrap();
+    /// let line = format!("{}: {}°C", weather.city, weather.celsius);
+    /// println!("{line}");
+    /// assert_eq!(line, "Lagos: 31°C");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn output_schema(mut self, schema: impl Into<RawSchema>) -> Self {
+        self.settings.plan.schema = Some(schema.into());
+        self
+    }
+
+    /// Tool-mode structured output: a synthesized tool `name` with
+    /// parameters `schema`, advertised last; the model's first call to it
+    /// ends the run and its arguments reach the decoder as the content
+    /// (SPEC OUT-05). Exclusive with [`output_schema`](Self::output_schema).
+    ///
+    /// ```
+    /// use golem_core::{Model, ModelError, Request, Response, ToolCall, Usage};
+    /// use golem_io::{Agent, JsonDecoder};
+    ///
+    /// // Calls the output tool with its final arguments.
+    /// struct ReportingModel;
+    /// impl Model for ReportingModel {
+    ///     fn generate(&self, _: &Request) -> Result<Response, ModelError> {
+    ///         let call = ToolCall::new("out-1", "record_weather", r#"{"city":"Lagos","celsius":31}"#);
+    ///         Ok(Response::tool_calls(vec![call]).with_usage(Usage::new(20, 6)))
+    ///     }
+    /// }
+    ///
+    /// #[derive(serde::Deserialize)]
+    /// struct Weather {
+    ///     city: String,
+    ///     celsius: i32,
+    /// }
+    ///
+    /// let agent = Agent::<()>::builder(ReportingModel)
+    ///     .decoder(JsonDecoder::<Weather>::new())
+    ///     .output_tool(
+    ///         "record_weather",
+    ///         "Record the final weather report.",
+    ///         r#"{
+    ///             "type": "object",
+    ///             "properties": {"city": {"type": "string"}, "celsius": {"type": "integer"}},
+    ///             "required": ["city", "celsius"],
+    ///             "additionalProperties": false
+    ///         }"#,
+    ///     )
+    ///     .build()?;
+    /// let result = agent.run((), "forecast for Lagos")?;
+    /// let weather = result.output().unwrap();
+    /// let line = format!("{}: {}°C", weather.city, weather.celsius);
+    /// println!("{line}");
+    /// assert_eq!(line, "Lagos: 31°C");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn output_tool(mut self, name: &str, description: &str, schema: impl Into<RawSchema>) -> Self {
+        self.settings.plan.tool = Some((name.to_string(), description.to_string(), schema.into()));
+        self
+    }
+
+    /// Typed output: the schema is derived from `T` and the answer is read
+    /// as JSON into `T`. The mode is chosen at build from the models'
+    /// capabilities: native when they take a schema alongside tools, else an
+    /// output tool named `final_result` — where a non-object `T` travels as
+    /// `{"response": T}` (SPEC OUT-03, OUT-07).
+    pub fn output<T>(self) -> AgentBuilder<Deps, T>
+    where
+        T: DeserializeOwned + JsonSchema + 'static,
+    {
+        AgentBuilder {
+            settings: self.settings,
+            decoder: Arc::new(JsonDecoder::<T>::new()),
+            typed: Some(TypedOutput::<T>::of()),
+        }
+    }
+
+    /// Decode the final answer with `decoder`, changing the output type.
+    /// A schema requested by [`output`](Self::output) stays, unwrapped.
+    pub fn decoder<O2>(self, decoder: impl Decoder<O2> + 'static) -> AgentBuilder<Deps, O2> {
+        AgentBuilder {
+            settings: self.settings,
+            decoder: Arc::new(decoder),
+            typed: self.typed.map(TypedOutput::without_decoder),
+        }
+    }
+
+    /// Rewrite each run's history before it starts (once per run, on the
+    /// history exactly as given); an error is a setup error. See
+    /// [`trim_history`](crate::trim_history).
+    pub fn history_processor(
+        mut self,
+        processor: impl Fn(Vec<Message>) -> Result<Vec<Message>, BoxError> + Send + Sync + 'static,
+    ) -> Self {
+        self.settings.history_processor = Some(Arc::new(processor));
+        self
+    }
+
+    /// Observe every run's events, synchronously and in order, before any
+    /// run-scoped observer. Observers must not block.
+    pub fn observer(mut self, observer: impl Fn(&RunEvent) + Send + Sync + 'static) -> Self {
+        self.settings.observers.push(Arc::new(observer));
+        self
+    }
+
+    /// The deadline of each model call (default 300 s; `None`: none).
+    pub fn model_deadline(mut self, deadline: Option<Duration>) -> Self {
+        self.settings.config.model_deadline = deadline;
+        self
+    }
+
+    /// The deadline of each whole run (default none).
+    pub fn run_deadline(mut self, deadline: Option<Duration>) -> Self {
+        self.settings.config.run_deadline = deadline;
+        self
+    }
+
+    /// The seed of the run's only randomness (backoff jitter).
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.settings.config.seed = seed;
+        self
+    }
+
+    /// Check every rule and build the agent.
+    pub fn build(self) -> Result<Agent<Deps, O>, BuildError> {
+        let AgentBuilder { settings, decoder, typed } = self;
+        let Settings {
+            models,
+            mut config,
+            tools,
+            instructions,
+            backoff,
+            tool_choice,
+            plan,
+            history_processor,
+            observers,
+        } = settings;
+        let caps = models.iter().map(|m| m.capabilities()).reduce(Capabilities::intersect).unwrap_or_default();
+        let (output, decoder) = plan.resolve(typed, decoder, caps)?;
+        config.output = output;
+        config.models = u32::try_from(models.len()).unwrap_or(u32::MAX);
+        config.tools = tools.iter().map(|t| t.spec().clone()).collect();
+        config.tool_choice = tool_choice.map(|(name, force)| {
+            if force && caps.forced_tool_choice {
+                ToolChoice::Force(name)
+            } else {
+                ToolChoice::Restrict(name)
+            }
+        });
+        if let Some(f) = backoff {
+            let delays = (1..config.retry.max_attempts).map(|n| f(n)).collect();
+            config.retry.backoff = Backoff::Table { delays };
+        }
+        config.validate()?;
+        let (models, tools) = (Arc::from(models), Arc::from(tools));
+        let inner = AgentInner { config, models, tools, instructions, decoder, history_processor, observers };
+        Ok(Agent { inner: Arc::new(inner) })
+    }
+}
+
+#[cfg(test)]
+#[path = "builder_tests.rs"]
+mod tests;

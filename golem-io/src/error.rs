@@ -1,0 +1,69 @@
+//! The error of a run entry point: a run that could not start, a run that
+//! failed, or a driver fault.
+
+use golem_core::machine::{ApiMisuse, SetupError};
+use golem_core::{RunError, Stage};
+
+/// Why a run returned no result.
+///
+/// A [`SetupError`] (bad prompt parts, invalid history, refused deferred
+/// resolutions, a failing history processor) happens before the run exists,
+/// so it has no stage and no evidence; a [`RunError`] carries both.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The run could not start (SPEC RUN-03).
+    #[error("run setup failed: {0}")]
+    Setup(#[from] SetupError),
+    /// The run failed; see its stage, cause and partial evidence.
+    #[error(transparent)]
+    Run(#[from] RunError),
+    /// The driver broke the machine's contract — a bug in golem, not in the
+    /// application or the model.
+    #[error("the driver broke the machine's contract: {0}")]
+    Misuse(#[source] ApiMisuse),
+    /// The machine waited with no work in flight and no deadline, so no
+    /// input could ever arrive — a bug in golem.
+    #[error("the run stalled: nothing in flight and no deadline to wait for")]
+    Stalled,
+    /// The machine ended without an outcome the driver can report — a bug
+    /// in golem.
+    #[error("the run ended without a usable outcome: {0}")]
+    NoOutcome(&'static str),
+}
+
+impl Error {
+    /// The run failure, when the run started and failed.
+    pub fn as_run(&self) -> Option<&RunError> {
+        match self {
+            Error::Run(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// The run failure, by value.
+    pub fn into_run(self) -> Option<RunError> {
+        match self {
+            Error::Run(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// The setup failure, when the run never started.
+    pub fn as_setup(&self) -> Option<&SetupError> {
+        match self {
+            Error::Setup(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// The failed stage, when the run started and failed.
+    pub fn stage(&self) -> Option<Stage> {
+        self.as_run().map(|e| e.stage)
+    }
+
+    /// True when the caller's cancellation or the run deadline ended the run.
+    pub fn is_canceled(&self) -> bool {
+        self.as_run().is_some_and(RunError::is_canceled)
+    }
+}

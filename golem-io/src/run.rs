@@ -1,0 +1,167 @@
+//! Starting runs: the entry points and the run builder (SPEC RUN-01,
+//! RUN-02, CFG-05). The preamble that needs application code — history
+//! processor, dynamic instructions — runs here, before the machine exists.
+
+use crate::agent::{Agent, Observer};
+use crate::blocking;
+use crate::clock::{Clock, SystemClock};
+use crate::result::RunResult;
+use crate::Error;
+use golem_core::machine::{Prompt, SetupError, Start};
+use golem_core::{DeferredResults, Message, Part, RunEvent};
+use std::fmt;
+use std::sync::Arc;
+
+impl<Deps: Send + Sync + 'static, O: 'static> Agent<Deps, O> {
+    /// Run the agent on `prompt` with `deps`, blocking until it ends.
+    pub fn run(&self, deps: impl Into<Arc<Deps>>, prompt: &str) -> Result<RunResult<O>, Error> {
+        self.run_with(deps).prompt(prompt).call()
+    }
+
+    /// Continue a conversation: `history` (typically an earlier result's
+    /// messages) goes before the new prompt. History system messages are
+    /// replaced by this run's instructions.
+    ///
+    /// ```
+    /// use golem_core::{Model, ModelError, Request, Response, Role};
+    /// use golem_io::Agent;
+    ///
+    /// // Answers with the last user prompt it has seen.
+    /// struct ConversationModel;
+    /// impl Model for ConversationModel {
+    ///     fn generate(&self, request: &Request) -> Result<Response, ModelError> {
+    ///         let last = request.messages.iter().filter(|m| m.role == Role::User).last();
+    ///         Ok(Response::text(format!("heard: {}", last.map(|m| m.content.as_str()).unwrap_or(""))))
+    ///     }
+    /// }
+    ///
+    /// let agent = Agent::<()>::builder(ConversationModel).build()?;
+    /// let first = agent.run((), "hello")?;
+    /// let second = agent.run_with_history((), first.messages.clone(), "goodbye")?;
+    /// println!("{}", first.output().unwrap());
+    /// println!("{}", second.output().unwrap());
+    /// println!("{} messages in the chained conversation", second.messages.len());
+    /// assert_eq!(first.output().unwrap(), "heard: hello");
+    /// assert_eq!(second.output().unwrap(), "heard: goodbye");
+    /// assert_eq!(second.messages.len(), 4);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn run_with_history(
+        &self,
+        deps: impl Into<Arc<Deps>>,
+        history: Vec<Message>,
+        prompt: &str,
+    ) -> Result<RunResult<O>, Error> {
+        self.run_with(deps).history(history).prompt(prompt).call()
+    }
+
+    /// Resume a paused run: `history` is its messages, `results` resolves
+    /// every pending call. Approved calls run again with the approved
+    /// marker; the resumed run is a new run and may pause again.
+    pub fn resume(
+        &self,
+        deps: impl Into<Arc<Deps>>,
+        history: Vec<Message>,
+        results: DeferredResults,
+    ) -> Result<RunResult<O>, Error> {
+        self.run_with(deps).history(history).resume(results).call()
+    }
+
+    /// A run with every option: history, prompt parts, a run-scoped
+    /// observer, deferred resolutions, a clock.
+    pub fn run_with(&self, deps: impl Into<Arc<Deps>>) -> RunBuilder<'_, Deps, O> {
+        RunBuilder {
+            agent: self,
+            deps: deps.into(),
+            prompt: String::new(),
+            parts: Vec::new(),
+            history: Vec::new(),
+            resume: None,
+            observers: Vec::new(),
+            clock: None,
+        }
+    }
+}
+
+/// One run's options; [`call`](Self::call) runs it. See [`Agent::run_with`].
+pub struct RunBuilder<'a, Deps, O> {
+    agent: &'a Agent<Deps, O>,
+    deps: Arc<Deps>,
+    prompt: String,
+    parts: Vec<Part>,
+    history: Vec<Message>,
+    resume: Option<DeferredResults>,
+    observers: Vec<Observer>,
+    clock: Option<Arc<dyn Clock>>,
+}
+
+impl<Deps, O> fmt::Debug for RunBuilder<'_, Deps, O> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RunBuilder")
+            .field("prompt", &self.prompt)
+            .field("parts", &self.parts.len())
+            .field("history", &self.history.len())
+            .field("resume", &self.resume)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<Deps: Send + Sync + 'static, O: 'static> RunBuilder<'_, Deps, O> {
+    /// The user's prompt text.
+    pub fn prompt(mut self, prompt: impl Into<String>) -> Self {
+        self.prompt = prompt.into();
+        self
+    }
+
+    /// Parts (images, documents, …) after the prompt text; malformed parts
+    /// are a setup error.
+    pub fn prompt_parts(mut self, parts: impl IntoIterator<Item = Part>) -> Self {
+        self.parts.extend(parts);
+        self
+    }
+
+    /// The earlier conversation, before the prompt.
+    pub fn history(mut self, history: Vec<Message>) -> Self {
+        self.history = history;
+        self
+    }
+
+    /// Resolutions of the paused run whose messages are the history; the
+    /// prompt is optional on a resume.
+    pub fn resume(mut self, results: DeferredResults) -> Self {
+        self.resume = Some(results);
+        self
+    }
+
+    /// Observe this run's events, after the agent's observers.
+    pub fn observer(mut self, observer: impl Fn(&RunEvent) + Send + Sync + 'static) -> Self {
+        self.observers.push(Arc::new(observer));
+        self
+    }
+
+    /// The clock stamping this run's inputs (default: a fresh
+    /// [`SystemClock`]).
+    pub fn clock(mut self, clock: Arc<dyn Clock>) -> Self {
+        self.clock = Some(clock);
+        self
+    }
+
+    /// Run to the end on the calling thread.
+    pub fn call(self) -> Result<RunResult<O>, Error> {
+        let inner = &self.agent.inner;
+        let history = match &inner.history_processor {
+            Some(processor) => processor(self.history).map_err(|e| SetupError::Processor(e.to_string()))?,
+            None => self.history,
+        };
+        let instructions = inner.instructions.resolve(&self.deps);
+        // A resume may go on from its resolutions alone (SPEC RUN-02).
+        let prompt = if self.resume.is_some() && self.prompt.is_empty() && self.parts.is_empty() {
+            None
+        } else {
+            Some(Prompt { text: self.prompt, parts: self.parts })
+        };
+        let start = Start { history, instructions, prompt, resume: self.resume, stream: false };
+        let clock = self.clock.unwrap_or_else(|| Arc::new(SystemClock::new()));
+        blocking::drive(inner, self.deps, start, &self.observers, clock)
+    }
+}

@@ -1,0 +1,112 @@
+//! JSON schemas derived from Rust types (SPEC TOOL-01, OUT-03).
+
+use schemars::generate::SchemaSettings;
+use schemars::JsonSchema;
+use serde_json::Value;
+
+/// The schema of `T`, self-contained: subschemas are inlined because several
+/// providers (Gemini among them) do not resolve `$ref`, and the `$schema`
+/// marker is dropped because providers reject unknown top-level keywords.
+pub(crate) fn schema_for<T: JsonSchema>() -> Value {
+    let generator = SchemaSettings::draft2020_12().with(|s| s.inline_subschemas = true).into_generator();
+    let mut schema = generator.into_root_schema_for::<T>().to_value();
+    if let Some(map) = schema.as_object_mut() {
+        map.remove("$schema");
+    }
+    schema
+}
+
+/// True when `schema` describes a JSON object (what tool arguments must be).
+pub(crate) fn is_object_schema(schema: &Value) -> bool {
+    schema.get("type").and_then(Value::as_str) == Some("object")
+}
+
+/// The schema of a tool's argument type, which providers require to be an
+/// object schema: a schema listing properties without saying so gets the
+/// `"type": "object"` it implies.
+pub(crate) fn object_schema_for<T: JsonSchema>() -> Value {
+    let mut schema = schema_for::<T>();
+    if !is_object_schema(&schema) && schema.get("properties").is_some() {
+        if let Some(map) = schema.as_object_mut() {
+            map.insert("type".to_string(), Value::String("object".to_string()));
+        }
+    }
+    schema
+}
+
+/// `{"response": <schema>}`: the output-tool form of a non-object output
+/// type (SPEC OUT-03), since tool arguments must be an object.
+pub(crate) fn wrap_in_response(schema: Value) -> Value {
+    serde_json::json!({
+        "type": "object",
+        "properties": { "response": schema },
+        "required": ["response"],
+        "additionalProperties": false,
+    })
+}
+
+/// A type's name without module paths: `Vec<my::Weather>` → `Vec<Weather>`.
+pub(crate) fn short_type_name<T: ?Sized>() -> String {
+    let full = std::any::type_name::<T>();
+    let mut out = String::with_capacity(full.len());
+    let mut segment = String::new();
+    for c in full.chars() {
+        if c.is_alphanumeric() || c == '_' || c == ':' {
+            segment.push(c);
+        } else {
+            out.push_str(last_path_segment(&segment));
+            segment.clear();
+            out.push(c);
+        }
+    }
+    out.push_str(last_path_segment(&segment));
+    out
+}
+
+fn last_path_segment(path: &str) -> &str {
+    path.rsplit("::").next().unwrap_or(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    #[allow(dead_code)]
+    #[derive(JsonSchema)]
+    struct Weather {
+        city: String,
+        celsius: i32,
+        detail: Inner,
+    }
+
+    #[allow(dead_code)]
+    #[derive(JsonSchema)]
+    struct Inner {
+        wind: u32,
+    }
+
+    #[test]
+    fn struct_schemas_are_self_contained_objects() {
+        let schema = schema_for::<Weather>();
+        assert!(is_object_schema(&schema));
+        assert!(schema.get("$schema").is_none());
+        assert!(schema.get("$defs").is_none(), "{schema}");
+        assert_eq!(schema["properties"]["detail"]["type"], "object");
+    }
+
+    #[test]
+    fn scalars_are_not_object_schemas() {
+        assert!(!is_object_schema(&schema_for::<u32>()));
+        assert!(!is_object_schema(&schema_for::<Vec<String>>()));
+        assert!(is_object_schema(&wrap_in_response(schema_for::<u32>())));
+    }
+
+    #[test]
+    fn short_names_drop_paths() {
+        assert_eq!(short_type_name::<Weather>(), "Weather");
+        assert_eq!(short_type_name::<Vec<Weather>>(), "Vec<Weather>");
+        assert_eq!(short_type_name::<BTreeMap<String, u8>>(), "BTreeMap<String, u8>");
+        assert_eq!(short_type_name::<i32>(), "i32");
+    }
+}
