@@ -295,13 +295,10 @@ impl RunMachine {
         batch.stopping = true;
         let mut cancel = Vec::new();
         for slot in batch.slots.iter_mut() {
-            match slot.state {
-                SlotState::Running { id, .. } => {
-                    cancel.push(id);
-                    slot.state = SlotState::Canceled;
-                    batch.in_flight -= 1;
-                }
-                _ => {}
+            if let SlotState::Running { id, .. } = slot.state {
+                cancel.push(id);
+                slot.state = SlotState::Canceled;
+                batch.in_flight -= 1;
             }
         }
         for index in std::mem::take(&mut batch.queued) {
