@@ -127,9 +127,7 @@ impl Sim {
     pub fn scripted(replies: Vec<ModelReply>) -> impl FnMut(&Request, u32) -> ModelReply {
         let mut replies = replies.into_iter();
         move |_, _| {
-            replies
-                .next()
-                .unwrap_or_else(|| ModelReply::err(Duration::ZERO, ModelError::other("script exhausted")))
+            replies.next().unwrap_or_else(|| ModelReply::err(Duration::ZERO, ModelError::other("script exhausted")))
         }
     }
 
@@ -223,13 +221,18 @@ impl Sim {
 
     /// Move time to the next answer, injection or deadline and feed it.
     fn advance(&mut self, deadline: Option<Moment>) {
-        let next_answer = self.scheduled.iter().enumerate().min_by_key(|(_, (at, seq, _))| (*at, *seq)).map(|(i, e)| (i, e.0));
+        let next_answer =
+            self.scheduled.iter().enumerate().min_by_key(|(_, (at, seq, _))| (*at, *seq)).map(|(i, e)| (i, e.0));
         let next_inject = self.injected.iter().enumerate().min_by_key(|(_, (at, _))| *at).map(|(i, e)| (i, e.0));
         let mut best: Option<(Moment, u8, usize)> = None;
         // On a tie an injection goes first, then an answer, then the deadline.
-        for cand in [next_inject.map(|(i, at)| (at, 0u8, i)), next_answer.map(|(i, at)| (at, 1, i)), deadline.map(|d| (d, 2, 0))]
-            .into_iter()
-            .flatten()
+        for cand in [
+            next_inject.map(|(i, at)| (at, 0u8, i)),
+            next_answer.map(|(i, at)| (at, 1, i)),
+            deadline.map(|d| (d, 2, 0)),
+        ]
+        .into_iter()
+        .flatten()
         {
             if best.is_none_or(|b| (cand.0, cand.1) < (b.0, b.1)) {
                 best = Some(cand);

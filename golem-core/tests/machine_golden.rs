@@ -20,7 +20,10 @@ fn lines(sim: &Sim) -> Vec<&str> {
 #[test]
 fn evt_02_tool_round_trip() {
     let replies = vec![
-        ModelReply::ok(10 * MS, Response::tool_calls(vec![ToolCall::new("c1", "dice", "{}")]).with_usage(Usage::new(5, 1))),
+        ModelReply::ok(
+            10 * MS,
+            Response::tool_calls(vec![ToolCall::new("c1", "dice", "{}")]).with_usage(Usage::new(5, 1)),
+        ),
         ModelReply::ok(10 * MS, Response::text("rolled 4").with_usage(Usage::new(7, 2))),
     ];
     let mut sim = Sim::new(config_with_tool("dice"), Start::prompt("roll"), Sim::scripted(replies))
@@ -108,7 +111,8 @@ fn retry_02_retried_call_with_backoff() {
 
 #[test]
 fn out_06_output_correction() {
-    let config = RunConfig { retry: RetryPolicy { output_retries: 1, ..RetryPolicy::default() }, ..RunConfig::default() };
+    let config =
+        RunConfig { retry: RetryPolicy { output_retries: 1, ..RetryPolicy::default() }, ..RunConfig::default() };
     let replies = vec![ModelReply::ok(MS, Response::text("seven")), ModelReply::ok(MS, Response::text("7"))];
     let mut sim = Sim::new(config, Start::prompt("pick"), Sim::scripted(replies)).unwrap().decoder(|r| {
         if r.message.content.parse::<i64>().is_ok() {

@@ -43,9 +43,19 @@ enum SlotState {
     Refused,
     /// Waiting for its group or a concurrency slot.
     Waiting,
-    Running { id: ToolCallId, deadline: Option<Moment>, timeout: Option<Duration> },
-    Finished { id: ToolCallId, outcome: ToolOutcome },
-    TimedOut { id: ToolCallId, after: Duration },
+    Running {
+        id: ToolCallId,
+        deadline: Option<Moment>,
+        timeout: Option<Duration>,
+    },
+    Finished {
+        id: ToolCallId,
+        outcome: ToolOutcome,
+    },
+    TimedOut {
+        id: ToolCallId,
+        after: Duration,
+    },
     /// Cancelled because a sibling failed.
     Canceled,
     /// Never started.
@@ -137,14 +147,8 @@ impl RunMachine {
             return;
         }
         let groups = self.group_calls(&slots, dispatchable);
-        self.phase = Phase::Tools(Batch {
-            slots,
-            groups,
-            group: 0,
-            queued: VecDeque::new(),
-            in_flight: 0,
-            stopping: false,
-        });
+        self.phase =
+            Phase::Tools(Batch { slots, groups, group: 0, queued: VecDeque::new(), in_flight: 0, stopping: false });
         self.start_group();
     }
 
@@ -274,7 +278,8 @@ impl RunMachine {
             return Ok(());
         }
         let Some(batch) = self.batch() else { return Ok(()) };
-        let Some(slot) = batch.slots.iter_mut().find(|s| matches!(s.state, SlotState::Running { id: i, .. } if i == id))
+        let Some(slot) =
+            batch.slots.iter_mut().find(|s| matches!(s.state, SlotState::Running { id: i, .. } if i == id))
         else {
             return Ok(());
         };
@@ -490,9 +495,12 @@ fn end_event(slot: &Slot) -> EventKind {
                 end(None, Some(reason.clone()))
             }
             ToolOutcome::Fatal { cause } => end(None, Some(cause.message.clone())),
-            ToolOutcome::Defer { kind, reason } => {
-                EventKind::Deferred { call_id: call_id.clone(), tool: tool.clone(), kind: *kind, reason: reason.clone() }
-            }
+            ToolOutcome::Defer { kind, reason } => EventKind::Deferred {
+                call_id: call_id.clone(),
+                tool: tool.clone(),
+                kind: *kind,
+                reason: reason.clone(),
+            },
         },
         SlotState::TimedOut { after, .. } => end(None, Some(timeout_text(*after))),
         SlotState::Canceled => end(None, Some("canceled after a sibling call failed".to_string())),

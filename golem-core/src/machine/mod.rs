@@ -316,12 +316,8 @@ impl RunMachine {
 /// filtered by tool choice, output tool last.
 fn advertised_tools(cfg: &RunConfig) -> (Vec<ToolDefinition>, Vec<String>) {
     let chosen = cfg.tool_choice.as_ref().map(|c| c.name());
-    let mut defs: Vec<ToolDefinition> = cfg
-        .tools
-        .iter()
-        .filter(|t| chosen.is_none_or(|c| c == t.name()))
-        .map(|t| t.definition.clone())
-        .collect();
+    let mut defs: Vec<ToolDefinition> =
+        cfg.tools.iter().filter(|t| chosen.is_none_or(|c| c == t.name())).map(|t| t.definition.clone()).collect();
     if let crate::config::OutputMode::Tool { name, description, schema } = &cfg.output {
         // The output tool stays advertised under any tool choice, or the run could never finish.
         defs.push(ToolDefinition { name: name.clone(), description: description.clone(), parameters: schema.clone() });

@@ -52,13 +52,8 @@ impl RunMachine {
             return;
         }
         self.turns_total += 1;
-        self.phase = Phase::Model(ModelPhase {
-            attempt: 1,
-            member: 0,
-            call: None,
-            backoff_until: None,
-            fragments: false,
-        });
+        self.phase =
+            Phase::Model(ModelPhase { attempt: 1, member: 0, call: None, backoff_until: None, fragments: false });
         self.dispatch_model_call();
     }
 

@@ -119,14 +119,8 @@ impl RunMachine {
             self.fail(Stage::Usage, Cause::Usage(crossed));
             return Ok(());
         }
-        self.phase = Phase::Resuming(Resume {
-            history,
-            results,
-            queue: approved.into(),
-            running: None,
-            instructions,
-            prompt,
-        });
+        self.phase =
+            Phase::Resuming(Resume { history, results, queue: approved.into(), running: None, instructions, prompt });
         self.next_rerun();
         Ok(())
     }
@@ -200,12 +194,9 @@ impl RunMachine {
             error,
             approved: true,
         };
-        let failure = |failure| Cause::Tool(ToolFailure {
-            id: Some(id.0),
-            tool: call.name.clone(),
-            call_id: call.id.clone(),
-            failure,
-        });
+        let failure = |failure| {
+            Cause::Tool(ToolFailure { id: Some(id.0), tool: call.name.clone(), call_id: call.id.clone(), failure })
+        };
         let detail = |what: &str| ToolFailureKind::ApprovedRerun { detail: what.to_string() };
         match outcome {
             ToolOutcome::Output { content, parts } => {
