@@ -105,12 +105,12 @@ impl RunMachine {
         history::validate(&history)?;
         let Some(resolutions) = resume else {
             let prompt = Some(prompt.unwrap_or_default());
-            self.open(history, Vec::new(), &instructions, prompt);
+            self.open(history, Vec::new(), &instructions, prompt, false);
             return Ok(());
         };
         let (results, approved) = plan(&history, &resolutions)?;
         if approved.is_empty() {
-            self.open(history, results, &instructions, prompt);
+            self.open(history, results, &instructions, prompt, true);
             return Ok(());
         }
         // Until the conversation opens, the evidence is the paused history.
@@ -127,7 +127,14 @@ impl RunMachine {
 
     /// Place resolutions, repair, replace system messages with the
     /// instructions, append the prompt, and start the first turn.
-    fn open(&mut self, history: Vec<Message>, results: Vec<Message>, instructions: &str, prompt: Option<Prompt>) {
+    fn open(
+        &mut self,
+        history: Vec<Message>,
+        results: Vec<Message>,
+        instructions: &str,
+        prompt: Option<Prompt>,
+        resuming: bool,
+    ) {
         let mut messages = history;
         history::place_results(&mut messages, results);
         let mut messages = history::repair(messages);
@@ -137,8 +144,7 @@ impl RunMachine {
         }
         if let Some(Prompt { text, parts }) = prompt {
             // A resume may continue on its resolutions alone (SPEC RUN-02).
-            let is_resume_without_prompt = text.is_empty() && parts.is_empty() && self.is_resuming();
-            if !is_resume_without_prompt {
+            if !(resuming && text.is_empty() && parts.is_empty()) {
                 messages.push(Message::user(text).with_parts(parts));
             }
         }
@@ -146,25 +152,12 @@ impl RunMachine {
         self.begin_turn();
     }
 
-    fn is_resuming(&self) -> bool {
-        matches!(self.phase, Phase::Resuming(_))
-    }
-
     fn next_rerun(&mut self) {
         let Phase::Resuming(resume) = &mut self.phase else { return };
         let Some(call) = resume.queue.pop_front() else {
             let Phase::Resuming(resume) = std::mem::replace(&mut self.phase, Phase::Done) else { return };
             let Resume { history, results, instructions, prompt, .. } = resume;
-            // Keep the resume flag visible to `open` for the empty-prompt rule.
-            self.phase = Phase::Resuming(Resume {
-                history: Vec::new(),
-                results: Vec::new(),
-                queue: VecDeque::new(),
-                running: None,
-                instructions: String::new(),
-                prompt: None,
-            });
-            self.open(history, results, &instructions, prompt.or_else(|| Some(Prompt::default())));
+            self.open(history, results, &instructions, prompt, true);
             return;
         };
         let timeout = self.tool_timeout(&call.name);
