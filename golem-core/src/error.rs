@@ -119,6 +119,10 @@ pub enum ToolFailureKind {
 /// A tool's failure of a run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolFailure {
+    /// The machine id of the failing execution, when it ran, so the driver
+    /// can attach the original error object.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<u64>,
     /// The tool name.
     pub tool: String,
     /// The provider call id.

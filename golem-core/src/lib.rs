@@ -39,6 +39,7 @@ pub mod history;
 pub mod machine;
 pub mod message;
 pub mod model;
+pub mod sim;
 pub mod testing;
 pub mod texts;
 pub mod time;

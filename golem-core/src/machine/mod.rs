@@ -1,47 +1,202 @@
 //! The run machine (SPEC MACH): a pure, synchronous state machine.
 //!
 //! One door in ([`RunMachine::handle_input`]), one door out
-//! ([`RunMachine::poll_output`]). After every input, drain outputs until
-//! [`Output::Wait`] or [`Output::Done`].
+//! ([`RunMachine::poll_output`]). **After every input — and after
+//! [`RunMachine::new`] — drain outputs until [`Output::Wait`] or
+//! [`Output::Done`].** The machine never reads a clock: `now` is an argument,
+//! and deadlines come back in `Wait` for the driver to honour by feeding
+//! [`Input::Tick`].
+//!
+//! The policy of a run lives here, split by concern: [`model_call`] (turns,
+//! attempts, fallback, backoff), [`batch`] (tool batches), [`output`]
+//! (decoding and correction rounds), [`resume`] (deferred resolutions) and
+//! [`cancel`].
 
+mod backoff;
+mod batch;
+mod cancel;
+mod evidence;
+mod ids;
 mod io;
+mod limits;
+mod model_call;
+mod output;
+mod resume;
 
 pub use io::*;
 
 use crate::config::RunConfig;
+use crate::error::{Cause, RunError, Stage};
+use crate::event::{EventKind, RunEvent};
+use crate::model::OutputSchema;
 use crate::time::Moment;
+use crate::tool::ToolDefinition;
+use evidence::Evidence;
+use ids::{IdKind, Ids};
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
 
 /// The run machine. See the module docs.
 #[derive(Debug)]
 pub struct RunMachine {
-    config: RunConfig,
-    outcome: Option<Outcome>,
+    cfg: RunConfig,
+    /// Tool definitions sent on every request (tool choice applied, output tool last).
+    wire_tools: Arc<Vec<ToolDefinition>>,
+    /// Names the model may call: the advertised tools.
+    visible: Vec<String>,
+    output_schema: Option<Arc<OutputSchema>>,
+    stream: bool,
     now: Moment,
+    run_deadline: Option<Moment>,
+    ids: Ids,
+    queue: VecDeque<Output>,
+    seq: u64,
+    ev: Evidence,
+    phase: Phase,
+    /// Turn within the current correction round (events restart it per round).
+    turn: u32,
+    /// Turns across the run, bounded by `max_iterations` (SPEC RUN-07).
+    turns_total: u32,
+    /// Retries so far, numbering jitter draws.
+    retries: u64,
+    tool_rejections: u32,
+    per_tool_rejections: BTreeMap<String, u32>,
+    output_corrections: u32,
+    /// A forced tool choice has been honoured once (SPEC TOOL-11).
+    forced_satisfied: bool,
+    /// An `AfterTurn` cancellation waiting for the turn to end.
+    stop_after_turn: Option<crate::error::CancelReason>,
+    outcome: Option<Outcome>,
+    poisoned: Option<ApiMisuse>,
+}
+
+#[derive(Debug)]
+enum Phase {
+    /// Approved re-runs of a deferred resume are executing.
+    Resuming(resume::Resume),
+    /// A model call is in flight or backing off.
+    Model(model_call::ModelPhase),
+    /// A tool batch is executing.
+    Tools(batch::Batch),
+    /// The decoder is judging the final response.
+    Decoding(output::Decoding),
+    /// The run is over.
+    Done,
 }
 
 impl RunMachine {
-    /// Start a run. Fails with a setup error before any model call.
+    /// Start a run at `now`. Fails with a setup error (no stage, no
+    /// evidence) before any model call when the configuration, prompt parts,
+    /// history or deferred resolutions are invalid.
     pub fn new(config: RunConfig, start: Start, now: Moment) -> Result<RunMachine, SetupError> {
         config.validate()?;
-        let _ = start;
-        Ok(RunMachine { config, outcome: None, now })
+        let (wire_tools, visible) = advertised_tools(&config);
+        let output_schema = match &config.output {
+            crate::config::OutputMode::Native { schema } => Some(Arc::new(schema.clone())),
+            _ => None,
+        };
+        let run_deadline = config.run_deadline.map(|d| now + d);
+        let mut machine = RunMachine {
+            cfg: config,
+            wire_tools: Arc::new(wire_tools),
+            visible,
+            output_schema,
+            stream: start.stream,
+            now,
+            run_deadline,
+            ids: Ids::default(),
+            queue: VecDeque::new(),
+            seq: 0,
+            ev: Evidence::default(),
+            phase: Phase::Done,
+            turn: 0,
+            turns_total: 0,
+            retries: 0,
+            tool_rejections: 0,
+            per_tool_rejections: BTreeMap::new(),
+            output_corrections: 0,
+            forced_satisfied: false,
+            stop_after_turn: None,
+            outcome: None,
+            poisoned: None,
+        };
+        machine.begin(start)?;
+        Ok(machine)
     }
 
-    /// Feed one input.
+    /// Feed one input at `now`. Deadlines at or before `now` fire first.
+    ///
+    /// Returns [`ApiMisuse`] when the driver breaks the contract (an unknown
+    /// id, a second answer, time going backwards); the machine then stays
+    /// failed. Inputs after `Done` are ignored.
     pub fn handle_input(&mut self, now: Moment, input: Input) -> Result<(), ApiMisuse> {
-        let _ = (&self.config, input);
+        if let Some(misuse) = &self.poisoned {
+            return Err(ApiMisuse::Poisoned(misuse.to_string()));
+        }
+        if self.outcome.is_some() {
+            return Ok(());
+        }
+        if now < self.now {
+            return Err(self.poison(ApiMisuse::TimeWentBackwards { last: self.now, now }));
+        }
         self.now = now;
-        Ok(())
+        self.fire_timers();
+        if self.outcome.is_some() {
+            // A deadline ended the run; the input lost the race.
+            return self.note_late(&input);
+        }
+        let result = match input {
+            Input::ModelFinished { id, result } => self.on_model_finished(id, result),
+            Input::ModelDelta { id, delta } => self.on_model_delta(id, delta),
+            Input::ToolStarted { id } => self.on_tool_started(id),
+            Input::ToolFinished { id, outcome } => self.on_tool_finished(id, outcome),
+            Input::Decoded { id, verdict } => self.on_decoded(id, verdict),
+            Input::Tick => Ok(()),
+            Input::Cancel { reason, mode } => {
+                self.on_cancel(reason, mode);
+                Ok(())
+            }
+        };
+        result.map_err(|misuse| self.poison(misuse))
     }
 
-    /// Take the next output.
+    /// Take the next output: queued commands and events first, then `Wait`
+    /// (with the earliest deadline) or `Done`, which is absorbing.
     pub fn poll_output(&mut self) -> Output {
-        Output::Done
+        if let Some(output) = self.queue.pop_front() {
+            return output;
+        }
+        if self.outcome.is_some() || self.poisoned.is_some() {
+            return Output::Done;
+        }
+        let (deadline, reason) = self.next_deadline();
+        Output::Wait { deadline, reason }
     }
 
-    /// How the run ended, once `Done`.
+    /// How the run ended, once `Done`; `None` before that, or when a misuse
+    /// poisoned the machine.
     pub fn outcome(&self) -> Option<&Outcome> {
         self.outcome.as_ref()
+    }
+
+    /// Take the outcome out of a finished machine.
+    pub fn into_outcome(self) -> Option<Outcome> {
+        self.outcome
+    }
+
+    /// True once the run has ended.
+    pub fn is_done(&self) -> bool {
+        self.outcome.is_some()
+    }
+
+    /// The configuration this machine runs.
+    pub fn config(&self) -> &RunConfig {
+        &self.cfg
+    }
+
+    /// The latest `now` the machine has seen.
+    pub fn now(&self) -> Moment {
+        self.now
     }
 
     /// Feed one input and drain everything it produced.
@@ -54,12 +209,119 @@ impl RunMachine {
     pub fn drain(&mut self) -> Vec<Output> {
         let mut out = Vec::new();
         loop {
-            let o = self.poll_output();
-            let last = matches!(o, Output::Wait { .. } | Output::Done);
-            out.push(o);
+            let output = self.poll_output();
+            let last = matches!(output, Output::Wait { .. } | Output::Done);
+            out.push(output);
             if last {
                 return out;
             }
         }
     }
+
+    // ---- shared helpers used by the phase modules ----
+
+    fn poison(&mut self, misuse: ApiMisuse) -> ApiMisuse {
+        self.poisoned = Some(misuse.clone());
+        misuse
+    }
+
+    fn emit(&mut self, kind: EventKind) {
+        let event = RunEvent { seq: self.seq, kind };
+        self.seq += 1;
+        self.queue.push_back(Output::Event(event));
+    }
+
+    fn command(&mut self, command: Command) {
+        self.queue.push_back(Output::Command(command));
+    }
+
+    fn finish(&mut self, outcome: Outcome) {
+        self.cancel_in_flight();
+        self.phase = Phase::Done;
+        self.outcome = Some(outcome);
+    }
+
+    fn fail(&mut self, stage: Stage, cause: Cause) {
+        let error = RunError { stage, cause, partial: self.ev.partial(), requests: self.ev.requests, source: None };
+        self.finish(Outcome::Failed(error));
+    }
+
+    /// Abandon every piece of work still owed an answer, telling the driver
+    /// to stop model and tool calls.
+    fn cancel_in_flight(&mut self) {
+        let in_flight: Vec<u64> = match &self.phase {
+            Phase::Model(m) => m.in_flight().into_iter().collect(),
+            Phase::Tools(b) => b.in_flight_ids(),
+            Phase::Resuming(r) => r.in_flight().into_iter().collect(),
+            Phase::Decoding(d) => vec![d.id.0],
+            Phase::Done => Vec::new(),
+        };
+        for id in in_flight {
+            if self.ids.is_pending(IdKind::Model, id) {
+                self.command(Command::CancelModel { id: ModelCallId(id) });
+            } else if self.ids.is_pending(IdKind::Tool, id) {
+                self.command(Command::CancelTool { id: ToolCallId(id) });
+            }
+            self.ids.abandon(id);
+        }
+    }
+
+    /// An answer that arrived after a deadline ended the run.
+    fn note_late(&mut self, input: &Input) -> Result<(), ApiMisuse> {
+        let (kind, id) = match input {
+            Input::ModelFinished { id, .. } => (IdKind::Model, id.0),
+            Input::ToolFinished { id, .. } => (IdKind::Tool, id.0),
+            Input::Decoded { id, .. } => (IdKind::Decode, id.0),
+            _ => return Ok(()),
+        };
+        self.ids.answer(kind, id).map(|_| ())
+    }
+
+    fn late_result(&mut self, what: &str, id: u64) {
+        self.emit(EventKind::LateResult { what: what.to_string(), id });
+    }
+
+    fn fire_timers(&mut self) {
+        if self.run_deadline.is_some_and(|d| d <= self.now) {
+            self.run_deadline = None;
+            self.on_cancel(crate::error::CancelReason::Deadline, CancelMode::Immediate);
+            return;
+        }
+        match &self.phase {
+            Phase::Model(_) => self.model_timers(),
+            Phase::Tools(_) => self.batch_timers(),
+            Phase::Resuming(_) => self.resume_timers(),
+            Phase::Decoding(_) | Phase::Done => {}
+        }
+    }
+
+    fn next_deadline(&self) -> (Option<Moment>, WaitReason) {
+        let phase = match &self.phase {
+            Phase::Model(m) => m.deadline(),
+            Phase::Tools(b) => b.deadline().map(|d| (d, WaitReason::ToolDeadline)),
+            Phase::Resuming(r) => r.deadline().map(|d| (d, WaitReason::ToolDeadline)),
+            Phase::Decoding(_) | Phase::Done => None,
+        };
+        let run = self.run_deadline.map(|d| (d, WaitReason::RunDeadline));
+        match (phase, run) {
+            (Some(p), Some(r)) if r.0 < p.0 => (Some(r.0), r.1),
+            (Some(p), _) => (Some(p.0), p.1),
+            (None, Some(r)) => (Some(r.0), r.1),
+            (None, None) => (None, WaitReason::InFlight),
+        }
+    }
+}
+
+/// The tools a request advertises (SPEC RUN-04): registration order,
+/// filtered by tool choice, output tool last.
+fn advertised_tools(cfg: &RunConfig) -> (Vec<ToolDefinition>, Vec<String>) {
+    let chosen = cfg.tool_choice.as_ref().map(|c| c.name());
+    let mut defs: Vec<ToolDefinition> =
+        cfg.tools.iter().filter(|t| chosen.is_none_or(|c| c == t.name())).map(|t| t.definition.clone()).collect();
+    if let crate::config::OutputMode::Tool { name, description, schema } = &cfg.output {
+        // The output tool stays advertised under any tool choice, or the run could never finish.
+        defs.push(ToolDefinition { name: name.clone(), description: description.clone(), parameters: schema.clone() });
+    }
+    let names = defs.iter().map(|d| d.name.clone()).collect();
+    (defs, names)
 }

@@ -1,0 +1,509 @@
+//! Tool batches: classification, the pre-batch limit, groups, deadlines and
+//! results in emission order (SPEC TOOL, DEFER-01, EVT-02).
+
+use super::ids::{Answer, IdKind};
+use super::io::{ApiMisuse, Command, Outcome, ToolCallId, ToolOutcome};
+use super::limits;
+use super::{Phase, RunMachine};
+use crate::deferral::{DeferKind, DeferredRequests, PendingCall};
+use crate::error::{CancelReason, Cause, Stage, ToolFailure, ToolFailureKind};
+use crate::event::EventKind;
+use crate::message::{Message, ToolCall};
+use crate::texts;
+use crate::time::Moment;
+use crate::tool::TimeoutPolicy;
+use std::collections::VecDeque;
+use std::time::Duration;
+
+/// The tool calls of one response being executed.
+#[derive(Debug)]
+pub(crate) struct Batch {
+    slots: Vec<Slot>,
+    /// Dispatchable slot indices, grouped (SPEC TOOL-08).
+    groups: Vec<Vec<usize>>,
+    group: usize,
+    /// Slots of the current group waiting for a concurrency slot.
+    queued: VecDeque<usize>,
+    in_flight: usize,
+    /// A call failed fatally: start nothing more.
+    stopping: bool,
+}
+
+#[derive(Debug)]
+struct Slot {
+    call: ToolCall,
+    state: SlotState,
+    /// The message the model will see, once decided.
+    result: Option<Message>,
+}
+
+#[derive(Debug)]
+enum SlotState {
+    /// Refused before dispatch (unknown tool, incomplete arguments).
+    Refused,
+    /// Waiting for its group or a concurrency slot.
+    Waiting,
+    Running {
+        id: ToolCallId,
+        deadline: Option<Moment>,
+        timeout: Option<Duration>,
+    },
+    Finished {
+        id: ToolCallId,
+        outcome: ToolOutcome,
+    },
+    TimedOut {
+        id: ToolCallId,
+        after: Duration,
+    },
+    /// Cancelled because a sibling failed.
+    Canceled,
+    /// Never started.
+    Skipped,
+}
+
+/// The first thing in emission order that ends the run.
+enum Stop {
+    Fail(ToolFailure),
+    CancelRun { index: usize, reason: String },
+}
+
+impl Batch {
+    pub(crate) fn in_flight_ids(&self) -> Vec<u64> {
+        self.slots
+            .iter()
+            .filter_map(|s| match s.state {
+                SlotState::Running { id, .. } => Some(id.0),
+                _ => None,
+            })
+            .collect()
+    }
+
+    pub(crate) fn deadline(&self) -> Option<Moment> {
+        self.slots
+            .iter()
+            .filter_map(|s| match s.state {
+                SlotState::Running { deadline, .. } => deadline,
+                _ => None,
+            })
+            .min()
+    }
+
+    /// Messages for a batch ended by cancellation (SPEC ERR-05, TOOL-12):
+    /// results of calls before `keep_before` that have one, the interrupted
+    /// result for everything else, so the history stays provider-valid.
+    fn closing_messages(&self, keep_before: usize) -> Vec<Message> {
+        self.slots
+            .iter()
+            .enumerate()
+            .map(|(index, slot)| match (&slot.result, index < keep_before) {
+                (Some(result), true) => result.clone(),
+                _ => interrupted(&slot.call),
+            })
+            .collect()
+    }
+}
+
+fn interrupted(call: &ToolCall) -> Message {
+    Message::tool_result(call.id.clone(), call.name.clone(), texts::INTERRUPTED_RESULT)
+}
+
+fn timeout_text(after: Duration) -> String {
+    format!("the tool call exceeded its deadline of {} ms", after.as_millis())
+}
+
+impl RunMachine {
+    /// Plan and start the batch requested by assistant message `message`.
+    pub(super) fn start_batch(&mut self, message: usize) {
+        let calls = self.ev.messages[message].tool_calls.clone();
+        let mut slots = Vec::with_capacity(calls.len());
+        for call in calls {
+            let refusal = if !self.visible.iter().any(|n| n == &call.name) {
+                let names: Vec<&str> = self.visible.iter().map(String::as_str).collect();
+                Some(texts::unknown_tool(&call.name, &names))
+            } else if !call.args.as_str().trim().is_empty() && !call.args.is_object() {
+                Some(texts::INCOMPLETE_ARGS.to_string())
+            } else {
+                None
+            };
+            let Some(reason) = refusal else {
+                slots.push(Slot { call, state: SlotState::Waiting, result: None });
+                continue;
+            };
+            // Refusals are charged before anything runs: without budget the
+            // run fails before any call of the batch starts (SPEC TOOL-06).
+            if let Err(attempts) = self.charge_rejection(&call.name) {
+                let failure = ToolFailureKind::Rejected { reason, attempts };
+                self.fail_tool(&call, None, failure);
+                return;
+            }
+            let result = Message::tool_result(call.id.clone(), call.name.clone(), texts::tool_rejected(&reason));
+            slots.push(Slot { call, state: SlotState::Refused, result: Some(result) });
+        }
+        let dispatchable: Vec<usize> =
+            slots.iter().enumerate().filter(|(_, s)| matches!(s.state, SlotState::Waiting)).map(|(i, _)| i).collect();
+        if let Some(crossed) = limits::before_batch(&self.cfg.limits, self.ev.tool_calls, dispatchable.len() as u64) {
+            self.fail(Stage::Usage, Cause::Usage(crossed));
+            return;
+        }
+        let groups = self.group_calls(&slots, dispatchable);
+        self.phase =
+            Phase::Tools(Batch { slots, groups, group: 0, queued: VecDeque::new(), in_flight: 0, stopping: false });
+        self.start_group();
+    }
+
+    /// Sequential mode: one call per group. Parallel mode: maximal runs of
+    /// non-sequential calls, a sequential tool alone as a barrier.
+    fn group_calls(&self, slots: &[Slot], dispatchable: Vec<usize>) -> Vec<Vec<usize>> {
+        if !self.cfg.parallel_tools {
+            return dispatchable.into_iter().map(|i| vec![i]).collect();
+        }
+        let mut groups: Vec<Vec<usize>> = Vec::new();
+        let mut current = Vec::new();
+        for index in dispatchable {
+            let sequential = self.cfg.tool(&slots[index].call.name).is_some_and(|t| t.sequential);
+            if sequential {
+                if !current.is_empty() {
+                    groups.push(std::mem::take(&mut current));
+                }
+                groups.push(vec![index]);
+            } else {
+                current.push(index);
+            }
+        }
+        if !current.is_empty() {
+            groups.push(current);
+        }
+        groups
+    }
+
+    /// Charge one correctable rejection of `tool` (its own budget if it has
+    /// one, else the run-wide counter). `Err(attempts)` when none is left.
+    pub(super) fn charge_rejection(&mut self, tool: &str) -> Result<(), u32> {
+        match self.cfg.tool(tool).and_then(|t| t.max_retries) {
+            Some(max) => {
+                let used = self.per_tool_rejections.entry(tool.to_string()).or_default();
+                if *used < max {
+                    *used += 1;
+                    Ok(())
+                } else {
+                    Err(used.saturating_add(1))
+                }
+            }
+            None if self.tool_rejections < self.cfg.retry.tool_retries => {
+                self.tool_rejections += 1;
+                Ok(())
+            }
+            None => Err(self.tool_rejections.saturating_add(1)),
+        }
+    }
+
+    fn fail_tool(&mut self, call: &ToolCall, id: Option<ToolCallId>, failure: ToolFailureKind) {
+        let failure = ToolFailure { id: id.map(|i| i.0), tool: call.name.clone(), call_id: call.id.clone(), failure };
+        self.fail(Stage::Tool, Cause::Tool(failure));
+    }
+
+    fn batch(&mut self) -> Option<&mut Batch> {
+        match &mut self.phase {
+            Phase::Tools(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// Announce the current group, then dispatch it, or finish the batch.
+    fn start_group(&mut self) {
+        let Some(batch) = self.batch() else { return };
+        let Some(group) = batch.groups.get(batch.group).cloned() else {
+            self.complete_batch();
+            return;
+        };
+        batch.queued = group.iter().copied().collect();
+        let starts: Vec<EventKind> = group
+            .iter()
+            .map(|&i| {
+                let call = &batch.slots[i].call;
+                EventKind::ToolStart {
+                    call_id: call.id.clone(),
+                    tool: call.name.clone(),
+                    args: call.args.clone(),
+                    approved: false,
+                }
+            })
+            .collect();
+        for start in starts {
+            self.emit(start);
+        }
+        self.dispatch_ready();
+    }
+
+    /// The deadline of a call: the tool's own timeout, else the agent default.
+    pub(super) fn tool_timeout(&self, tool: &str) -> Option<Duration> {
+        self.cfg.tool(tool).and_then(|t| t.timeout).or(self.cfg.tool_timeout)
+    }
+
+    fn dispatch_ready(&mut self) {
+        let cap = self.cfg.max_concurrency.map(|c| c as usize).unwrap_or(usize::MAX);
+        loop {
+            let Some(batch) = self.batch() else { return };
+            if batch.stopping || batch.in_flight >= cap {
+                break;
+            }
+            let Some(index) = batch.queued.pop_front() else { break };
+            let call = batch.slots[index].call.clone();
+            let timeout = self.tool_timeout(&call.name);
+            let deadline = timeout.map(|t| self.now + t);
+            let id = ToolCallId(self.ids.mint(IdKind::Tool));
+            self.ev.tool_calls += 1;
+            if let Some(batch) = self.batch() {
+                batch.slots[index].state = SlotState::Running { id, deadline, timeout };
+                batch.in_flight += 1;
+            }
+            self.command(Command::ExecuteTool { id, call, deadline, approved: false });
+        }
+        self.maybe_complete_group();
+    }
+
+    pub(super) fn on_tool_started(&mut self, id: ToolCallId) -> Result<(), ApiMisuse> {
+        // The ledger input (SPEC LOG-06): it only has to name a live call.
+        self.ids.check_known(IdKind::Tool, id.0)
+    }
+
+    pub(super) fn on_tool_finished(&mut self, id: ToolCallId, outcome: ToolOutcome) -> Result<(), ApiMisuse> {
+        if self.ids.answer(IdKind::Tool, id.0)? == Answer::Late {
+            self.late_result("tool", id.0);
+            return Ok(());
+        }
+        if matches!(self.phase, Phase::Resuming(_)) {
+            self.on_rerun_finished(id, outcome);
+            return Ok(());
+        }
+        let Some(batch) = self.batch() else { return Ok(()) };
+        let Some(slot) =
+            batch.slots.iter_mut().find(|s| matches!(s.state, SlotState::Running { id: i, .. } if i == id))
+        else {
+            return Ok(());
+        };
+        let fatal = matches!(outcome, ToolOutcome::Fatal { .. } | ToolOutcome::CancelRun { .. });
+        slot.state = SlotState::Finished { id, outcome };
+        batch.in_flight -= 1;
+        if fatal {
+            self.stop_siblings();
+        }
+        self.dispatch_ready();
+        Ok(())
+    }
+
+    /// A call failed fatally: cancel running siblings and start nothing more
+    /// (SPEC TOOL-09).
+    fn stop_siblings(&mut self) {
+        let Some(batch) = self.batch() else { return };
+        batch.stopping = true;
+        let mut cancel = Vec::new();
+        for slot in batch.slots.iter_mut() {
+            if let SlotState::Running { id, .. } = slot.state {
+                cancel.push(id);
+                slot.state = SlotState::Canceled;
+                batch.in_flight -= 1;
+            }
+        }
+        for index in std::mem::take(&mut batch.queued) {
+            batch.slots[index].state = SlotState::Skipped;
+        }
+        for id in cancel {
+            self.ids.abandon(id.0);
+            self.command(Command::CancelTool { id });
+        }
+    }
+
+    pub(super) fn batch_timers(&mut self) {
+        let now = self.now;
+        let Some(batch) = self.batch() else { return };
+        let mut expired = Vec::new();
+        for slot in batch.slots.iter_mut() {
+            if let SlotState::Running { id, deadline: Some(deadline), timeout } = slot.state {
+                if deadline <= now {
+                    let after = timeout.unwrap_or_default();
+                    slot.state = SlotState::TimedOut { id, after };
+                    batch.in_flight -= 1;
+                    expired.push((id, slot.call.name.clone()));
+                }
+            }
+        }
+        let mut fatal = false;
+        for (id, tool) in expired {
+            self.ids.abandon(id.0);
+            self.command(Command::CancelTool { id });
+            let policy = self.cfg.tool(&tool).map(|t| t.on_timeout).unwrap_or_default();
+            fatal |= policy == TimeoutPolicy::FailRun;
+        }
+        if fatal {
+            self.stop_siblings();
+        }
+        self.dispatch_ready();
+    }
+
+    fn maybe_complete_group(&mut self) {
+        let Some(batch) = self.batch() else { return };
+        if batch.in_flight == 0 && batch.queued.is_empty() {
+            self.complete_group();
+        }
+    }
+
+    /// Every call of the group has answered or passed its deadline: report
+    /// tool ends in emission order, then judge the group in emission order.
+    fn complete_group(&mut self) {
+        let Phase::Tools(mut batch) = std::mem::replace(&mut self.phase, Phase::Done) else { return };
+        let group = batch.groups.get(batch.group).cloned().unwrap_or_default();
+        for &index in &group {
+            let event = end_event(&batch.slots[index]);
+            self.emit(event);
+        }
+        let mut stop = None;
+        for &index in &group {
+            if let Some(found) = self.judge(&mut batch.slots[index], index) {
+                stop = Some(found);
+                break;
+            }
+        }
+        match stop {
+            Some(Stop::Fail(failure)) => {
+                self.phase = Phase::Tools(batch);
+                self.fail(Stage::Tool, Cause::Tool(failure));
+            }
+            Some(Stop::CancelRun { index, reason }) => {
+                // Results before the cancelling call stand; everything else is interrupted.
+                let closing = batch.closing_messages(index);
+                self.ev.messages.extend(closing);
+                self.phase = Phase::Tools(batch);
+                self.end_canceled_with(CancelReason::Tool, reason, Stage::Canceled);
+            }
+            None => {
+                batch.group += 1;
+                self.phase = Phase::Tools(batch);
+                self.start_group();
+            }
+        }
+    }
+
+    /// Decide one finished call's message, or find that it ends the run.
+    fn judge(&mut self, slot: &mut Slot, index: usize) -> Option<Stop> {
+        let call = &slot.call;
+        let fail = |id: ToolCallId, failure| {
+            Some(Stop::Fail(ToolFailure { id: Some(id.0), tool: call.name.clone(), call_id: call.id.clone(), failure }))
+        };
+        match &slot.state {
+            SlotState::Finished { id, outcome } => match outcome {
+                ToolOutcome::Output { content, parts } => {
+                    let msg = Message::tool_result(call.id.clone(), call.name.clone(), content.clone());
+                    slot.result = Some(msg.with_parts(parts.clone()));
+                    None
+                }
+                ToolOutcome::Failed { reason } => {
+                    let mut msg = Message::tool_result(call.id.clone(), call.name.clone(), reason.clone());
+                    msg.failed = true;
+                    slot.result = Some(msg);
+                    None
+                }
+                ToolOutcome::Reject { reason } => match self.charge_rejection(&call.name) {
+                    Ok(()) => {
+                        let text = texts::tool_rejected(reason);
+                        slot.result = Some(Message::tool_result(call.id.clone(), call.name.clone(), text));
+                        None
+                    }
+                    Err(attempts) => fail(*id, ToolFailureKind::Rejected { reason: reason.clone(), attempts }),
+                },
+                ToolOutcome::Defer { .. } => None,
+                ToolOutcome::CancelRun { reason } => Some(Stop::CancelRun { index, reason: reason.clone() }),
+                ToolOutcome::Fatal { cause } => fail(*id, ToolFailureKind::Fatal { cause: cause.clone() }),
+            },
+            SlotState::TimedOut { id, after } => {
+                if self.cfg.tool(&call.name).map(|t| t.on_timeout) == Some(TimeoutPolicy::FailedResult) {
+                    let mut msg = Message::tool_result(call.id.clone(), call.name.clone(), timeout_text(*after));
+                    msg.failed = true;
+                    slot.result = Some(msg);
+                    None
+                } else {
+                    fail(*id, ToolFailureKind::Timeout { after: *after })
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// All groups done: append results in emission order, then pause on
+    /// deferrals or go on to the next turn.
+    fn complete_batch(&mut self) {
+        let Phase::Tools(batch) = std::mem::replace(&mut self.phase, Phase::Done) else { return };
+        let mut deferred = DeferredRequests::default();
+        for slot in batch.slots {
+            if let SlotState::Finished { outcome: ToolOutcome::Defer { kind, reason }, .. } = &slot.state {
+                let pending = PendingCall {
+                    call_id: slot.call.id.clone(),
+                    tool: slot.call.name.clone(),
+                    args: slot.call.args.clone(),
+                    reason: reason.clone(),
+                };
+                match kind {
+                    DeferKind::Approval => deferred.approvals.push(pending),
+                    DeferKind::External => deferred.external.push(pending),
+                }
+                continue;
+            }
+            self.ev.messages.push(slot.result.unwrap_or_else(|| interrupted(&slot.call)));
+        }
+        if !deferred.is_empty() {
+            let summary = self.ev.summary();
+            self.finish(Outcome::Paused { summary, deferred });
+            return;
+        }
+        self.turn += 1;
+        self.begin_turn();
+    }
+
+    /// Caller cancellation in the middle of a batch: keep what finished,
+    /// interrupt the rest (SPEC ERR-05).
+    pub(super) fn close_batch_on_cancel(&mut self) {
+        let Phase::Tools(batch) = &mut self.phase else { return };
+        for slot in batch.slots.iter_mut() {
+            if slot.result.is_none() {
+                if let SlotState::Finished { outcome: ToolOutcome::Output { content, parts }, .. } = &slot.state {
+                    let msg = Message::tool_result(slot.call.id.clone(), slot.call.name.clone(), content.clone());
+                    slot.result = Some(msg.with_parts(parts.clone()));
+                }
+            }
+        }
+        let closing = batch.closing_messages(usize::MAX);
+        self.ev.messages.extend(closing);
+    }
+}
+
+/// The tool-end (or deferred) event of a slot.
+fn end_event(slot: &Slot) -> EventKind {
+    let call_id = slot.call.id.clone();
+    let tool = slot.call.name.clone();
+    let end = |result: Option<String>, error: Option<String>| EventKind::ToolEnd {
+        call_id: call_id.clone(),
+        tool: tool.clone(),
+        result,
+        error,
+        approved: false,
+    };
+    match &slot.state {
+        SlotState::Finished { outcome, .. } => match outcome {
+            ToolOutcome::Output { content, .. } => end(Some(content.clone()), None),
+            ToolOutcome::Reject { reason } | ToolOutcome::Failed { reason } | ToolOutcome::CancelRun { reason } => {
+                end(None, Some(reason.clone()))
+            }
+            ToolOutcome::Fatal { cause } => end(None, Some(cause.message.clone())),
+            ToolOutcome::Defer { kind, reason } => EventKind::Deferred {
+                call_id: call_id.clone(),
+                tool: tool.clone(),
+                kind: *kind,
+                reason: reason.clone(),
+            },
+        },
+        SlotState::TimedOut { after, .. } => end(None, Some(timeout_text(*after))),
+        SlotState::Canceled => end(None, Some("canceled after a sibling call failed".to_string())),
+        _ => end(None, Some("not started".to_string())),
+    }
+}

@@ -1,0 +1,93 @@
+//! Machine-minted ids and the answers they are owed (SPEC MACH-03, MSG-07).
+
+use super::io::ApiMisuse;
+
+/// What an id was minted for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum IdKind {
+    Model,
+    Tool,
+    Decode,
+}
+
+impl IdKind {
+    fn name(self) -> &'static str {
+        match self {
+            IdKind::Model => "model",
+            IdKind::Tool => "tool",
+            IdKind::Decode => "decode",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum IdState {
+    Pending,
+    Answered,
+    /// Cancelled or timed out: a later answer is a normal race.
+    Abandoned,
+}
+
+/// How an incoming answer relates to its id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Answer {
+    /// The id was waiting for this answer.
+    Live,
+    /// The work was abandoned; the answer is late and is dropped.
+    Late,
+}
+
+/// One counter for every kind, so ids are unique across kinds and a log
+/// reader can tell them apart without knowing the kind.
+#[derive(Debug, Default)]
+pub(crate) struct Ids {
+    entries: Vec<(IdKind, IdState)>,
+}
+
+impl Ids {
+    pub(crate) fn mint(&mut self, kind: IdKind) -> u64 {
+        self.entries.push((kind, IdState::Pending));
+        (self.entries.len() - 1) as u64
+    }
+
+    /// Check an answer for `id` of `kind` and mark it answered.
+    pub(crate) fn answer(&mut self, kind: IdKind, id: u64) -> Result<Answer, ApiMisuse> {
+        let unknown = ApiMisuse::UnknownId { what: kind.name(), id };
+        let Some(entry) = usize::try_from(id).ok().and_then(|i| self.entries.get_mut(i)) else {
+            return Err(unknown);
+        };
+        if entry.0 != kind {
+            return Err(unknown);
+        }
+        match entry.1 {
+            IdState::Pending => {
+                entry.1 = IdState::Answered;
+                Ok(Answer::Live)
+            }
+            IdState::Abandoned => Ok(Answer::Late),
+            IdState::Answered => Err(ApiMisuse::DuplicateAnswer { what: kind.name(), id }),
+        }
+    }
+
+    /// True when `id` of `kind` is still owed an answer.
+    pub(crate) fn is_pending(&self, kind: IdKind, id: u64) -> bool {
+        usize::try_from(id).ok().and_then(|i| self.entries.get(i)) == Some(&(kind, IdState::Pending))
+    }
+
+    /// Check that `id` names something of `kind` that was minted.
+    pub(crate) fn check_known(&self, kind: IdKind, id: u64) -> Result<(), ApiMisuse> {
+        match usize::try_from(id).ok().and_then(|i| self.entries.get(i)) {
+            Some((k, _)) if *k == kind => Ok(()),
+            _ => Err(ApiMisuse::UnknownId { what: kind.name(), id }),
+        }
+    }
+
+    /// Stop waiting for `id`; its answer, if it ever comes, is late.
+    pub(crate) fn abandon(&mut self, id: u64) {
+        if let Some(entry) = usize::try_from(id).ok().and_then(|i| self.entries.get_mut(i)) {
+            if entry.1 == IdState::Pending {
+                entry.1 = IdState::Abandoned;
+            }
+        }
+    }
+}

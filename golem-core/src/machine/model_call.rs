@@ -1,0 +1,248 @@
+//! Turns and model calls: iteration limit, attempts, fallback members,
+//! backoff and call deadlines (SPEC RUN-05, RUN-07, RETRY).
+
+use super::backoff;
+use super::ids::{Answer, IdKind};
+use super::io::{ApiMisuse, Command, ModelCallId, WaitReason};
+use super::limits;
+use super::{Phase, RunMachine};
+use crate::config::{OutputMode, ToolChoice};
+use crate::error::{Cause, Stage};
+use crate::event::EventKind;
+use crate::message::{FinishReason, Role, Usage};
+use crate::model::{Delta, ModelError, Request, Response, WireToolChoice};
+use crate::time::Moment;
+
+/// The model side of one turn.
+#[derive(Debug)]
+pub(crate) struct ModelPhase {
+    attempt: u32,
+    member: u32,
+    call: Option<(ModelCallId, Option<Moment>)>,
+    backoff_until: Option<Moment>,
+    /// A fragment of this call reached the caller: no more retries (SPEC RETRY-06).
+    fragments: bool,
+}
+
+impl ModelPhase {
+    pub(crate) fn in_flight(&self) -> Option<u64> {
+        self.call.map(|(id, _)| id.0)
+    }
+
+    pub(crate) fn deadline(&self) -> Option<(Moment, WaitReason)> {
+        if let Some(until) = self.backoff_until {
+            return Some((until, WaitReason::Backoff));
+        }
+        match self.call {
+            Some((_, Some(deadline))) => Some((deadline, WaitReason::ModelDeadline)),
+            _ => None,
+        }
+    }
+}
+
+impl RunMachine {
+    /// Start the next turn, or end the run if it may not have one.
+    pub(super) fn begin_turn(&mut self) {
+        if let Some(reason) = self.stop_after_turn {
+            self.end_canceled(reason, Stage::Model);
+            return;
+        }
+        if self.turns_total >= self.cfg.max_iterations {
+            self.fail(Stage::Loop, Cause::Loop { turns: self.cfg.max_iterations });
+            return;
+        }
+        self.turns_total += 1;
+        self.phase =
+            Phase::Model(ModelPhase { attempt: 1, member: 0, call: None, backoff_until: None, fragments: false });
+        self.dispatch_model_call();
+    }
+
+    fn model_phase(&mut self) -> Option<&mut ModelPhase> {
+        match &mut self.phase {
+            Phase::Model(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// Send the current attempt/member's request, after the pre-flight check.
+    fn dispatch_model_call(&mut self) {
+        if let Some(crossed) = limits::before_request(&self.cfg.limits, self.ev.requests) {
+            self.fail(Stage::Usage, Cause::Usage(crossed));
+            return;
+        }
+        let Some(phase) = self.model_phase() else { return };
+        let (attempt, member) = (phase.attempt, phase.member);
+        phase.backoff_until = None;
+        phase.fragments = false;
+        self.ev.requests += 1;
+        let id = ModelCallId(self.ids.mint(IdKind::Model));
+        let deadline = self.cfg.model_deadline.map(|d| self.now + d);
+        if let Some(phase) = self.model_phase() {
+            phase.call = Some((id, deadline));
+        }
+        self.emit(EventKind::ModelStart { turn: self.turn, attempt, member });
+        let request = self.build_request();
+        self.command(Command::CallModel { id, member, request, deadline, stream: self.stream });
+    }
+
+    fn build_request(&self) -> Request {
+        let tool_choice = match &self.cfg.tool_choice {
+            Some(ToolChoice::Force(name)) if !self.forced_satisfied => Some(WireToolChoice::Tool(name.clone())),
+            Some(ToolChoice::Force(_)) => Some(WireToolChoice::Auto),
+            _ => None,
+        };
+        Request {
+            messages: self.ev.messages.clone(),
+            tools: self.wire_tools.clone(),
+            output_schema: self.output_schema.clone(),
+            tool_choice,
+        }
+    }
+
+    pub(super) fn on_model_delta(&mut self, id: ModelCallId, delta: Delta) -> Result<(), ApiMisuse> {
+        self.ids.check_known(IdKind::Model, id.0)?;
+        if !self.ids.is_pending(IdKind::Model, id.0) {
+            // A fragment of abandoned work: nobody is listening any more.
+            return Ok(());
+        }
+        if !self.stream {
+            return Err(ApiMisuse::UnexpectedDelta(id.0));
+        }
+        if let Some(phase) = self.model_phase() {
+            phase.fragments = true;
+        }
+        self.emit(EventKind::Delta { turn: self.turn, delta });
+        Ok(())
+    }
+
+    pub(super) fn on_model_finished(
+        &mut self,
+        id: ModelCallId,
+        result: Result<Response, ModelError>,
+    ) -> Result<(), ApiMisuse> {
+        if self.ids.answer(IdKind::Model, id.0)? == Answer::Late {
+            self.late_result("model", id.0);
+            return Ok(());
+        }
+        let Some(phase) = self.model_phase() else { return Ok(()) };
+        phase.call = None;
+        let (attempt, member) = (phase.attempt, phase.member);
+        match result {
+            Ok(response) => self.on_response(attempt, member, response),
+            Err(error) => self.on_model_error(attempt, member, error),
+        }
+        Ok(())
+    }
+
+    fn on_response(&mut self, attempt: u32, member: u32, response: Response) {
+        let Response { mut message, usage, finish_reason } = response;
+        self.emit(EventKind::ModelEnd {
+            turn: self.turn,
+            attempt,
+            member,
+            usage,
+            finish_reason: Some(finish_reason),
+            error: None,
+        });
+        // Model output is untrusted: whatever role it claims, it is the assistant's turn.
+        message.role = Role::Assistant;
+        message.tool_call_id.clear();
+        message.failed = false;
+        if let Some(ToolChoice::Force(name)) = &self.cfg.tool_choice {
+            if message.tool_calls.iter().any(|c| &c.name == name) {
+                self.forced_satisfied = true;
+            }
+        }
+        self.ev.usage.add(&usage);
+        self.ev.finish_reason = finish_reason;
+        self.ev.completed_turns += 1;
+        self.ev.messages.push(message);
+        if let Some(crossed) = limits::after_response(&self.cfg.limits, &self.ev.usage) {
+            self.fail(Stage::Usage, Cause::Usage(crossed));
+            return;
+        }
+        self.route_response(usage, finish_reason);
+    }
+
+    /// Decide what the completed turn means (SPEC RUN-05, RUN-06, RUN-11).
+    fn route_response(&mut self, usage: Usage, finish_reason: FinishReason) {
+        let last = self.ev.messages.len() - 1;
+        let output_tool = match &self.cfg.output {
+            OutputMode::Tool { name, .. } => Some(name.clone()),
+            _ => None,
+        };
+        let calls = &self.ev.messages[last].tool_calls;
+        if let Some(name) = output_tool {
+            if let Some(index) = calls.iter().position(|c| c.name == name) {
+                self.ev.finish_reason = FinishReason::ToolCall;
+                self.decode_output_call(last, index, usage);
+                return;
+            }
+        }
+        if calls.is_empty() {
+            self.decode_text(last, usage, finish_reason);
+        } else {
+            self.start_batch(last);
+        }
+    }
+
+    fn on_model_error(&mut self, attempt: u32, member: u32, error: ModelError) {
+        self.emit(EventKind::ModelEnd {
+            turn: self.turn,
+            attempt,
+            member,
+            usage: Usage::default(),
+            finish_reason: None,
+            error: Some(error.clone()),
+        });
+        let fragments = self.model_phase().is_some_and(|p| p.fragments);
+        // Once the caller saw fragments a retry would replay them (SPEC RETRY-06).
+        if !error.retryable || fragments {
+            self.fail(Stage::Model, Cause::Model(error));
+            return;
+        }
+        if member + 1 < self.cfg.models {
+            if let Some(phase) = self.model_phase() {
+                phase.member += 1;
+            }
+            self.dispatch_model_call();
+            return;
+        }
+        if attempt >= self.cfg.retry.max_attempts {
+            self.fail(Stage::Model, Cause::Model(error));
+            return;
+        }
+        self.retries += 1;
+        let delay = backoff::delay(&self.cfg.retry, self.cfg.seed, self.retries, attempt, error.retry_after);
+        self.emit(EventKind::Retrying { turn: self.turn, attempt: attempt + 1, delay, cause: error });
+        let until = self.now + delay;
+        let Some(phase) = self.model_phase() else { return };
+        phase.attempt += 1;
+        phase.member = 0;
+        if delay.is_zero() {
+            self.dispatch_model_call();
+        } else {
+            phase.backoff_until = Some(until);
+        }
+    }
+
+    pub(super) fn model_timers(&mut self) {
+        let now = self.now;
+        let Some(phase) = self.model_phase() else { return };
+        if phase.backoff_until.is_some_and(|t| t <= now) {
+            self.dispatch_model_call();
+            return;
+        }
+        let Some((id, Some(deadline))) = phase.call else { return };
+        if deadline > now {
+            return;
+        }
+        phase.call = None;
+        let (attempt, member) = (phase.attempt, phase.member);
+        self.ids.abandon(id.0);
+        self.command(Command::CancelModel { id });
+        let limit = self.cfg.model_deadline.unwrap_or_default();
+        let error = ModelError::timeout(format!("model call exceeded its deadline of {} ms", limit.as_millis()));
+        self.on_model_error(attempt, member, error);
+    }
+}

@@ -1,1 +1,0 @@
-//! Deterministic fakes for tests (SPEC TEST).

@@ -1,0 +1,276 @@
+//! One streaming semantics for every model (SPEC STREAM-04, STREAM-05,
+//! STREAM-08, MODEL-04): [`response_deltas`] turns a finished response into
+//! the deltas a stream would have yielded, and [`StreamAssembler`] turns
+//! deltas back into the assistant message.
+//!
+//! The fakes use both halves today; the assembler is written for providers
+//! too (bounded, index-keyed, never panicking on wire input), which is why it
+//! does not assume the deltas came from [`response_deltas`].
+
+use crate::message::{Message, Role, ThinkingBlock, ToolArgs, ToolCall};
+use crate::model::{BoxError, Delta, DeltaSink, ModelError, ModelErrorKind, Response};
+use std::collections::BTreeMap;
+
+/// The most tool calls one turn may assemble (SPEC STREAM-08).
+pub const MAX_TOOL_CALLS: usize = 128;
+
+/// The most thinking blocks one turn may assemble; the same bound as tool
+/// calls, so a hostile stream cannot grow the block table without limit.
+pub const MAX_THINKING_BLOCKS: usize = 128;
+
+/// The largest tool-call or thinking-block index accepted (SPEC STREAM-08).
+pub const MAX_INDEX: u32 = 1023;
+
+/// Why a delta could not be assembled. The delta is dropped and the
+/// assembler keeps what it had, so the caller may still take a snapshot as
+/// partial evidence.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum AssembleError {
+    /// A tool-call delta's index is beyond [`MAX_INDEX`].
+    #[error("tool call index {index} exceeds the maximum of {max}")]
+    ToolCallIndex {
+        /// The index received.
+        index: u32,
+        /// The largest index accepted.
+        max: u32,
+    },
+    /// A delta would open more than [`MAX_TOOL_CALLS`] tool calls.
+    #[error("more than {limit} tool calls in one turn")]
+    TooManyToolCalls {
+        /// The number of calls accepted.
+        limit: usize,
+    },
+    /// A thinking delta's index is beyond [`MAX_INDEX`].
+    #[error("thinking block index {index} exceeds the maximum of {max}")]
+    ThinkingIndex {
+        /// The index received.
+        index: u32,
+        /// The largest index accepted.
+        max: u32,
+    },
+    /// A delta would open more than [`MAX_THINKING_BLOCKS`] thinking blocks.
+    #[error("more than {limit} thinking blocks in one turn")]
+    TooManyThinkingBlocks {
+        /// The number of blocks accepted.
+        limit: usize,
+    },
+}
+
+/// A tool call under assembly; arguments grow fragment by fragment.
+#[derive(Clone, Debug, Default)]
+struct PartialCall {
+    id: String,
+    name: String,
+    args: String,
+    signature: String,
+}
+
+/// Builds an assistant message from streamed [`Delta`]s (SPEC STREAM-05).
+///
+/// Text deltas are concatenated into the content. Thinking and tool-call
+/// deltas are keyed by their index — the first delta for an index opens the
+/// entry — and come out in index order, whatever order they arrived in and
+/// whether or not the indices are contiguous. A tool call takes its id and
+/// name from the first fragment that carries them (later repeats are
+/// ignored, as some providers resend them) and concatenates its argument
+/// fragments; signatures arrive whole, so a later one replaces an earlier one.
+///
+/// ```
+/// use golem_core::model::Delta;
+/// use golem_core::testing::StreamAssembler;
+///
+/// let mut asm = StreamAssembler::new();
+/// asm.push(&Delta::text("Hel")).unwrap();
+/// asm.push(&Delta::text("lo")).unwrap();
+/// assert_eq!(asm.finish().content, "Hello");
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct StreamAssembler {
+    content: String,
+    thinking: BTreeMap<u32, ThinkingBlock>,
+    calls: BTreeMap<u32, PartialCall>,
+    provider: String,
+}
+
+impl StreamAssembler {
+    /// An empty assembler.
+    pub fn new() -> Self {
+        StreamAssembler::default()
+    }
+
+    /// Builder-style: stamp `provider` on every assembled thinking block, so
+    /// a codec can mark the blocks its family signed (SPEC THINK-04).
+    pub fn with_provider(mut self, provider: impl Into<String>) -> Self {
+        self.provider = provider.into();
+        self
+    }
+
+    /// Take one delta. On error nothing changes.
+    pub fn push(&mut self, delta: &Delta) -> Result<(), AssembleError> {
+        match delta {
+            Delta::Text { text } => self.content.push_str(text),
+            Delta::Thinking { index, text, signature } => {
+                let block = slot(&mut self.thinking, *index, MAX_THINKING_BLOCKS).map_err(|e| match e {
+                    SlotError::Index => AssembleError::ThinkingIndex { index: *index, max: MAX_INDEX },
+                    SlotError::Full => AssembleError::TooManyThinkingBlocks { limit: MAX_THINKING_BLOCKS },
+                })?;
+                block.text.push_str(text);
+                if !signature.is_empty() {
+                    block.signature.clone_from(signature);
+                }
+            }
+            Delta::ToolCall { index, id, name, args, signature } => {
+                let call = slot(&mut self.calls, *index, MAX_TOOL_CALLS).map_err(|e| match e {
+                    SlotError::Index => AssembleError::ToolCallIndex { index: *index, max: MAX_INDEX },
+                    SlotError::Full => AssembleError::TooManyToolCalls { limit: MAX_TOOL_CALLS },
+                })?;
+                if call.id.is_empty() {
+                    call.id.clone_from(id);
+                }
+                if call.name.is_empty() {
+                    call.name.clone_from(name);
+                }
+                call.args.push_str(args);
+                if !signature.is_empty() {
+                    call.signature.clone_from(signature);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The message assembled so far, leaving the assembler usable — for
+    /// partial evidence when a stream fails midway.
+    pub fn snapshot(&self) -> Message {
+        self.clone().finish()
+    }
+
+    /// The assembled assistant message.
+    pub fn finish(self) -> Message {
+        let provider = self.provider;
+        let thinking = self
+            .thinking
+            .into_values()
+            .map(|mut block| {
+                if block.provider.is_empty() {
+                    block.provider.clone_from(&provider);
+                }
+                block
+            })
+            .collect();
+        let tool_calls = self
+            .calls
+            .into_values()
+            .map(|c| ToolCall { id: c.id, name: c.name, args: ToolArgs::new(c.args), signature: c.signature })
+            .collect();
+        Message { content: self.content, thinking, tool_calls, ..Message::new(Role::Assistant) }
+    }
+}
+
+enum SlotError {
+    Index,
+    Full,
+}
+
+/// The entry for `index`, opened on first use within the bounds.
+fn slot<T: Default>(map: &mut BTreeMap<u32, T>, index: u32, limit: usize) -> Result<&mut T, SlotError> {
+    if index > MAX_INDEX {
+        return Err(SlotError::Index);
+    }
+    if !map.contains_key(&index) && map.len() >= limit {
+        return Err(SlotError::Full);
+    }
+    Ok(map.entry(index).or_default())
+}
+
+/// Assemble a whole delta sequence (see [`StreamAssembler`]).
+pub fn assemble(deltas: &[Delta]) -> Result<Message, AssembleError> {
+    let mut asm = StreamAssembler::new();
+    for delta in deltas {
+        asm.push(delta)?;
+    }
+    Ok(asm.finish())
+}
+
+/// The deltas a stream of `response` yields (SPEC TEST-02, STREAM-04), in
+/// the order providers send them: thinking, text, tool calls.
+///
+/// - one [`Delta::Thinking`] with each block's text (even when empty, so the
+///   block exists after assembly), then one with its signature if it has one;
+///   redacted blocks have no delta form and are skipped;
+/// - the content in pieces of `chunk` characters (0: one piece), split on
+///   character boundaries;
+/// - per tool call, a first delta with id, name and signature, then its
+///   arguments in pieces of `chunk` characters.
+///
+/// For a message of content, unredacted thinking and tool calls,
+/// `assemble(&response_deltas(r, n)) == Ok(r.message)` (SPEC MODEL-04) as long
+/// as the bounds of [`StreamAssembler`] hold.
+pub fn response_deltas(response: &Response, chunk: usize) -> Vec<Delta> {
+    let message = &response.message;
+    let mut out = Vec::new();
+    for (i, block) in message.thinking.iter().enumerate().filter(|(_, b)| b.redacted.is_empty()) {
+        let index = index_u32(i);
+        out.push(Delta::Thinking { index, text: block.text.clone(), signature: String::new() });
+        if !block.signature.is_empty() {
+            out.push(Delta::Thinking { index, text: String::new(), signature: block.signature.clone() });
+        }
+    }
+    out.extend(pieces(&message.content, chunk).map(Delta::text));
+    for (i, call) in message.tool_calls.iter().enumerate() {
+        let index = index_u32(i);
+        out.push(Delta::ToolCall {
+            index,
+            id: call.id.clone(),
+            name: call.name.clone(),
+            args: String::new(),
+            signature: call.signature.clone(),
+        });
+        out.extend(pieces(call.args.as_str(), chunk).map(|args| Delta::ToolCall {
+            index,
+            id: String::new(),
+            name: String::new(),
+            args: args.to_string(),
+            signature: String::new(),
+        }));
+    }
+    out
+}
+
+/// Deliver `response` to `sink` as [`response_deltas`] and return it — the
+/// streaming half of every fake. A sink error stops delivery and becomes a
+/// [`ModelErrorKind::SinkAborted`] error carrying it as its source
+/// (SPEC STREAM-02).
+pub fn stream_response(response: Response, chunk: usize, sink: &mut dyn DeltaSink) -> Result<Response, ModelError> {
+    for delta in response_deltas(&response, chunk) {
+        sink.delta(delta).map_err(sink_aborted)?;
+    }
+    Ok(response)
+}
+
+fn sink_aborted(error: BoxError) -> ModelError {
+    ModelError::new(ModelErrorKind::SinkAborted, format!("the stream sink stopped the call: {error}"))
+        .with_source(error)
+}
+
+/// Positions beyond `u32` cannot occur in practice; saturating keeps the
+/// conversion total, and the assembler rejects such indices anyway.
+fn index_u32(i: usize) -> u32 {
+    u32::try_from(i).unwrap_or(u32::MAX)
+}
+
+/// `text` in pieces of `chunk` characters; nothing for empty text, and the
+/// whole text for `chunk == 0`.
+fn pieces(text: &str, chunk: usize) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let end = if chunk == 0 { rest.len() } else { rest.char_indices().nth(chunk).map_or(rest.len(), |(at, _)| at) };
+        let (piece, tail) = rest.split_at(end);
+        rest = tail;
+        Some(piece)
+    })
+}

@@ -1,0 +1,34 @@
+//! Deterministic fakes for tests (SPEC TEST).
+//!
+//! - [`ScriptedModel`]: answers from a queue of responses and failures and
+//!   records every request (TEST-01, TEST-02).
+//! - [`FnModel`]: answers with a function, for logic a queue cannot express.
+//! - [`TestModel`]: calls every tool with schema-valid arguments, then
+//!   answers with schema-valid output — no script needed.
+//! - [`sample_for_schema`]: the schema-to-value generator behind it.
+//! - [`response_deltas`], [`StreamAssembler`] and [`assemble`]: the one
+//!   streaming semantics (STREAM-05) — a response as the deltas a stream
+//!   yields, and deltas back into the message. Every fake streams through
+//!   them, so `assemble(deltas) == response.message` holds by construction
+//!   (MODEL-04).
+//!
+//! All fakes implement both [`Model`](crate::model::Model) and
+//! [`AsyncModel`](crate::model::AsyncModel) (their futures are ready on first
+//! poll) and report the streaming capability unless told otherwise. Since a
+//! fake implements both traits, name the trait when calling `capabilities`:
+//! `Model::capabilities(&fake)`.
+
+mod assemble;
+mod fn_model;
+mod schema_sample;
+mod scripted;
+mod test_model;
+
+pub use assemble::{
+    assemble, response_deltas, stream_response, AssembleError, StreamAssembler, MAX_INDEX, MAX_THINKING_BLOCKS,
+    MAX_TOOL_CALLS,
+};
+pub use fn_model::FnModel;
+pub use schema_sample::sample_for_schema;
+pub use scripted::{ScriptedModel, DEFAULT_CHUNK_SIZE};
+pub use test_model::{TestModel, DEFAULT_ANSWER};

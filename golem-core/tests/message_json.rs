@@ -1,0 +1,115 @@
+//! Durable message JSON (SPEC MSG-05): exact bytes pinned by a golden file,
+//! additive-only reading, Go-compatible field names.
+
+use golem_core::*;
+
+fn conversation() -> Vec<Message> {
+    vec![
+        Message::system("Be brief."),
+        Message::user("weather in Lagos?"),
+        Message::assistant_calls(vec![ToolCall::new("call_1", "get_weather", r#"{"city":"Lagos"}"#)]),
+        Message::tool_result("call_1", "get_weather", "31°C, sunny"),
+        Message::assistant("It is 31°C and sunny in Lagos."),
+    ]
+}
+
+#[test]
+fn msg_05_golden_five_message_conversation() {
+    let json = serde_json::to_string(&conversation()).unwrap();
+    let golden = include_str!("fixtures/conversation.golden.json");
+    assert_eq!(json.trim_end(), golden.trim_end());
+    let back: Vec<Message> = serde_json::from_str(golden).unwrap();
+    assert_eq!(back, conversation());
+}
+
+#[test]
+fn msg_05_unknown_fields_ignored_missing_default_unknown_role_rejected() {
+    let m: Message = serde_json::from_str(r#"{"role":"user","content":"hi","futureField":{"x":1}}"#).unwrap();
+    assert_eq!(m, Message::user("hi"));
+    let m: Message = serde_json::from_str(r#"{"role":"assistant"}"#).unwrap();
+    assert_eq!(m, Message::new(Role::Assistant));
+    assert!(serde_json::from_str::<Message>(r#"{"role":"wizard","content":"hi"}"#).is_err());
+    assert!(serde_json::from_str::<Message>(r#"{"content":"hi"}"#).is_err());
+}
+
+#[test]
+fn msg_05_every_field_camel_case() {
+    let mut m = Message::tool_result("c", "t", "x");
+    m.failed = true;
+    m.run_id = "r".into();
+    m.conversation_id = "k".into();
+    let v = serde_json::to_value(&m).unwrap();
+    let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["content", "conversationId", "failed", "role", "runId", "toolCallId", "toolName"]);
+    let mut a = Message::assistant("");
+    a.thinking = vec![ThinkingBlock { text: "hmm".into(), signature: "sig".into(), ..Default::default() }];
+    a.tool_calls = vec![ToolCall { signature: "ts".into(), ..ToolCall::new("i", "n", "{}") }];
+    let v = serde_json::to_value(&a).unwrap();
+    assert_eq!(v["thinking"][0], serde_json::json!({"text": "hmm", "signature": "sig"}));
+    assert_eq!(v["toolCalls"][0], serde_json::json!({"id": "i", "name": "n", "args": {}, "signature": "ts"}));
+}
+
+#[test]
+fn msg_02_args_byte_exact_through_round_trip() {
+    for raw in [r#"{"b":1,  "a":[1,2.50]}"#, r#"{"nested":{"z":null}}"#, "{}"] {
+        let call = ToolCall::new("id", "t", raw);
+        let json = serde_json::to_string(&call).unwrap();
+        let back: ToolCall = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.args.as_str(), raw);
+    }
+    // Text cut off by a length stop is kept and stays "not an object".
+    let call = ToolCall::new("id", "t", r#"{"city":"Lag"#);
+    let back: ToolCall = serde_json::from_str(&serde_json::to_string(&call).unwrap()).unwrap();
+    assert!(!back.args.is_object());
+    assert_eq!(back.args.parse().unwrap(), serde_json::json!(r#"{"city":"Lag"#));
+}
+
+#[test]
+fn hist_06_wire_normalisation() {
+    assert_eq!(ToolArgs::new("").normalized_for_wire(), "{}");
+    assert_eq!(ToolArgs::new(r#"{"a":1}"#).normalized_for_wire(), r#"{"a":1}"#);
+    assert_eq!(ToolArgs::new("[1]").normalized_for_wire(), r#"{"truncated_args":"[1]"}"#);
+}
+
+#[test]
+fn msg_03_parts_validate_and_share_bytes() {
+    let png = bytes::Bytes::from_static(b"\x89PNG");
+    let part = Part::image_data("image/png", png.clone());
+    assert!(part.validate().is_ok());
+    assert_eq!(part.data.as_ptr(), png.as_ptr(), "bytes are shared, not copied");
+    assert!(Part::image_url("https://x/y.png").validate().is_ok());
+    let mut both = part.clone();
+    both.url = "https://x".into();
+    assert!(both.validate().is_err());
+    let no_type = Part { media_type: String::new(), ..part.clone() };
+    assert!(no_type.validate().is_err());
+    let json = serde_json::to_value(&part).unwrap();
+    assert_eq!(json, serde_json::json!({"kind": "image", "data": "iVBORw==", "mediaType": "image/png"}));
+    let back: Part = serde_json::from_value(json).unwrap();
+    assert_eq!(back, part);
+}
+
+#[test]
+fn msg_04_thinking_validity() {
+    let ok = ThinkingBlock { text: "t".into(), signature: "s".into(), ..Default::default() };
+    assert!(ok.is_valid());
+    let redacted = ThinkingBlock { redacted: "opaque".into(), ..Default::default() };
+    assert!(redacted.is_valid());
+    assert!(!ThinkingBlock { signature: "s".into(), ..redacted.clone() }.is_valid());
+    assert!(!ThinkingBlock::default().is_valid());
+}
+
+#[test]
+fn msg_06_usage_arithmetic() {
+    let mut u = Usage {
+        input_tokens: 100,
+        output_tokens: 10,
+        cache_read_tokens: 30,
+        cache_write_tokens: 20,
+        ..Usage::default()
+    };
+    assert_eq!(u.uncached_input_tokens(), 50);
+    assert_eq!(u.total_tokens(), 110);
+    u.add(&Usage::new(u64::MAX, 1));
+    assert_eq!(u.input_tokens, u64::MAX);
+}
