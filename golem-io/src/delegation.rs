@@ -117,7 +117,7 @@ fn sub_run_failed(error: Error) -> ToolError {
             Cause::Canceled { message, .. } if !message.is_empty() => ToolError::cancel_run(message.clone()),
             cause => ToolError::cancel_run(cause.to_string()),
         },
-        Error::Run(run) => ToolError::fatal(run.clone()),
+        Error::Run(run) => ToolError::Fatal(run.clone()),
         _ => ToolError::fatal(error),
     }
 }

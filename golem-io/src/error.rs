@@ -15,9 +15,10 @@ pub enum Error {
     /// The run could not start (SPEC RUN-03).
     #[error("run setup failed: {0}")]
     Setup(#[from] SetupError),
-    /// The run failed; see its stage, cause and partial evidence.
+    /// The run failed; see its stage, cause and partial evidence. Boxed:
+    /// the evidence is large and `Result`s should stay small.
     #[error(transparent)]
-    Run(#[from] RunError),
+    Run(Box<RunError>),
     /// The driver broke the machine's contract — a bug in golem, not in the
     /// application or the model.
     #[error("the driver broke the machine's contract: {0}")]
@@ -44,7 +45,7 @@ impl Error {
     /// The run failure, by value.
     pub fn into_run(self) -> Option<RunError> {
         match self {
-            Error::Run(e) => Some(e),
+            Error::Run(e) => Some(*e),
             _ => None,
         }
     }
@@ -65,5 +66,11 @@ impl Error {
     /// True when the caller's cancellation or the run deadline ended the run.
     pub fn is_canceled(&self) -> bool {
         self.as_run().is_some_and(RunError::is_canceled)
+    }
+}
+
+impl From<RunError> for Error {
+    fn from(error: RunError) -> Self {
+        Error::Run(Box::new(error))
     }
 }

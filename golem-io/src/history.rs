@@ -25,28 +25,5 @@ pub(crate) type Processor = Arc<dyn Fn(Vec<Message>) -> Result<Vec<Message>, Box
 pub fn trim_history(
     max_messages: usize,
 ) -> impl Fn(Vec<Message>) -> Result<Vec<Message>, BoxError> + Clone + Send + Sync + 'static {
-    move |history| shim::trim_history(history, max_messages).map_err(BoxError::from)
-}
-
-/// Stand-in for `golem_core::history::trim_history`, which is being written
-/// on another branch; delete once it lands.
-mod shim {
-    use golem_core::history::HistoryError;
-    use golem_core::{Message, Role};
-
-    pub(super) fn trim_history(history: Vec<Message>, max: usize) -> Result<Vec<Message>, HistoryError> {
-        if max < 1 {
-            return Err(HistoryError::InvalidTrimBudget(max));
-        }
-        if history.len() <= max {
-            return Ok(history);
-        }
-        let cut = history.len() - max;
-        if let Some(offset) = history[cut..].iter().position(|m| m.role == Role::User) {
-            return Ok(history[cut + offset..].to_vec());
-        }
-        let prompt = history[..cut].iter().rposition(|m| m.role == Role::User).ok_or(HistoryError::NothingLeft)?;
-        let rest = history[cut..].iter().skip_while(|m| m.role == Role::Tool).cloned();
-        Ok(std::iter::once(history[prompt].clone()).chain(rest).collect())
-    }
+    move |history| golem_core::history::trim_history(&history, max_messages).map_err(BoxError::from)
 }

@@ -7,30 +7,22 @@ use crate::decode::{DecodeError, Decoder};
 use crate::result::{RunOutput, RunResult};
 use crate::Error;
 use golem_core::error::ToolFailureKind;
-use golem_core::machine::{DecodeId, Outcome, Verdict};
+use golem_core::machine::{DecodeId, Outcome, ToolCallId, Verdict};
 use golem_core::model::BoxError;
 use golem_core::{Cause, Response, RunError};
 use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
-/// A fatal tool error, with the provider call id and tool name the machine
-/// quotes in its cause.
-pub(crate) struct ToolErrorKept {
-    pub(crate) call_id: String,
-    pub(crate) tool: String,
-    pub(crate) error: BoxError,
-}
-
 pub(crate) struct Kept<O> {
     decoded: BTreeMap<DecodeId, O>,
     decode_errors: Vec<BoxError>,
-    tool_errors: Vec<ToolErrorKept>,
+    tool_errors: BTreeMap<ToolCallId, BoxError>,
 }
 
 impl<O> Kept<O> {
     pub(crate) fn new() -> Self {
-        Kept { decoded: BTreeMap::new(), decode_errors: Vec::new(), tool_errors: Vec::new() }
+        Kept { decoded: BTreeMap::new(), decode_errors: Vec::new(), tool_errors: BTreeMap::new() }
     }
 
     /// Run the decoder; keep the value or the error, return the verdict.
@@ -51,8 +43,8 @@ impl<O> Kept<O> {
         }
     }
 
-    pub(crate) fn tool_error(&mut self, kept: ToolErrorKept) {
-        self.tool_errors.push(kept);
+    pub(crate) fn tool_error(&mut self, id: ToolCallId, error: BoxError) {
+        self.tool_errors.insert(id, error);
     }
 
     /// The run's result, or its error with the original error attached.
@@ -66,7 +58,7 @@ impl<O> Kept<O> {
             Some(Outcome::Paused { summary, deferred }) => Ok(RunResult::new(RunOutput::Paused(deferred), summary)),
             Some(Outcome::Failed(mut error)) => {
                 error.source = self.source_for(&error).map(Arc::from);
-                Err(Error::Run(error))
+                Err(Error::from(error))
             }
         }
     }
@@ -76,11 +68,7 @@ impl<O> Kept<O> {
             Cause::Tool(failure)
                 if matches!(failure.failure, ToolFailureKind::Fatal { .. } | ToolFailureKind::ApprovedRerun { .. }) =>
             {
-                // The latest error of that call: provider ids may repeat
-                // across turns, and the failing call is the latest one.
-                let at =
-                    self.tool_errors.iter().rposition(|k| k.call_id == failure.call_id && k.tool == failure.tool)?;
-                Some(self.tool_errors.remove(at).error)
+                self.tool_errors.remove(&ToolCallId(failure.id?))
             }
             Cause::Decode(failure) if failure.fatal => self.decode_errors.pop(),
             _ => None,

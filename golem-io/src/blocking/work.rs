@@ -9,7 +9,7 @@
 //! it as a late result) or dropped once the run is over.
 
 use super::execute::{call_model, call_tool, ForwardDeltas};
-use super::kept::{Kept, ToolErrorKept};
+use super::kept::Kept;
 use crate::clock::Clock;
 use crate::context::{CancellationToken, ToolContext};
 use crate::decode::Decoder;
@@ -17,6 +17,7 @@ use crate::result::RunResult;
 use crate::tool::Tool;
 use crate::Error;
 use golem_core::machine::{Command, DecodeId, Input, ModelCallId, Outcome, ToolCallId, ToolOutcome};
+use golem_core::model::BoxError;
 use golem_core::{CauseRecord, Model, ModelError, Moment, Request, Response, ToolCall};
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
@@ -57,7 +58,7 @@ struct Report {
     id: WorkId,
     input: Input,
     last: bool,
-    error: Option<ToolErrorKept>,
+    error: Option<BoxError>,
 }
 
 pub(crate) struct Executor<Deps, O> {
@@ -179,9 +180,7 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
         if report.last {
             self.in_flight.remove(&report.id);
         }
-        if let Some(error) = report.error {
-            self.kept.tool_error(error);
-        }
+        self.keep(&report.input, report.error);
         Ok(report.input)
     }
 
@@ -189,9 +188,7 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
         let alone = self.pending.is_empty() && self.in_flight.is_empty();
         if alone && !work.needs_thread() {
             let report = self.job(CancellationToken::new()).run(work, None);
-            if let Some(error) = report.error {
-                self.kept.tool_error(error);
-            }
+            self.keep(&report.input, report.error);
             self.ready.push_back(report.input);
             return;
         }
@@ -208,6 +205,14 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
         if let Err(e) = spawned {
             self.in_flight.remove(&id);
             self.ready.push_back(spawn_failure(id, &e));
+        }
+    }
+
+    /// Keep a tool's error object for `RunError::source`, keyed by the
+    /// machine id its failure will quote.
+    fn keep(&mut self, input: &Input, error: Option<BoxError>) {
+        if let (Input::ToolFinished { id, .. }, Some(error)) = (input, error) {
+            self.kept.tool_error(*id, error);
         }
     }
 
@@ -263,7 +268,6 @@ impl<Deps> Job<Deps> {
                     clock: Arc::clone(&self.clock),
                 };
                 let (outcome, error) = call_tool(&self.tools, &ctx, &call);
-                let error = error.map(|error| ToolErrorKept { call_id: call.id, tool: call.name, error });
                 Report { id: WorkId::Tool(id), input: Input::ToolFinished { id, outcome }, last: true, error }
             }
         }
