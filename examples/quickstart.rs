@@ -7,11 +7,10 @@
 
 use golem_core::testing::TestModel;
 use golem_io::{Agent, Tool, ToolContext, ToolError};
-use std::collections::BTreeMap;
 
-/// The run's dependencies: forecasts by city.
-struct Weather {
-    forecasts: BTreeMap<String, String>,
+/// The run's dependencies, shared by every tool call of the run.
+struct Settings {
+    units: &'static str,
 }
 
 /// The tool's arguments; the schema the model sees is derived from them.
@@ -21,20 +20,17 @@ struct ForecastArgs {
     city: String,
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let forecast =
-        Tool::typed("forecast", "Today's forecast for a city.", |ctx: &ToolContext<Weather>, args: ForecastArgs| {
-            let known = ctx.deps().forecasts.get(&args.city);
-            Ok::<_, ToolError>(known.cloned().unwrap_or_else(|| format!("no forecast for {}", args.city)))
-        });
+fn forecast(ctx: &ToolContext<Settings>, args: ForecastArgs) -> Result<String, ToolError> {
+    Ok(format!("{}: sunny, 31 {}", args.city, ctx.deps().units))
+}
 
+fn main() -> Result<(), Box<dyn std::error::Error>> {
     let agent = Agent::builder(TestModel::new().answer_text("Pack sunglasses."))
         .instructions("You are a concise weather assistant.")
-        .tool(forecast)
+        .tool(Tool::typed("forecast", "Today's forecast for a city.", forecast))
         .build()?;
 
-    let deps = Weather { forecasts: BTreeMap::from([("a".to_string(), "sunny, 31°C".to_string())]) };
-    let result = agent.run(deps, "What should I pack for Lagos?")?;
+    let result = agent.run(Settings { units: "°C" }, "What should I pack for Lagos?")?;
 
     println!("output: {}", result.output().map(String::as_str).unwrap_or("(paused)"));
     println!("messages: {}", result.messages.len());
