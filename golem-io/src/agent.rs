@@ -6,7 +6,7 @@ use crate::decode::Decoder;
 use crate::history::Processor;
 use crate::instructions::Instructions;
 use crate::tool::Tool;
-use golem_core::{Model, RunConfig, RunEvent};
+use golem_core::{Capabilities, Model, RunConfig, RunEvent};
 use std::fmt;
 use std::sync::Arc;
 
@@ -31,6 +31,8 @@ pub(crate) struct AgentInner<Deps, O> {
     pub(crate) config: RunConfig,
     /// The fallback chain; index = `CallModel::member`.
     pub(crate) models: Arc<[Arc<dyn Model>]>,
+    /// What every model of the chain supports.
+    pub(crate) capabilities: Capabilities,
     /// Registered tools, in registration order.
     pub(crate) tools: Arc<[Tool<Deps>]>,
     pub(crate) instructions: Instructions<Deps>,

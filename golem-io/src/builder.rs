@@ -505,7 +505,9 @@ impl<Deps: Send + Sync + 'static, O: 'static> AgentBuilder<Deps, O> {
         }
         config.validate()?;
         let (models, tools) = (Arc::from(models), Arc::from(tools));
-        let inner = AgentInner { config, models, tools, instructions, decoder, history_processor, observers };
+        let capabilities = caps;
+        let inner =
+            AgentInner { config, models, capabilities, tools, instructions, decoder, history_processor, observers };
         Ok(Agent { inner: Arc::new(inner) })
     }
 }

@@ -77,6 +77,7 @@ impl<Deps: Send + Sync + 'static, O: 'static> Agent<Deps, O> {
             parts: Vec::new(),
             history: Vec::new(),
             resume: None,
+            stream: false,
             observers: Vec::new(),
             clock: None,
         }
@@ -91,6 +92,7 @@ pub struct RunBuilder<'a, Deps, O> {
     parts: Vec<Part>,
     history: Vec<Message>,
     resume: Option<DeferredResults>,
+    stream: bool,
     observers: Vec<Observer>,
     clock: Option<Arc<dyn Clock>>,
 }
@@ -133,6 +135,15 @@ impl<Deps: Send + Sync + 'static, O: 'static> RunBuilder<'_, Deps, O> {
         self
     }
 
+    /// Stream model turns: fragments reach the observers as
+    /// [`EventKind::Delta`](golem_core::EventKind::Delta) events as they
+    /// arrive; the result is the same as without streaming. A model chain
+    /// that cannot stream is a setup error, never a silent fallback.
+    pub fn stream(mut self, stream: bool) -> Self {
+        self.stream = stream;
+        self
+    }
+
     /// Observe this run's events, after the agent's observers.
     pub fn observer(mut self, observer: impl Fn(&RunEvent) + Send + Sync + 'static) -> Self {
         self.observers.push(Arc::new(observer));
@@ -149,6 +160,9 @@ impl<Deps: Send + Sync + 'static, O: 'static> RunBuilder<'_, Deps, O> {
     /// Run to the end on the calling thread.
     pub fn call(self) -> Result<RunResult<O>, Error> {
         let inner = &self.agent.inner;
+        if self.stream && !inner.capabilities.streaming {
+            return Err(SetupError::StreamingUnsupported.into());
+        }
         let history = match &inner.history_processor {
             Some(processor) => processor(self.history).map_err(|e| SetupError::Processor(e.to_string()))?,
             None => self.history,
@@ -160,7 +174,7 @@ impl<Deps: Send + Sync + 'static, O: 'static> RunBuilder<'_, Deps, O> {
         } else {
             Some(Prompt { text: self.prompt, parts: self.parts })
         };
-        let start = Start { history, instructions, prompt, resume: self.resume, stream: false };
+        let start = Start { history, instructions, prompt, resume: self.resume, stream: self.stream };
         let clock = self.clock.unwrap_or_else(|| Arc::new(SystemClock::new()));
         blocking::drive(inner, self.deps, start, &self.observers, clock)
     }
