@@ -1,0 +1,150 @@
+//! Delegation through the driver: rendering, argument checks, and error
+//! chains from the sub-run to the delegating run (SPEC DELEG-01..04).
+
+use golem_core::testing::{FnModel, ScriptedModel};
+use golem_core::{Cause, EventKind, Response, Role, RunError, Stage, ToolCall};
+use golem_io::{Agent, Tool, ToolContext, ToolError, DELEGATE_PROMPT_DESCRIPTION};
+use serde_json::json;
+use std::sync::{Arc, Mutex};
+
+/// Delegates with `args`, then repeats the tool result it got.
+fn planner(args: &'static str) -> FnModel {
+    FnModel::new(move |request| match request.messages.iter().rev().find(|m| m.role == Role::Tool) {
+        Some(result) => Ok(Response::text(format!("got: {}", result.content))),
+        None => Ok(Response::tool_calls(vec![ToolCall::new("d1", "helper", args)])),
+    })
+}
+
+#[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+struct Fact {
+    city: String,
+    rank: u32,
+}
+
+#[test]
+fn the_delegation_tool_schema_asks_for_a_complete_prompt() {
+    let helper = Agent::<()>::builder(ScriptedModel::new()).build().unwrap().as_tool("helper", "Helps.");
+    let schema = &helper.spec().definition.parameters;
+    assert_eq!(schema["required"], json!(["prompt"]));
+    assert_eq!(schema["additionalProperties"], json!(false));
+    assert_eq!(schema["properties"]["prompt"]["description"], DELEGATE_PROMPT_DESCRIPTION);
+}
+
+#[test]
+fn non_text_outputs_are_rendered_as_compact_json() {
+    let specialist = Agent::<()>::builder(ScriptedModel::new().text(r#"{"city":"Paris","rank":1}"#))
+        .output::<Fact>()
+        .output_schema(json!({"type": "object"}))
+        .build()
+        .unwrap();
+    let agent = Agent::builder(planner(r#"{"prompt":"top city?"}"#)).tool(specialist.as_tool("helper", "")).build();
+    let result = agent.unwrap().run((), "go").unwrap();
+    assert_eq!(result.output().unwrap(), r#"got: {"city":"Paris","rank":1}"#);
+}
+
+#[test]
+fn a_custom_renderer_replaces_the_rendering() {
+    let specialist = Agent::<()>::builder(ScriptedModel::new().text("Paris")).build().unwrap();
+    let tool = specialist.as_tool_with("helper", "", |out: String| Ok(out.to_uppercase()));
+    let result = Agent::builder(planner(r#"{"prompt":"capital?"}"#)).tool(tool).build().unwrap().run((), "go");
+    assert_eq!(result.unwrap().output().unwrap(), "got: PARIS");
+}
+
+#[test]
+fn the_sub_agent_sees_only_the_prompt_and_the_parents_deps() {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
+    let specialist_model = FnModel::new(move |request| {
+        log.lock().unwrap().push(request.messages.clone());
+        Ok(Response::text("done"))
+    });
+    let specialist =
+        Agent::builder(specialist_model).instructions_fn(|deps: &String| format!("deps say {deps}")).build().unwrap();
+    let agent =
+        Agent::builder(planner(r#"{"prompt":"do it"}"#)).tool(specialist.as_tool("helper", "")).build().unwrap();
+
+    let result = agent.run("shared".to_string(), "delegate please").unwrap();
+
+    assert_eq!(result.output().unwrap(), "got: done");
+    let seen = seen.lock().unwrap();
+    let contents: Vec<&str> = seen[0].iter().map(|m| m.content.as_str()).collect();
+    assert_eq!(contents, ["deps say shared", "do it"]);
+    assert_eq!(result.messages.len(), 4, "the sub-run's messages stay out of the parent's evidence");
+}
+
+fn first_tool_error(agent: &Agent<(), String>) -> String {
+    let errors = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&errors);
+    let _ = agent
+        .run_with(())
+        .prompt("go")
+        .observer(move |e| {
+            if let EventKind::ToolEnd { error: Some(error), .. } = &e.kind {
+                sink.lock().unwrap().push(error.clone());
+            }
+        })
+        .call();
+    let errors = errors.lock().unwrap();
+    errors.first().cloned().unwrap_or_default()
+}
+
+#[test]
+fn malformed_or_empty_prompts_are_correctable_rejections() {
+    let helper = || Agent::<()>::builder(ScriptedModel::new().text("x")).build().unwrap().as_tool("helper", "");
+    let bad = Agent::builder(planner(r#"{"prompt":3}"#)).tool(helper()).tool_retries(1).build().unwrap();
+    let error = first_tool_error(&bad);
+    assert!(error.contains("arguments must be an object with a string prompt: invalid type"), "{error}");
+    let empty = Agent::builder(planner(r#"{"prompt":"  "}"#)).tool(helper()).tool_retries(1).build().unwrap();
+    assert!(first_tool_error(&empty).contains("prompt is required"));
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("the archive is locked")]
+struct Locked;
+
+#[test]
+fn a_failed_sub_run_fails_the_parent_with_the_inner_error_in_the_chain() {
+    let archive = Tool::new("archive", "", json!({"type": "object"}), |_: &ToolContext<()>, _| {
+        Err::<String, _>(ToolError::fatal(Locked))
+    });
+    let specialist =
+        Agent::builder(ScriptedModel::new().respond(Response::tool_calls(vec![ToolCall::new("a1", "archive", "{}")])))
+            .tool(archive)
+            .build()
+            .unwrap();
+    let agent = Agent::builder(planner(r#"{"prompt":"archive it"}"#)).tool(specialist.as_tool("helper", "")).build();
+
+    let err = agent.unwrap().run((), "go").unwrap_err().into_run().unwrap();
+
+    assert_eq!(err.stage, Stage::Tool);
+    let inner = std::error::Error::source(&err).and_then(|s| s.downcast_ref::<RunError>()).expect("inner RunError");
+    assert_eq!(inner.stage, Stage::Tool);
+    let root = std::error::Error::source(inner).expect("the tool's error");
+    assert!(root.downcast_ref::<Locked>().is_some(), "{root:?}");
+    assert_eq!(
+        err.to_string(),
+        "tool stage: tool helper failed: tool stage: tool archive failed: the archive is locked"
+    );
+}
+
+#[test]
+fn a_sub_run_canceled_by_its_tool_cancels_the_parent() {
+    let stop = Tool::new("stop", "", json!({"type": "object"}), |_: &ToolContext<()>, _| {
+        Err::<String, _>(ToolError::cancel_run("operator said stop"))
+    });
+    let specialist =
+        Agent::builder(ScriptedModel::new().respond(Response::tool_calls(vec![ToolCall::new("s1", "stop", "{}")])))
+            .tool(stop)
+            .build()
+            .unwrap();
+    let agent = Agent::builder(planner(r#"{"prompt":"stop"}"#)).tool(specialist.as_tool("helper", "")).build();
+
+    let err = agent.unwrap().run((), "go").unwrap_err().into_run().unwrap();
+
+    assert_eq!(err.stage, Stage::Canceled);
+    assert!(
+        matches!(&err.cause, Cause::Canceled { message, .. } if message == "operator said stop"),
+        "{:?}",
+        err.cause
+    );
+}

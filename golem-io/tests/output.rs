@@ -1,0 +1,118 @@
+//! Typed output through the driver: native and tool mode, wrapping of
+//! non-object outputs, decoder errors, typed tool arguments (SPEC OUT, TOOL-01).
+
+use golem_core::testing::{ScriptedModel, TestModel};
+use golem_core::{texts, Capabilities, Cause, EventKind, OutputMode, Response, Stage, ToolCall};
+use golem_io::{decode_fn, Agent, DecodeError, Tool, ToolContext, ToolError, OUTPUT_TOOL_NAME};
+use std::sync::{Arc, Mutex};
+
+#[derive(Debug, PartialEq, serde::Deserialize, schemars::JsonSchema)]
+struct Forecast {
+    city: String,
+    celsius: i64,
+}
+
+#[test]
+fn typed_output_in_tool_mode() {
+    let model = TestModel::new().with_output_tool(OUTPUT_TOOL_NAME);
+    let agent = Agent::<()>::builder(model).output::<Forecast>().build().unwrap();
+    assert!(matches!(agent.config().output, OutputMode::Tool { .. }));
+
+    let result = agent.run((), "forecast").unwrap();
+
+    let forecast = result.output().unwrap();
+    assert!(!forecast.city.is_empty());
+    assert_eq!(result.messages.last().unwrap().content, texts::OUTPUT_RECORDED);
+}
+
+#[test]
+fn typed_output_in_native_mode() {
+    let caps = Capabilities { native_schema_with_tools: true, ..Capabilities::default() };
+    let model = ScriptedModel::new().with_capabilities(caps).text(r#"{"city":"Lagos","celsius":31}"#);
+    let agent = Agent::<()>::builder(model.clone()).output::<Forecast>().build().unwrap();
+
+    let result = agent.run((), "forecast").unwrap();
+
+    assert_eq!(result.output(), Some(&Forecast { city: "Lagos".into(), celsius: 31 }));
+    let schema = model.requests()[0].output_schema.clone().expect("schema on the wire");
+    assert_eq!(schema.name, "Forecast");
+}
+
+#[test]
+fn non_object_output_travels_wrapped_and_arrives_unwrapped() {
+    let call = ToolCall::new("o1", OUTPUT_TOOL_NAME, r#"{"response":[3,1,2]}"#);
+    let agent = Agent::<()>::builder(ScriptedModel::new().respond(Response::tool_calls(vec![call])))
+        .output::<Vec<u32>>()
+        .build()
+        .unwrap();
+    assert_eq!(agent.run((), "numbers").unwrap().into_output(), Some(vec![3, 1, 2]));
+}
+
+#[test]
+fn invalid_json_is_corrected_within_the_output_budget() {
+    let model = ScriptedModel::new().text("sunny").text(r#"{"city":"Lagos","celsius":31}"#);
+    let caps = Capabilities { native_schema_with_tools: true, ..Capabilities::default() };
+    let agent = Agent::<()>::builder(model.with_capabilities(caps)).output::<Forecast>().output_retries(1).build();
+
+    let result = agent.unwrap().run((), "forecast").unwrap();
+
+    let correction = &result.messages[2].content;
+    assert!(correction.contains("response content is not valid JSON for Forecast: expected value"), "{correction}");
+    assert_eq!(result.output().unwrap().celsius, 31);
+}
+
+#[test]
+fn an_empty_reply_fails_at_the_decode_stage_without_budget() {
+    let agent = Agent::<()>::builder(ScriptedModel::new().text("")).build().unwrap();
+    let err = agent.run((), "say something").unwrap_err();
+    assert_eq!(err.stage(), Some(Stage::Decode));
+    assert!(err.to_string().contains(texts::EMPTY_RESPONSE), "{err}");
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("the ledger is corrupt")]
+struct Corrupt;
+
+#[test]
+fn a_fatal_decoder_error_is_the_run_errors_source() {
+    let agent = Agent::<()>::builder(ScriptedModel::new().text("x"))
+        .decoder(decode_fn(|_: &golem_core::Response| Err::<u8, _>(DecodeError::fatal(Corrupt))))
+        .build()
+        .unwrap();
+    let err = agent.run((), "go").unwrap_err().into_run().unwrap();
+    assert_eq!(err.stage, Stage::Decode);
+    assert!(matches!(&err.cause, Cause::Decode(d) if d.fatal));
+    let source = std::error::Error::source(&err).unwrap();
+    assert!(source.downcast_ref::<Corrupt>().is_some(), "{source:?}");
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Roll {
+    sides: u32,
+}
+
+#[test]
+fn typed_tool_arguments_that_do_not_fit_are_rejected_quoting_serde() {
+    let roll = Tool::typed("roll", "Roll a die.", |_: &ToolContext<()>, args: Roll| {
+        Ok::<_, ToolError>(format!("rolled a d{}", args.sides))
+    });
+    let model = ScriptedModel::new().tool_call("roll", r#"{"faces":6}"#).tool_call("roll", r#"{"sides":6}"#).text("ok");
+    let errors = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&errors);
+    let agent = Agent::builder(model)
+        .tool(roll)
+        .tool_retries(1)
+        .observer(move |e| {
+            if let EventKind::ToolEnd { error: Some(error), .. } = &e.kind {
+                sink.lock().unwrap().push(error.clone());
+            }
+        })
+        .build()
+        .unwrap();
+
+    let result = agent.run((), "roll").unwrap();
+
+    assert_eq!(result.output().unwrap(), "ok");
+    assert_eq!(*errors.lock().unwrap(), [texts::invalid_args("missing field `sides`")]);
+    assert_eq!(result.messages[4].content, "rolled a d6");
+}
