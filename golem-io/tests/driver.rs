@@ -83,7 +83,7 @@ fn parallel_tools_finishing_out_of_order_keep_emission_order() {
     let model = ScriptedModel::new().respond(calls(&[("1", "slow"), ("2", "mid"), ("3", "fast")])).text("done");
     let (events, observer) = recorder();
     let agent = Agent::builder(model)
-        .tools([sleepy("slow", 120), sleepy("mid", 60), sleepy("fast", 0)])
+        .tools([sleepy("slow", 120), sleepy("mid", 60), sleepy("fast", 20)])
         .parallel_tools(true)
         .observer(observer)
         .build()
