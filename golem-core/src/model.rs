@@ -234,6 +234,13 @@ impl ModelError {
         ModelError::new(ModelErrorKind::Unsupported, "this model does not support streaming")
     }
 
+    /// The error a streaming model returns when its sink stopped the call
+    /// (SPEC STREAM-02); the sink's error is kept as the source.
+    pub fn sink_aborted(error: BoxError) -> Self {
+        ModelError::new(ModelErrorKind::SinkAborted, format!("the stream sink stopped the call: {error}"))
+            .with_source(error)
+    }
+
     /// Builder-style: override retryability.
     pub fn with_retryable(mut self, retryable: bool) -> Self {
         self.retryable = retryable;
@@ -302,6 +309,9 @@ pub enum Delta {
         /// The block's signature (arrives whole).
         #[serde(default, skip_serializing_if = "String::is_empty")]
         signature: String,
+        /// Opaque redacted reasoning data (arrives whole).
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        redacted: String,
     },
     /// A piece of a tool call.
     ToolCall {

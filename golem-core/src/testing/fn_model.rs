@@ -1,8 +1,8 @@
 //! The function-backed fake model (SPEC TEST-01).
 
-use super::assemble::stream_response;
 use super::scripted::{DEFAULT_CHUNK_SIZE, FAKE_CAPABILITIES};
 use crate::model::{AsyncModel, BoxFuture, Capabilities, DeltaSink, Model, ModelError, Request, Response};
+use crate::stream::stream_response;
 use std::fmt;
 use std::sync::Arc;
 

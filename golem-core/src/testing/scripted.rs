@@ -1,8 +1,8 @@
 //! The scripted fake model (SPEC TEST-01, TEST-02).
 
-use super::assemble::stream_response;
 use crate::message::ToolCall;
 use crate::model::{AsyncModel, BoxFuture, Capabilities, DeltaSink, Model, ModelError, Request, Response};
+use crate::stream::stream_response;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard};
 

@@ -1,11 +1,11 @@
 //! A model that exercises every tool and answers from the schemas alone
 //! (SPEC TEST): the quickest smoke test of an agent's wiring.
 
-use super::assemble::stream_response;
 use super::sample_for_schema;
 use super::scripted::{DEFAULT_CHUNK_SIZE, FAKE_CAPABILITIES};
 use crate::message::{FinishReason, Message, Role, ToolArgs, ToolCall, Usage};
 use crate::model::{AsyncModel, BoxFuture, Capabilities, DeltaSink, Model, ModelError, Request, Response};
+use crate::stream::stream_response;
 use crate::tool::ToolDefinition;
 
 /// The answer text of a [`TestModel`] unless configured otherwise.
