@@ -390,6 +390,14 @@ pub trait Model: Send + Sync {
     fn capabilities(&self) -> Capabilities {
         Capabilities::default()
     }
+
+    /// This model's native async face, when it has one. Providers implement
+    /// both traits and return `Some(self)`, so an async driver calls them
+    /// without a blocking thread; a model returning `None` runs on a
+    /// blocking thread pool under async drivers.
+    fn as_async(&self) -> Option<&dyn AsyncModel> {
+        None
+    }
 }
 
 /// An async model: the same contract as [`Model`], returning boxed `Send`
@@ -412,6 +420,12 @@ pub trait AsyncModel: Send + Sync {
     fn capabilities(&self) -> Capabilities {
         Capabilities::default()
     }
+
+    /// This model's native blocking face, when it has one; a model returning
+    /// `None` is driven by a minimal `block_on` under blocking drivers.
+    fn as_blocking(&self) -> Option<&dyn Model> {
+        None
+    }
 }
 
 impl<M: Model + ?Sized> Model for Arc<M> {
@@ -423,6 +437,9 @@ impl<M: Model + ?Sized> Model for Arc<M> {
     }
     fn capabilities(&self) -> Capabilities {
         (**self).capabilities()
+    }
+    fn as_async(&self) -> Option<&dyn AsyncModel> {
+        (**self).as_async()
     }
 }
 
@@ -439,5 +456,8 @@ impl<M: AsyncModel + ?Sized> AsyncModel for Arc<M> {
     }
     fn capabilities(&self) -> Capabilities {
         (**self).capabilities()
+    }
+    fn as_blocking(&self) -> Option<&dyn Model> {
+        (**self).as_blocking()
     }
 }

@@ -77,6 +77,10 @@ impl Model for FnModel {
     fn capabilities(&self) -> Capabilities {
         self.capabilities
     }
+
+    fn as_async(&self) -> Option<&dyn AsyncModel> {
+        Some(self)
+    }
 }
 
 impl AsyncModel for FnModel {
@@ -94,5 +98,9 @@ impl AsyncModel for FnModel {
 
     fn capabilities(&self) -> Capabilities {
         self.capabilities
+    }
+
+    fn as_blocking(&self) -> Option<&dyn Model> {
+        Some(self)
     }
 }

@@ -208,6 +208,10 @@ impl Model for ScriptedModel {
     fn capabilities(&self) -> Capabilities {
         self.caps()
     }
+
+    fn as_async(&self) -> Option<&dyn AsyncModel> {
+        Some(self)
+    }
 }
 
 impl AsyncModel for ScriptedModel {
@@ -226,5 +230,9 @@ impl AsyncModel for ScriptedModel {
 
     fn capabilities(&self) -> Capabilities {
         self.caps()
+    }
+
+    fn as_blocking(&self) -> Option<&dyn Model> {
+        Some(self)
     }
 }

@@ -184,6 +184,10 @@ impl Model for TestModel {
     fn capabilities(&self) -> Capabilities {
         self.capabilities
     }
+
+    fn as_async(&self) -> Option<&dyn AsyncModel> {
+        Some(self)
+    }
 }
 
 impl AsyncModel for TestModel {
@@ -201,5 +205,9 @@ impl AsyncModel for TestModel {
 
     fn capabilities(&self) -> Capabilities {
         self.capabilities
+    }
+
+    fn as_blocking(&self) -> Option<&dyn Model> {
+        Some(self)
     }
 }
