@@ -40,6 +40,7 @@ pub mod machine;
 pub mod message;
 pub mod model;
 pub mod sim;
+pub mod stream;
 pub mod testing;
 pub mod texts;
 pub mod time;

@@ -234,6 +234,13 @@ impl ModelError {
         ModelError::new(ModelErrorKind::Unsupported, "this model does not support streaming")
     }
 
+    /// The error a streaming model returns when its sink stopped the call
+    /// (SPEC STREAM-02); the sink's error is kept as the source.
+    pub fn sink_aborted(error: BoxError) -> Self {
+        ModelError::new(ModelErrorKind::SinkAborted, format!("the stream sink stopped the call: {error}"))
+            .with_source(error)
+    }
+
     /// Builder-style: override retryability.
     pub fn with_retryable(mut self, retryable: bool) -> Self {
         self.retryable = retryable;
@@ -302,6 +309,9 @@ pub enum Delta {
         /// The block's signature (arrives whole).
         #[serde(default, skip_serializing_if = "String::is_empty")]
         signature: String,
+        /// Opaque redacted reasoning data (arrives whole).
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        redacted: String,
     },
     /// A piece of a tool call.
     ToolCall {
@@ -380,6 +390,14 @@ pub trait Model: Send + Sync {
     fn capabilities(&self) -> Capabilities {
         Capabilities::default()
     }
+
+    /// This model's native async face, when it has one. Providers implement
+    /// both traits and return `Some(self)`, so an async driver calls them
+    /// without a blocking thread; a model returning `None` runs on a
+    /// blocking thread pool under async drivers.
+    fn as_async(&self) -> Option<&dyn AsyncModel> {
+        None
+    }
 }
 
 /// An async model: the same contract as [`Model`], returning boxed `Send`
@@ -402,6 +420,12 @@ pub trait AsyncModel: Send + Sync {
     fn capabilities(&self) -> Capabilities {
         Capabilities::default()
     }
+
+    /// This model's native blocking face, when it has one; a model returning
+    /// `None` is driven by a minimal `block_on` under blocking drivers.
+    fn as_blocking(&self) -> Option<&dyn Model> {
+        None
+    }
 }
 
 impl<M: Model + ?Sized> Model for Arc<M> {
@@ -413,6 +437,9 @@ impl<M: Model + ?Sized> Model for Arc<M> {
     }
     fn capabilities(&self) -> Capabilities {
         (**self).capabilities()
+    }
+    fn as_async(&self) -> Option<&dyn AsyncModel> {
+        (**self).as_async()
     }
 }
 
@@ -429,5 +456,8 @@ impl<M: AsyncModel + ?Sized> AsyncModel for Arc<M> {
     }
     fn capabilities(&self) -> Capabilities {
         (**self).capabilities()
+    }
+    fn as_blocking(&self) -> Option<&dyn Model> {
+        (**self).as_blocking()
     }
 }

@@ -64,7 +64,7 @@ fn stream_async(model: &dyn AsyncModel, request: &Request) -> (Result<Response, 
 }
 
 fn thinking(index: u32, text: &str, signature: &str) -> Delta {
-    Delta::Thinking { index, text: text.into(), signature: signature.into() }
+    Delta::Thinking { index, text: text.into(), signature: signature.into(), redacted: String::new() }
 }
 
 fn call_delta(index: u32, id: &str, name: &str, args: &str) -> Delta {
@@ -404,14 +404,18 @@ fn the_full_bound_round_trips() {
 }
 
 #[test]
-fn redacted_thinking_has_no_delta() {
+fn redacted_thinking_streams_whole_and_round_trips() {
     let message = Message::assistant("a").with_thinking(vec![
         ThinkingBlock { redacted: "opaque".into(), ..Default::default() },
         ThinkingBlock { text: "visible".into(), ..Default::default() },
     ]);
-    let deltas = response_deltas(&Response::new(message), 4);
-    assert_eq!(deltas[0], thinking(1, "visible", ""));
-    assert_eq!(assemble(&deltas).unwrap().thinking.len(), 1);
+    let deltas = response_deltas(&Response::new(message.clone()), 4);
+    assert_eq!(
+        deltas[0],
+        Delta::Thinking { index: 0, text: String::new(), signature: String::new(), redacted: "opaque".into() }
+    );
+    assert_eq!(deltas[1], thinking(1, "visible", ""));
+    assert_eq!(assemble(&deltas).unwrap(), message);
 }
 
 fn arb_message() -> impl Strategy<Value = Message> {
@@ -432,7 +436,8 @@ fn arb_delta() -> impl Strategy<Value = Delta> {
         (index.clone(), ".{0,4}", ".{0,4}").prop_map(|(index, text, signature)| Delta::Thinking {
             index,
             text,
-            signature
+            signature,
+            redacted: String::new(),
         }),
         (index, ".{0,3}", ".{0,3}", ".{0,4}", ".{0,3}")
             .prop_map(|(index, id, name, args, signature)| { Delta::ToolCall { index, id, name, args, signature } }),

@@ -1,8 +1,8 @@
 //! The function-backed fake model (SPEC TEST-01).
 
-use super::assemble::stream_response;
 use super::scripted::{DEFAULT_CHUNK_SIZE, FAKE_CAPABILITIES};
 use crate::model::{AsyncModel, BoxFuture, Capabilities, DeltaSink, Model, ModelError, Request, Response};
+use crate::stream::stream_response;
 use std::fmt;
 use std::sync::Arc;
 
@@ -77,6 +77,10 @@ impl Model for FnModel {
     fn capabilities(&self) -> Capabilities {
         self.capabilities
     }
+
+    fn as_async(&self) -> Option<&dyn AsyncModel> {
+        Some(self)
+    }
 }
 
 impl AsyncModel for FnModel {
@@ -94,5 +98,9 @@ impl AsyncModel for FnModel {
 
     fn capabilities(&self) -> Capabilities {
         self.capabilities
+    }
+
+    fn as_blocking(&self) -> Option<&dyn Model> {
+        Some(self)
     }
 }

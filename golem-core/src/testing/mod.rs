@@ -18,13 +18,12 @@
 //! fake implements both traits, name the trait when calling `capabilities`:
 //! `Model::capabilities(&fake)`.
 
-mod assemble;
 mod fn_model;
 mod schema_sample;
 mod scripted;
 mod test_model;
 
-pub use assemble::{
+pub use crate::stream::{
     assemble, response_deltas, stream_response, AssembleError, StreamAssembler, MAX_INDEX, MAX_THINKING_BLOCKS,
     MAX_TOOL_CALLS,
 };

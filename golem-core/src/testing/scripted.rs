@@ -1,8 +1,8 @@
 //! The scripted fake model (SPEC TEST-01, TEST-02).
 
-use super::assemble::stream_response;
 use crate::message::ToolCall;
 use crate::model::{AsyncModel, BoxFuture, Capabilities, DeltaSink, Model, ModelError, Request, Response};
+use crate::stream::stream_response;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -208,6 +208,10 @@ impl Model for ScriptedModel {
     fn capabilities(&self) -> Capabilities {
         self.caps()
     }
+
+    fn as_async(&self) -> Option<&dyn AsyncModel> {
+        Some(self)
+    }
 }
 
 impl AsyncModel for ScriptedModel {
@@ -226,5 +230,9 @@ impl AsyncModel for ScriptedModel {
 
     fn capabilities(&self) -> Capabilities {
         self.caps()
+    }
+
+    fn as_blocking(&self) -> Option<&dyn Model> {
+        Some(self)
     }
 }

@@ -1,11 +1,11 @@
 //! A model that exercises every tool and answers from the schemas alone
 //! (SPEC TEST): the quickest smoke test of an agent's wiring.
 
-use super::assemble::stream_response;
 use super::sample_for_schema;
 use super::scripted::{DEFAULT_CHUNK_SIZE, FAKE_CAPABILITIES};
 use crate::message::{FinishReason, Message, Role, ToolArgs, ToolCall, Usage};
 use crate::model::{AsyncModel, BoxFuture, Capabilities, DeltaSink, Model, ModelError, Request, Response};
+use crate::stream::stream_response;
 use crate::tool::ToolDefinition;
 
 /// The answer text of a [`TestModel`] unless configured otherwise.
@@ -184,6 +184,10 @@ impl Model for TestModel {
     fn capabilities(&self) -> Capabilities {
         self.capabilities
     }
+
+    fn as_async(&self) -> Option<&dyn AsyncModel> {
+        Some(self)
+    }
 }
 
 impl AsyncModel for TestModel {
@@ -201,5 +205,9 @@ impl AsyncModel for TestModel {
 
     fn capabilities(&self) -> Capabilities {
         self.capabilities
+    }
+
+    fn as_blocking(&self) -> Option<&dyn Model> {
+        Some(self)
     }
 }

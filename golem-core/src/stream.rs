@@ -8,7 +8,7 @@
 //! does not assume the deltas came from [`response_deltas`].
 
 use crate::message::{Message, Role, ThinkingBlock, ToolArgs, ToolCall};
-use crate::model::{BoxError, Delta, DeltaSink, ModelError, ModelErrorKind, Response};
+use crate::model::{Delta, DeltaSink, ModelError, Response};
 use std::collections::BTreeMap;
 
 /// The most tool calls one turn may assemble (SPEC STREAM-08).
@@ -110,12 +110,13 @@ impl StreamAssembler {
     pub fn push(&mut self, delta: &Delta) -> Result<(), AssembleError> {
         match delta {
             Delta::Text { text } => self.content.push_str(text),
-            Delta::Thinking { index, text, signature } => {
+            Delta::Thinking { index, text, signature, redacted } => {
                 let block = slot(&mut self.thinking, *index, MAX_THINKING_BLOCKS).map_err(|e| match e {
                     SlotError::Index => AssembleError::ThinkingIndex { index: *index, max: MAX_INDEX },
                     SlotError::Full => AssembleError::TooManyThinkingBlocks { limit: MAX_THINKING_BLOCKS },
                 })?;
                 block.text.push_str(text);
+                block.redacted.push_str(redacted);
                 if !signature.is_empty() {
                     block.signature.clone_from(signature);
                 }
@@ -198,23 +199,42 @@ pub fn assemble(deltas: &[Delta]) -> Result<Message, AssembleError> {
 ///
 /// - one [`Delta::Thinking`] with each block's text (even when empty, so the
 ///   block exists after assembly), then one with its signature if it has one;
-///   redacted blocks have no delta form and are skipped;
+///   a redacted block is one delta carrying its data;
 /// - the content in pieces of `chunk` characters (0: one piece), split on
 ///   character boundaries;
 /// - per tool call, a first delta with id, name and signature, then its
 ///   arguments in pieces of `chunk` characters.
 ///
-/// For a message of content, unredacted thinking and tool calls,
+/// For a message of content, thinking and tool calls,
 /// `assemble(&response_deltas(r, n)) == Ok(r.message)` (SPEC MODEL-04) as long
 /// as the bounds of [`StreamAssembler`] hold.
 pub fn response_deltas(response: &Response, chunk: usize) -> Vec<Delta> {
     let message = &response.message;
     let mut out = Vec::new();
-    for (i, block) in message.thinking.iter().enumerate().filter(|(_, b)| b.redacted.is_empty()) {
+    for (i, block) in message.thinking.iter().enumerate() {
         let index = index_u32(i);
-        out.push(Delta::Thinking { index, text: block.text.clone(), signature: String::new() });
+        if !block.redacted.is_empty() {
+            out.push(Delta::Thinking {
+                index,
+                text: String::new(),
+                signature: String::new(),
+                redacted: block.redacted.clone(),
+            });
+            continue;
+        }
+        out.push(Delta::Thinking {
+            index,
+            text: block.text.clone(),
+            signature: String::new(),
+            redacted: String::new(),
+        });
         if !block.signature.is_empty() {
-            out.push(Delta::Thinking { index, text: String::new(), signature: block.signature.clone() });
+            out.push(Delta::Thinking {
+                index,
+                text: String::new(),
+                signature: block.signature.clone(),
+                redacted: String::new(),
+            });
         }
     }
     out.extend(pieces(&message.content, chunk).map(Delta::text));
@@ -244,14 +264,9 @@ pub fn response_deltas(response: &Response, chunk: usize) -> Vec<Delta> {
 /// (SPEC STREAM-02).
 pub fn stream_response(response: Response, chunk: usize, sink: &mut dyn DeltaSink) -> Result<Response, ModelError> {
     for delta in response_deltas(&response, chunk) {
-        sink.delta(delta).map_err(sink_aborted)?;
+        sink.delta(delta).map_err(ModelError::sink_aborted)?;
     }
     Ok(response)
-}
-
-fn sink_aborted(error: BoxError) -> ModelError {
-    ModelError::new(ModelErrorKind::SinkAborted, format!("the stream sink stopped the call: {error}"))
-        .with_source(error)
 }
 
 /// Positions beyond `u32` cannot occur in practice; saturating keeps the
