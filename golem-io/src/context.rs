@@ -3,17 +3,31 @@
 use crate::clock::Clock;
 use golem_core::Moment;
 use std::fmt;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-/// A shared flag that tells running work to stop.
+/// A shared signal that tells running work to stop.
 ///
-/// The driver sets it when the machine cancels a call (a deadline passed, a
-/// sibling failed); a cooperative tool checks it and returns early. A tool
-/// that ignores it is abandoned, never waited for.
-#[derive(Clone, Debug, Default)]
-pub struct CancellationToken(Arc<AtomicBool>);
+/// The driver cancels a call's token when the machine cancels the call (a
+/// deadline passed, a sibling failed); a cooperative tool checks
+/// [`is_cancelled`](Self::is_cancelled) and returns early, and a tool that
+/// ignores it is abandoned, never waited for. Given to a run with
+/// [`RunBuilder::cancellation`](crate::RunBuilder::cancellation), the same
+/// token stops the whole run.
+#[derive(Clone, Default)]
+pub struct CancellationToken(Arc<TokenState>);
+
+type Waker = Box<dyn Fn() + Send + Sync>;
+
+#[derive(Default)]
+struct TokenState {
+    // Only written under `wakers`' lock, so a waker registered concurrently
+    // with `cancel` is either called by `cancel` or sees the flag itself.
+    cancelled: AtomicBool,
+    wakers: Mutex<Vec<(u64, Waker)>>,
+    next_waker: AtomicU64,
+}
 
 impl CancellationToken {
     /// A token that is not cancelled.
@@ -21,14 +35,46 @@ impl CancellationToken {
         CancellationToken::default()
     }
 
-    /// Ask the work holding this token to stop.
+    /// Ask the work holding this token to stop. Idempotent.
     pub fn cancel(&self) {
-        self.0.store(true, Ordering::SeqCst);
+        let wakers = self.lock();
+        if !self.0.cancelled.swap(true, Ordering::SeqCst) {
+            wakers.iter().for_each(|(_, wake)| wake());
+        }
     }
 
     /// True once [`cancel`](Self::cancel) was called.
     pub fn is_cancelled(&self) -> bool {
-        self.0.load(Ordering::SeqCst)
+        self.0.cancelled.load(Ordering::SeqCst)
+    }
+
+    /// Call `wake` on cancellation (at once if already cancelled); returns
+    /// the key that [`forget`](Self::forget) takes.
+    pub(crate) fn on_cancel(&self, wake: impl Fn() + Send + Sync + 'static) -> u64 {
+        let key = self.0.next_waker.fetch_add(1, Ordering::SeqCst);
+        let mut wakers = self.lock();
+        if self.is_cancelled() {
+            wake();
+        } else {
+            wakers.push((key, Box::new(wake)));
+        }
+        key
+    }
+
+    /// Stop calling the waker registered under `key`.
+    pub(crate) fn forget(&self, key: u64) {
+        self.lock().retain(|(k, _)| *k != key);
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(u64, Waker)>> {
+        // A waker only sends on a channel; a poisoned list is still valid.
+        self.0.wakers.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+impl fmt::Debug for CancellationToken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CancellationToken").field("cancelled", &self.is_cancelled()).finish()
     }
 }
 

@@ -97,7 +97,14 @@ impl<Deps: Send + Sync + 'static, O: 'static> Agent<Deps, O> {
             if args.prompt.trim().is_empty() {
                 return Err(ToolError::reject("prompt is required"));
             }
-            let run = agent.run_with(ctx.deps_arc().clone()).clock(ctx.clock().clone()).prompt(args.prompt).call();
+            // The sub-run shares the parent's clock and stops when the
+            // parent gives up on this call (SPEC DELEG-04).
+            let run = agent
+                .run_with(ctx.deps_arc().clone())
+                .clock(ctx.clock().clone())
+                .cancellation(ctx.cancellation().clone())
+                .prompt(args.prompt)
+                .call();
             match run.map_err(sub_run_failed)?.output {
                 RunOutput::Completed(output) => renderer(output).map_err(ToolError::Fatal),
                 RunOutput::Paused(_) => {

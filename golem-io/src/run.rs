@@ -5,6 +5,7 @@
 use crate::agent::{Agent, Observer};
 use crate::blocking;
 use crate::clock::{Clock, SystemClock};
+use crate::context::CancellationToken;
 use crate::result::RunResult;
 use crate::Error;
 use golem_core::machine::{Prompt, SetupError, Start};
@@ -80,6 +81,7 @@ impl<Deps: Send + Sync + 'static, O: 'static> Agent<Deps, O> {
             stream: false,
             observers: Vec::new(),
             clock: None,
+            cancel: None,
         }
     }
 }
@@ -95,6 +97,7 @@ pub struct RunBuilder<'a, Deps, O> {
     stream: bool,
     observers: Vec<Observer>,
     clock: Option<Arc<dyn Clock>>,
+    cancel: Option<CancellationToken>,
 }
 
 impl<Deps, O> fmt::Debug for RunBuilder<'_, Deps, O> {
@@ -157,6 +160,27 @@ impl<Deps: Send + Sync + 'static, O: 'static> RunBuilder<'_, Deps, O> {
         self
     }
 
+    /// One attached image the provider fetches from `url`.
+    pub fn image_url(mut self, url: &str) -> Self {
+        self.parts.push(Part::image_url(url));
+        self
+    }
+
+    /// One attached inline image, e.g. `image/png` bytes.
+    pub fn image_data(mut self, media_type: &str, data: Vec<u8>) -> Self {
+        self.parts.push(Part::image_data(media_type, data));
+        self
+    }
+
+    /// Stop the run when `token` is cancelled: in-flight work is cancelled
+    /// and the run fails with a canceled cause ([`Error::is_canceled`]),
+    /// keeping its partial evidence. Cancelling before the run starts stops
+    /// it before its first model call.
+    pub fn cancellation(mut self, token: CancellationToken) -> Self {
+        self.cancel = Some(token);
+        self
+    }
+
     /// Run to the end on the calling thread.
     pub fn call(self) -> Result<RunResult<O>, Error> {
         let inner = &self.agent.inner;
@@ -176,6 +200,6 @@ impl<Deps: Send + Sync + 'static, O: 'static> RunBuilder<'_, Deps, O> {
         };
         let start = Start { history, instructions, prompt, resume: self.resume, stream: self.stream };
         let clock = self.clock.unwrap_or_else(|| Arc::new(SystemClock::new()));
-        blocking::drive(inner, self.deps, start, &self.observers, clock)
+        blocking::drive(inner, self.deps, start, &self.observers, clock, self.cancel)
     }
 }

@@ -13,6 +13,7 @@ pub(crate) use execute::Panicked;
 
 use crate::agent::{AgentInner, Observer};
 use crate::clock::Clock;
+use crate::context::CancellationToken;
 use crate::result::RunResult;
 use crate::Error;
 use golem_core::machine::{Command, Output, Start};
@@ -28,12 +29,13 @@ pub(crate) fn drive<Deps, O>(
     start: Start,
     run_observers: &[Observer],
     clock: Arc<dyn Clock>,
+    cancel: Option<CancellationToken>,
 ) -> Result<RunResult<O>, Error>
 where
     Deps: Send + Sync + 'static,
 {
     let mut machine = RunMachine::new(agent.config.clone(), start, clock.now())?;
-    let mut work = Executor::new(Arc::clone(&agent.models), Arc::clone(&agent.tools), deps, Arc::clone(&clock));
+    let mut work = Executor::new(Arc::clone(&agent.models), Arc::clone(&agent.tools), deps, Arc::clone(&clock), cancel);
     loop {
         // After every input, drain until Wait or Done (SPEC MACH-01).
         let deadline = loop {

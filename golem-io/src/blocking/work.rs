@@ -16,7 +16,8 @@ use crate::decode::Decoder;
 use crate::result::RunResult;
 use crate::tool::Tool;
 use crate::Error;
-use golem_core::machine::{Command, DecodeId, Input, ModelCallId, Outcome, ToolCallId, ToolOutcome};
+use golem_core::error::CancelReason;
+use golem_core::machine::{CancelMode, Command, DecodeId, Input, ModelCallId, Outcome, ToolCallId, ToolOutcome};
 use golem_core::model::BoxError;
 use golem_core::{CauseRecord, Model, ModelError, Moment, Request, Response, ToolCall};
 use std::collections::{BTreeMap, VecDeque};
@@ -55,7 +56,8 @@ impl Work {
 /// What a thread sends back: an input for the machine, whether it is the
 /// final answer for its work, and a fatal error to keep.
 struct Report {
-    id: WorkId,
+    /// `None` for the run's own cancellation.
+    id: Option<WorkId>,
     input: Input,
     last: bool,
     error: Option<BoxError>,
@@ -77,6 +79,7 @@ pub(crate) struct Executor<Deps, O> {
     tx: Sender<Report>,
     rx: Receiver<Report>,
     kept: Kept<O>,
+    cancel: Option<CancelGuard>,
 }
 
 impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
@@ -85,8 +88,24 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
         tools: Arc<[Tool<Deps>]>,
         deps: Arc<Deps>,
         clock: Arc<dyn Clock>,
+        cancel: Option<CancellationToken>,
     ) -> Self {
         let (tx, rx) = channel();
+        // The caller's cancellation wakes the driver like any answer would,
+        // so it takes effect even while the driver is blocked waiting; one
+        // that came first is fed before any work starts.
+        let mut ready = VecDeque::new();
+        let cancel = cancel.and_then(|token| {
+            if token.is_cancelled() {
+                ready.push_back(caller_cancel());
+                return None;
+            }
+            let tx = tx.clone();
+            let key = token.on_cancel(move || {
+                let _ = tx.send(Report { id: None, input: caller_cancel(), last: false, error: None });
+            });
+            Some(CancelGuard(token, key))
+        });
         Executor {
             models,
             tools,
@@ -94,11 +113,12 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
             clock,
             pending: VecDeque::new(),
             starting: None,
-            ready: VecDeque::new(),
+            ready,
             in_flight: BTreeMap::new(),
             tx,
             rx,
             kept: Kept::new(),
+            cancel,
         }
     }
 
@@ -177,8 +197,8 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
             None if self.in_flight.is_empty() => return Err(Error::Stalled),
             None => self.rx.recv().map_err(|_| Error::Stalled)?,
         };
-        if report.last {
-            self.in_flight.remove(&report.id);
+        if let Some(id) = report.id.filter(|_| report.last) {
+            self.in_flight.remove(&id);
         }
         self.keep(&report.input, report.error);
         Ok(report.input)
@@ -187,7 +207,9 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
     fn launch(&mut self, work: Work) {
         let alone = self.pending.is_empty() && self.in_flight.is_empty();
         if alone && !work.needs_thread() {
-            let report = self.job(CancellationToken::new()).run(work, None);
+            // A lone call has no machine-side cancel; it hears the caller's.
+            let token = self.cancel.as_ref().map_or_else(CancellationToken::new, |g| g.0.clone());
+            let report = self.job(token).run(work, None);
             self.keep(&report.input, report.error);
             self.ready.push_back(report.input);
             return;
@@ -228,6 +250,17 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
     }
 }
 
+/// The caller's token and the key of the waker that turns its cancellation
+/// into an input for this run.
+struct CancelGuard(CancellationToken, u64);
+
+impl Drop for CancelGuard {
+    fn drop(&mut self) {
+        // A token may outlive many runs; stop waking this one's channel.
+        self.0.forget(self.1);
+    }
+}
+
 /// Everything one unit of work needs, owned so it can move to a thread.
 struct Job<Deps> {
     models: Arc<[Arc<dyn Model>]>,
@@ -249,13 +282,18 @@ impl<Deps> Job<Deps> {
                         Some(tx) => {
                             let mut sink = ForwardDeltas(|delta| {
                                 let input = Input::ModelDelta { id, delta };
-                                tx.send(Report { id: WorkId::Model(id), input, last: false, error: None }).is_ok()
+                                tx.send(Report { id: Some(WorkId::Model(id)), input, last: false, error: None }).is_ok()
                             });
                             call_model(model.as_ref(), &request, Some(&mut sink))
                         }
                     },
                 };
-                Report { id: WorkId::Model(id), input: Input::ModelFinished { id, result }, last: true, error: None }
+                Report {
+                    id: Some(WorkId::Model(id)),
+                    input: Input::ModelFinished { id, result },
+                    last: true,
+                    error: None,
+                }
             }
             Work::Tool { id, call, deadline, approved } => {
                 let ctx = ToolContext {
@@ -268,10 +306,14 @@ impl<Deps> Job<Deps> {
                     clock: Arc::clone(&self.clock),
                 };
                 let (outcome, error) = call_tool(&self.tools, &ctx, &call);
-                Report { id: WorkId::Tool(id), input: Input::ToolFinished { id, outcome }, last: true, error }
+                Report { id: Some(WorkId::Tool(id)), input: Input::ToolFinished { id, outcome }, last: true, error }
             }
         }
     }
+}
+
+fn caller_cancel() -> Input {
+    Input::Cancel { reason: CancelReason::Caller, mode: CancelMode::Immediate }
 }
 
 /// The answer for work whose thread could not be started.
