@@ -1,7 +1,7 @@
 //! Build rules (SPEC CFG-03) and build-time resolution (CFG-06, OUT-03,
 //! OUT-07, TOOL-11) — no run involved.
 
-use crate::{Agent, JsonDecoder, Tool, ToolContext, ToolError, OUTPUT_TOOL_NAME};
+use crate::{Agent, JsonDecoder, Tool, ToolContext, OUTPUT_TOOL_NAME};
 use golem_core::model::{Capabilities, ModelError, Request, Response};
 use golem_core::{Backoff, BuildError, Model, OutputMode, ToolChoice};
 use serde_json::json;
@@ -24,7 +24,7 @@ fn native() -> Fake {
 }
 
 fn tool(name: &str) -> Tool<()> {
-    Tool::new(name, "d", json!({"type": "object"}), |_: &ToolContext<()>, _| Ok::<_, ToolError>("x"))
+    Tool::new(name, "d", json!({"type": "object"}), |_: &ToolContext<()>, _| Ok("x"))
 }
 
 fn build_err(b: crate::AgentBuilder<(), String>) -> BuildError {

@@ -37,7 +37,7 @@
 //!     "get_player_name",
 //!     "Get the player's name.",
 //!     json!({"type": "object"}),
-//!     |ctx: &ToolContext<String>, _args| Ok::<_, ToolError>(ctx.deps().clone()),
+//!     |ctx: &ToolContext<String>, _args| Ok(ctx.deps().clone()),
 //! );
 //! let agent = Agent::builder(DiceModel).tool(get_player_name).build()?;
 //! let result = agent.run("Anne".to_string(), "My guess is 4")?;

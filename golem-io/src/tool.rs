@@ -149,7 +149,7 @@ type Handler<Deps> = dyn Fn(&ToolContext<Deps>, Value) -> Result<ToolResult, Too
 /// use serde_json::json;
 ///
 /// let greet = Tool::new("greet", "Greet the user.", json!({"type": "object"}), |ctx: &ToolContext<String>, _args| {
-///     Ok::<_, ToolError>(format!("hello, {}", ctx.deps()))
+///     Ok(format!("hello, {}", ctx.deps()))
 /// });
 /// assert_eq!(greet.name(), "greet");
 /// ```
@@ -199,7 +199,7 @@ impl<Deps: Send + Sync + 'static> Tool<Deps> {
     /// }
     ///
     /// let roll = Tool::typed("roll", "Roll a die.", |_ctx: &ToolContext<()>, args: Roll| {
-    ///     Ok::<_, ToolError>(format!("rolled a d{}", args.sides))
+    ///     Ok(format!("rolled a d{}", args.sides))
     /// });
     /// assert_eq!(roll.spec().definition.parameters["type"], "object");
     /// ```

@@ -38,7 +38,7 @@ fn tools_share_the_runs_deps_arc() {
     let count = Tool::new("count", "", json!({"type": "object"}), move |ctx: &ToolContext<Counter>, _| {
         ctx.deps().hits.fetch_add(1, Ordering::SeqCst);
         seen_in_tool.lock().unwrap().push(Arc::as_ptr(ctx.deps_arc()) as usize);
-        Ok::<_, ToolError>("counted")
+        Ok("counted")
     });
     let model = ScriptedModel::new().respond(calls(&[("a", "count"), ("b", "count")])).text("done");
     let agent = Agent::builder(model).tool(count).build().unwrap();
@@ -56,7 +56,7 @@ fn tools_share_the_runs_deps_arc() {
 fn sequential_tools_run_on_the_calling_thread() {
     let caller = thread::current().id();
     let here = Tool::new("here", "", json!({"type": "object"}), move |_: &ToolContext<()>, _| {
-        Ok::<_, ToolError>(format!("{}", thread::current().id() == caller))
+        Ok(format!("{}", thread::current().id() == caller))
     });
     let model = ScriptedModel::new().respond(calls(&[("a", "here")])).text("done");
     let agent = Agent::builder(model).tool(here).build().unwrap();
@@ -77,7 +77,7 @@ fn parallel_tools_finishing_out_of_order_keep_emission_order() {
             thread::sleep(Duration::from_millis(ms));
             running.fetch_sub(1, Ordering::SeqCst);
             finished.lock().unwrap().push(name);
-            Ok::<_, ToolError>(name)
+            Ok(name)
         })
     };
     let model = ScriptedModel::new().respond(calls(&[("1", "slow"), ("2", "mid"), ("3", "fast")])).text("done");
@@ -113,7 +113,7 @@ fn parallel_tools_finishing_out_of_order_keep_emission_order() {
 fn a_stuck_tool_fails_the_run_at_its_deadline() {
     let stuck = Tool::new("stuck", "", json!({"type": "object"}), |_: &ToolContext<()>, _| {
         thread::sleep(Duration::from_secs(3));
-        Ok::<_, ToolError>("too late")
+        Ok("too late")
     });
     let model = ScriptedModel::new().respond(calls(&[("a", "stuck")])).text("never");
     let agent = Agent::builder(model).tool(stuck).tool_timeout(Duration::from_millis(50)).build().unwrap();

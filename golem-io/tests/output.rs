@@ -3,7 +3,7 @@
 
 use golem_core::testing::{ScriptedModel, TestModel};
 use golem_core::{texts, Capabilities, Cause, EventKind, OutputMode, Response, Stage, ToolCall};
-use golem_io::{decode_fn, Agent, DecodeError, Tool, ToolContext, ToolError, OUTPUT_TOOL_NAME};
+use golem_io::{decode_fn, Agent, DecodeError, Tool, ToolContext, OUTPUT_TOOL_NAME};
 use std::sync::{Arc, Mutex};
 
 #[derive(Debug, PartialEq, serde::Deserialize, schemars::JsonSchema)]
@@ -93,9 +93,8 @@ struct Roll {
 
 #[test]
 fn typed_tool_arguments_that_do_not_fit_are_rejected_quoting_serde() {
-    let roll = Tool::typed("roll", "Roll a die.", |_: &ToolContext<()>, args: Roll| {
-        Ok::<_, ToolError>(format!("rolled a d{}", args.sides))
-    });
+    let roll =
+        Tool::typed("roll", "Roll a die.", |_: &ToolContext<()>, args: Roll| Ok(format!("rolled a d{}", args.sides)));
     let model = ScriptedModel::new().tool_call("roll", r#"{"faces":6}"#).tool_call("roll", r#"{"sides":6}"#).text("ok");
     let errors = Arc::new(Mutex::new(Vec::new()));
     let sink = Arc::clone(&errors);
