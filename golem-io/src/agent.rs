@@ -46,7 +46,8 @@ impl<Deps: Send + Sync + 'static> Agent<Deps, String> {
     /// Start building an agent on `model`. The output is text until
     /// [`AgentBuilder::output`] or [`AgentBuilder::decoder`] says otherwise.
     ///
-    /// `Deps` is inferred from the tools; name it when nothing else does:
+    /// `Deps` is inferred from the tools, the instructions function or the
+    /// deps given to `run`; name it when nothing else does:
     /// `Agent::<MyDeps>::builder(model)`.
     pub fn builder(model: impl Model + 'static) -> AgentBuilder<Deps, String> {
         AgentBuilder::new(Arc::new(model))

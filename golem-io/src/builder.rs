@@ -416,6 +416,24 @@ impl<Deps: Send + Sync + 'static, O: 'static> AgentBuilder<Deps, O> {
     /// capabilities: native when they take a schema alongside tools, else an
     /// output tool named `final_result` — where a non-object `T` travels as
     /// `{"response": T}` (SPEC OUT-03, OUT-07).
+    ///
+    /// ```
+    /// use golem_core::testing::TestModel;
+    /// use golem_io::{Agent, OUTPUT_TOOL_NAME};
+    ///
+    /// #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+    /// struct Forecast {
+    ///     city: String,
+    ///     celsius: i32,
+    /// }
+    ///
+    /// // TestModel answers by calling the output tool with schema-valid arguments.
+    /// let model = TestModel::new().with_output_tool(OUTPUT_TOOL_NAME);
+    /// let agent = Agent::<()>::builder(model).output::<Forecast>().build()?;
+    /// let forecast: Forecast = agent.run((), "forecast for Lagos")?.into_output().unwrap();
+    /// println!("{forecast:?}");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn output<T>(self) -> AgentBuilder<Deps, T>
     where
         T: DeserializeOwned + JsonSchema + 'static,

@@ -14,6 +14,21 @@
 //! driver here only executes commands and feeds back what happened, stamped
 //! with a [`Clock`]. Providers live in `golem-providers`.
 //!
+//! **Runs.** [`Agent::run`], [`Agent::run_with_history`] and
+//! [`Agent::resume`] cover the common cases; [`Agent::run_with`] gives a
+//! [`RunBuilder`] for prompt parts, run-scoped observers, streaming, a
+//! [`CancellationToken`] and a clock. A run returns a [`RunResult`] whose
+//! output is [`RunOutput::Completed`] or [`RunOutput::Paused`], or an
+//! [`Error`]: a setup error (no stage, no evidence) or a
+//! [`RunError`](golem_core::RunError) with its stage, cause and partial
+//! evidence.
+//!
+//! **Threads.** A lone tool or model call without a deadline runs on the
+//! calling thread; parallel groups, streamed calls and calls with a
+//! deadline (model calls have one by default) run on their own threads, so
+//! the driver can stop waiting when the machine says so. A call that
+//! ignores its cancellation is abandoned with its own `Arc` of the deps.
+//!
 //! ```
 //! use golem_core::{Model, ModelError, Request, Response, Role, ToolCall, Usage};
 //! use golem_io::{Agent, Tool, ToolContext, ToolError};
