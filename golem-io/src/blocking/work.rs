@@ -174,14 +174,14 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
             if let Some(input) = self.ready.pop_front() {
                 return Ok(input);
             }
-            match self.pending.pop_front() {
-                Some(work @ Work::Tool { .. }) => {
-                    let Work::Tool { id, .. } = work else { continue };
+            let Some(work) = self.pending.pop_front() else { return self.wait(deadline) };
+            match work.id() {
+                // The ledger hears of a tool before its body runs (SPEC LOG-06).
+                WorkId::Tool(id) => {
                     self.starting = Some(work);
                     return Ok(Input::ToolStarted { id });
                 }
-                Some(work) => self.launch(work),
-                None => return self.wait(deadline),
+                WorkId::Model(_) => self.launch(work),
             }
         }
     }
