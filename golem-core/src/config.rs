@@ -9,7 +9,7 @@ use std::time::Duration;
 
 /// The wait before a retried model call (SPEC RETRY-02, CFG-06).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "kind")]
+#[serde(rename_all = "snake_case", rename_all_fields = "camelCase", tag = "kind")]
 pub enum Backoff {
     /// `min(500 ms · 2^(n−1), 30 s)` for the n-th failed attempt.
     Exponential,
@@ -33,6 +33,7 @@ impl Backoff {
 
 /// Retry policy for model calls and the correction budgets (SPEC CFG-02).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct RetryPolicy {
     /// Attempts per model call, the first included (≥ 1).
     pub max_attempts: u32,
@@ -77,7 +78,7 @@ impl RetryPolicy {
 
 /// How the final answer is requested and read (SPEC OUT).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "mode")]
+#[serde(rename_all = "snake_case", rename_all_fields = "camelCase", tag = "mode")]
 pub enum OutputMode {
     /// Free text, decoded by the driver's decoder.
     Text,
@@ -100,7 +101,7 @@ pub enum OutputMode {
 
 /// Restricting or forcing the tool the model uses (SPEC TOOL-11).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "kind", content = "name")]
+#[serde(rename_all = "snake_case", rename_all_fields = "camelCase", tag = "kind", content = "name")]
 pub enum ToolChoice {
     /// Advertise only this tool (plus the output tool).
     Restrict(String),
@@ -119,7 +120,7 @@ impl ToolChoice {
 
 /// Usage bounds (SPEC USAGE-03). `None` is unbounded; `Some(0)` is a real bound.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(rename_all = "camelCase")]
 pub struct UsageLimits {
     /// Cumulative input tokens.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -140,6 +141,7 @@ pub struct UsageLimits {
 
 /// The whole configuration of a run as the machine sees it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct RunConfig {
     /// Model turns per run, across correction rounds (≥ 1).
     pub max_iterations: u32,

@@ -33,6 +33,7 @@ pub struct PendingCall {
 /// The calls that paused a run, grouped by what resolving them needs, each
 /// in emission order.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct DeferredRequests {
     /// Calls waiting for a human decision.
     pub approvals: Vec<PendingCall>,
@@ -49,6 +50,7 @@ impl DeferredRequests {
 
 /// A decision on one approval request.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Approval {
     /// Approve: the tool runs again with the approved marker set.
     pub approved: bool,
@@ -71,6 +73,7 @@ impl Approval {
 
 /// Resolutions of a paused run's pending calls, keyed by provider call id.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct DeferredResults {
     /// Decisions on approval requests.
     #[serde(default)]

@@ -66,6 +66,7 @@ pub enum CancelReason {
 /// A serialisable record of an error kept by the driver (SPEC MACH-02):
 /// the kind names its type, the message is its display text.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct CauseRecord {
     /// The error's kind (its type name, or a short tag).
     pub kind: String,
@@ -88,7 +89,7 @@ impl fmt::Display for CauseRecord {
 
 /// Why a tool failed the run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "kind")]
+#[serde(rename_all = "snake_case", rename_all_fields = "camelCase", tag = "kind")]
 #[non_exhaustive]
 pub enum ToolFailureKind {
     /// The tool returned a fatal error.
@@ -118,6 +119,7 @@ pub enum ToolFailureKind {
 
 /// A tool's failure of a run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ToolFailure {
     /// The machine id of the failing execution, when it ran, so the driver
     /// can attach the original error object.
@@ -155,6 +157,7 @@ impl fmt::Display for ToolFailure {
 
 /// Why the decoder failed the run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct DecodeFailure {
     /// The decoder's message.
     pub message: String,
@@ -176,7 +179,7 @@ impl fmt::Display for DecodeFailure {
 
 /// The typed cause of a failed run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "type")]
+#[serde(rename_all = "snake_case", rename_all_fields = "camelCase", tag = "type")]
 #[non_exhaustive]
 pub enum Cause {
     /// A model call failed.

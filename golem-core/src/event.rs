@@ -12,6 +12,7 @@ use std::time::Duration;
 
 /// One observation of a run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct RunEvent {
     /// Position in the run's event sequence, gap-free from 0.
     pub seq: u64,
@@ -22,7 +23,7 @@ pub struct RunEvent {
 
 /// What a [`RunEvent`] reports.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "event")]
+#[serde(rename_all = "snake_case", rename_all_fields = "camelCase", tag = "event")]
 #[non_exhaustive]
 pub enum EventKind {
     /// One provider call is about to be made.

@@ -22,6 +22,7 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// The JSON schema the final answer must follow (native structured output).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct OutputSchema {
     /// A name for the schema (providers want one); `output` when unnamed.
     pub name: String,
@@ -291,7 +292,7 @@ impl Capabilities {
 
 /// One streamed fragment of a model turn (SPEC STREAM-04).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "type")]
+#[serde(rename_all = "snake_case", rename_all_fields = "camelCase", tag = "type")]
 #[non_exhaustive]
 pub enum Delta {
     /// A piece of the answer text.

@@ -260,7 +260,7 @@ pub fn response_deltas(response: &Response, chunk: usize) -> Vec<Delta> {
 
 /// Deliver `response` to `sink` as [`response_deltas`] and return it — the
 /// streaming half of every fake. A sink error stops delivery and becomes a
-/// [`ModelErrorKind::SinkAborted`] error carrying it as its source
+/// [`ModelErrorKind::SinkAborted`](crate::model::ModelErrorKind::SinkAborted) error carrying it as its source
 /// (SPEC STREAM-02).
 pub fn stream_response(response: Response, chunk: usize, sink: &mut dyn DeltaSink) -> Result<Response, ModelError> {
     for delta in response_deltas(&response, chunk) {

@@ -56,3 +56,27 @@ pub const INCOMPLETE_ARGS: &str =
 pub fn invalid_args(serde_error: &str) -> String {
     format!("invalid arguments: {serde_error}")
 }
+
+/// The name of the output tool a typed output synthesizes in tool mode.
+pub const OUTPUT_TOOL_NAME: &str = "final_result";
+
+/// The description of that output tool.
+pub const OUTPUT_TOOL_DESCRIPTION: &str = "Return the final result. Calling this tool ends the conversation.";
+
+/// The description of a delegation tool's `prompt` argument (SPEC DELEG-01).
+pub const DELEGATE_PROMPT_DESCRIPTION: &str =
+    "The complete task for the sub-agent. It sees nothing else of the delegating conversation, so include every detail it needs.";
+
+/// A delegation call whose arguments are not `{prompt: string}` (SPEC DELEG-01).
+pub fn delegate_bad_args(serde_error: &str) -> String {
+    format!("arguments must be an object with a string prompt: {serde_error}")
+}
+
+/// A delegation call with an empty prompt (SPEC DELEG-01).
+pub const DELEGATE_EMPTY_PROMPT: &str = "prompt is required";
+
+/// The JSON decoder's correctable rejection (SPEC OUT-02); `type_name` is
+/// the output type's name without its path.
+pub fn not_valid_json(type_name: &str, serde_error: &str) -> String {
+    format!("response content is not valid JSON for {type_name}: {serde_error}")
+}

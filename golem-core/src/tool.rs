@@ -6,6 +6,7 @@ use std::time::Duration;
 
 /// What the model sees of a tool.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ToolDefinition {
     /// The tool's name, `^[A-Za-z0-9_-]{1,64}$`.
     pub name: String,
@@ -29,6 +30,7 @@ pub enum TimeoutPolicy {
 
 /// A tool declaration plus the execution policy the machine applies to it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ToolSpec {
     /// What the model sees.
     #[serde(flatten)]

@@ -109,9 +109,8 @@ impl<T: DeserializeOwned> Decoder<T> for JsonDecoder<T> {
         } else {
             serde_json::from_str::<T>(content)
         };
-        parsed.map_err(|e| {
-            DecodeError::Retry(format!("response content is not valid JSON for {}: {e}", short_type_name::<T>()))
-        })
+        parsed
+            .map_err(|e| DecodeError::Retry(golem_core::texts::not_valid_json(&short_type_name::<T>(), &e.to_string())))
     }
 }
 

@@ -10,10 +10,7 @@ use golem_core::{Cause, Stage};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-/// The description of the delegation tool's `prompt` argument.
-/// Model-facing text: belongs with `golem_core::texts`.
-pub const DELEGATE_PROMPT_DESCRIPTION: &str =
-    "The complete task for the sub-agent. It sees nothing else of the delegating conversation, so include every detail it needs.";
+pub use golem_core::texts::DELEGATE_PROMPT_DESCRIPTION;
 
 #[derive(Deserialize)]
 struct DelegateArgs {
@@ -93,9 +90,9 @@ impl<Deps: Send + Sync + 'static, O: 'static> Agent<Deps, O> {
         let agent = self.clone();
         Tool::new(name, description, delegate_schema(), move |ctx: &ToolContext<Deps>, args: Value| {
             let args: DelegateArgs = serde_json::from_value(args)
-                .map_err(|e| ToolError::reject(format!("arguments must be an object with a string prompt: {e}")))?;
+                .map_err(|e| ToolError::reject(golem_core::texts::delegate_bad_args(&e.to_string())))?;
             if args.prompt.trim().is_empty() {
-                return Err(ToolError::reject("prompt is required"));
+                return Err(ToolError::reject(golem_core::texts::DELEGATE_EMPTY_PROMPT));
             }
             // The sub-run shares the parent's clock and stops when the
             // parent gives up on this call (SPEC DELEG-04).

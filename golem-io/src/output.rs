@@ -10,12 +10,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::sync::Arc;
 
-/// The name of the output tool `.output::<T>()` synthesizes in tool mode.
-pub const OUTPUT_TOOL_NAME: &str = "final_result";
-
-/// The description of that tool. Model-facing text: belongs with
-/// `golem_core::texts` and is pinned like it.
-pub const OUTPUT_TOOL_DESCRIPTION: &str = "Return the final result. Calling this tool ends the conversation.";
+pub use golem_core::texts::{OUTPUT_TOOL_DESCRIPTION, OUTPUT_TOOL_NAME};
 
 /// A JSON schema as given to the builder: a JSON value, or JSON text that is
 /// checked at build (not-JSON text is [`BuildError::InvalidOutputSchema`]).

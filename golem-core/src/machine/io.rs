@@ -39,6 +39,7 @@ machine_id!(
 
 /// The user's turn that opens a run.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Prompt {
     /// The prompt text.
     #[serde(default)]
@@ -58,6 +59,7 @@ impl Prompt {
 /// How a run begins: what the driver resolved before the machine exists
 /// (history processor already applied, instructions already evaluated).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Start {
     /// Earlier conversation, exactly as processed.
     #[serde(default)]
@@ -97,7 +99,7 @@ impl Start {
 
 /// How a tool call ended (SPEC TOOL-02/03).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "outcome")]
+#[serde(rename_all = "snake_case", rename_all_fields = "camelCase", tag = "outcome")]
 #[non_exhaustive]
 pub enum ToolOutcome {
     /// A result for the model.
@@ -146,7 +148,7 @@ impl ToolOutcome {
 
 /// The decoder's verdict on a final response (SPEC OUT-01).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "verdict")]
+#[serde(rename_all = "snake_case", rename_all_fields = "camelCase", tag = "verdict")]
 pub enum Verdict {
     /// The driver holds the decoded value.
     Accepted,
@@ -174,7 +176,7 @@ pub enum CancelMode {
 
 /// Everything that can happen to a run (the machine's only door in).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "input")]
+#[serde(rename_all = "snake_case", rename_all_fields = "camelCase", tag = "input")]
 #[non_exhaustive]
 pub enum Input {
     /// A model call finished.
@@ -223,7 +225,7 @@ pub enum Input {
 
 /// Work the driver must do.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "command")]
+#[serde(rename_all = "snake_case", rename_all_fields = "camelCase", tag = "command")]
 #[non_exhaustive]
 pub enum Command {
     /// Call fallback member `member` with `request`.
@@ -287,7 +289,7 @@ pub enum WaitReason {
 
 /// What the machine has for the driver (the only door out).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "output")]
+#[serde(rename_all = "snake_case", rename_all_fields = "camelCase", tag = "output")]
 pub enum Output {
     /// Do this.
     Command(Command),
@@ -322,7 +324,7 @@ pub struct RunSummary {
 
 /// How a run ended.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "outcome")]
+#[serde(rename_all = "snake_case", rename_all_fields = "camelCase", tag = "outcome")]
 pub enum Outcome {
     /// The decoder accepted the answer of `decode`.
     Completed {

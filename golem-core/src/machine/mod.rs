@@ -7,10 +7,10 @@
 //! and deadlines come back in `Wait` for the driver to honour by feeding
 //! [`Input::Tick`].
 //!
-//! The policy of a run lives here, split by concern: [`model_call`] (turns,
-//! attempts, fallback, backoff), [`batch`] (tool batches), [`output`]
-//! (decoding and correction rounds), [`resume`] (deferred resolutions) and
-//! [`cancel`].
+//! The policy of a run lives here, split by concern into private modules:
+//! `model_call` (turns, attempts, fallback, backoff), `batch` (tool
+//! batches), `output` (decoding and correction rounds), `resume` (the
+//! preamble and deferred resolutions) and `cancel`.
 
 mod backoff;
 mod batch;
