@@ -155,10 +155,11 @@ fn every_recorded_stream_is_chunking_invariant() {
 fn azure_request_matches_the_recording() {
     let case = "azure/azure_openai_chat_deployment";
     let recorded = read_json(&case_dir(case).join("01.request.json"));
-    let config = azure::Config::builder("https://pydanticai7521574644.openai.azure.com/", "gpt-4o", "2024-12-01-preview")
-        .api_key(KEY)
-        .build()
-        .unwrap();
+    let config =
+        azure::Config::builder("https://pydanticai7521574644.openai.azure.com/", "gpt-4o", "2024-12-01-preview")
+            .api_key(KEY)
+            .build()
+            .unwrap();
     let codec = azure::Codec::new(config);
     let request = request_from_recorded(&recorded);
     let http = codec.encode(&request, false).unwrap();
@@ -214,6 +215,7 @@ fn recorded_request_conversion_matches_a_hand_written_request() {
         tool_choice: Some(WireToolChoice::Auto),
     };
     assert_eq!(request_from_recorded(&recorded), by_hand);
-    let body: Value = serde_json::from_slice(&openai_codec("gpt-5-mini").encode(&by_hand, false).unwrap().body).unwrap();
+    let body: Value =
+        serde_json::from_slice(&openai_codec("gpt-5-mini").encode(&by_hand, false).unwrap().body).unwrap();
     assert_eq!(body, expected_body(&recorded, false));
 }
