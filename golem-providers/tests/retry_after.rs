@@ -19,7 +19,8 @@ fn hint(headers: &[(&str, &str)], now_unix: Option<u64>) -> Option<Duration> {
 fn the_retry_after_table() {
     let s = Duration::from_secs;
     let ms = Duration::from_millis;
-    let table: Vec<(Vec<(&str, &str)>, Option<u64>, Option<Duration>)> = vec![
+    type Row = (Vec<(&'static str, &'static str)>, Option<u64>, Option<Duration>);
+    let table: Vec<Row> = vec![
         // delta-seconds
         (vec![("retry-after", "120")], None, Some(s(120))),
         (vec![("Retry-After", " 0 ")], None, Some(s(0))),

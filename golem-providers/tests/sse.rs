@@ -8,7 +8,7 @@ use proptest::prelude::*;
 fn decode<'a>(chunks: impl IntoIterator<Item = &'a [u8]>) -> (Vec<SseEvent>, Option<SseError>) {
     let mut decoder = SseDecoder::new();
     let mut events = Vec::new();
-    let mut drain = |decoder: &mut SseDecoder, events: &mut Vec<SseEvent>| -> Option<SseError> {
+    let drain = |decoder: &mut SseDecoder, events: &mut Vec<SseEvent>| -> Option<SseError> {
         while let Some(item) = decoder.next() {
             match item {
                 Ok(event) => events.push(event),

@@ -179,7 +179,7 @@ pub fn run_stream<C: HttpCodec>(
 ) -> (Vec<Delta>, Result<Response, ModelError>) {
     let mut decoder = codec.stream_decoder(request, head);
     let mut deltas = Vec::new();
-    let mut drain = |decoder: &mut C::Stream, deltas: &mut Vec<Delta>| {
+    let drain = |decoder: &mut C::Stream, deltas: &mut Vec<Delta>| {
         while let Some(delta) = decoder.next_delta() {
             match delta {
                 Ok(d) => deltas.push(d),
