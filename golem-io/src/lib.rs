@@ -65,25 +65,31 @@
 #![deny(missing_docs)]
 
 mod agent;
+mod any_model;
+mod asynchronous;
 mod blocking;
 mod builder;
+mod cancel;
 mod clock;
 mod context;
 mod decode;
 mod delegation;
 mod error;
+mod exec;
 mod history;
 mod instructions;
 mod output;
 mod result;
 mod run;
+mod run_async;
 mod schema;
 mod tool;
 
 pub use agent::Agent;
 pub use builder::AgentBuilder;
+pub use cancel::{CancellationToken, Cancelled};
 pub use clock::{Clock, ManualClock, SystemClock};
-pub use context::{CancellationToken, ToolContext};
+pub use context::ToolContext;
 pub use decode::{decode_fn, DecodeError, DecodeFn, Decoder, JsonDecoder, TextDecoder};
 pub use delegation::DELEGATE_PROMPT_DESCRIPTION;
 pub use error::Error;
