@@ -197,10 +197,18 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
         if alone && !needs_thread(&work) {
             // A lone call has no machine-side cancel; it hears the caller's.
             let token = self.cancel.as_ref().map_or_else(CancellationToken::new, |g| g.0.clone());
-            // No answer means the caller cancelled: that input is on its way.
-            if let Some(report) = self.job(token).run(work, None) {
-                self.keep(&report.input, report.error);
-                self.ready.push_back(report.input);
+            match self.job(token).run(work, None) {
+                Some(report) => {
+                    self.keep(&report.input, report.error);
+                    self.ready.push_back(report.input);
+                }
+                // No answer: the caller cancelled and the call was dropped.
+                // Its report may still be in flight, so feed the cancellation
+                // now (a duplicate after the run ends is ignored).
+                None => {
+                    self.cancel = None;
+                    self.ready.push_back(caller_cancel());
+                }
             }
             return;
         }

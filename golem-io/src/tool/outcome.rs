@@ -79,7 +79,7 @@ impl ToolError {
     }
 
     /// Defer the call until a human approves it; the approved re-run sees
-    /// [`ToolContext::is_approved`].
+    /// [`ToolContext::is_approved`](crate::ToolContext::is_approved).
     pub fn approval(reason: impl Into<String>) -> Self {
         ToolError::Defer { kind: DeferKind::Approval, reason: reason.into() }
     }
