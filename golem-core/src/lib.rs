@@ -36,6 +36,7 @@ pub mod deferral;
 pub mod error;
 pub mod event;
 pub mod history;
+pub mod log;
 pub mod machine;
 pub mod message;
 pub mod model;
