@@ -35,6 +35,8 @@ pub mod config;
 pub mod deferral;
 pub mod error;
 pub mod event;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod history;
 pub mod log;
 pub mod machine;
