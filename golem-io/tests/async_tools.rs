@@ -233,3 +233,70 @@ fn a_panicking_async_tool_fails_the_run_not_the_executor() {
     assert_eq!(err.stage, Stage::Tool);
     assert!(err.to_string().contains("the tool panicked: kaboom"), "{err}");
 }
+
+/// Async tools that record how many of them run at once.
+fn counted(names: &[&'static str], running: &Arc<AtomicUsize>, peak: &Arc<AtomicUsize>) -> Vec<Tool<()>> {
+    names
+        .iter()
+        .map(|name| {
+            let (running, peak) = (Arc::clone(running), Arc::clone(peak));
+            Tool::new_async(*name, "", json!({"type": "object"}), move |_: ToolContext<()>, _| {
+                let (running, peak) = (Arc::clone(&running), Arc::clone(&peak));
+                async move {
+                    peak.fetch_max(running.fetch_add(1, Ordering::SeqCst) + 1, Ordering::SeqCst);
+                    async_io::Timer::after(Duration::from_millis(10)).await;
+                    running.fetch_sub(1, Ordering::SeqCst);
+                    Ok("ok")
+                }
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn the_concurrency_cap_holds_under_the_async_driver() {
+    let (running, peak) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let model = ScriptedModel::new().respond(calls(&[("1", "a"), ("2", "b"), ("3", "c"), ("4", "d")])).text("done");
+    let agent = Agent::builder(model)
+        .tools(counted(&["a", "b", "c", "d"], &running, &peak))
+        .parallel_tools(true)
+        .max_concurrency(2)
+        .build()
+        .unwrap();
+
+    let result = smol::block_on(agent.run_async((), "go")).unwrap();
+
+    assert_eq!(peak.load(Ordering::SeqCst), 2);
+    let ids: Vec<String> = tool_messages(&result.messages).into_iter().map(|(id, _)| id).collect();
+    assert_eq!(ids, ["1", "2", "3", "4"]);
+}
+
+#[test]
+fn a_sequential_tool_is_a_barrier_under_the_async_driver() {
+    let (running, peak) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let mut tools = counted(&["a", "b", "c"], &running, &peak);
+    let barrier = tools.remove(1).sequential();
+    tools.insert(1, barrier);
+    // a alone (the barrier b follows it), b alone, then c.
+    let model = ScriptedModel::new().respond(calls(&[("1", "a"), ("2", "b"), ("3", "c")])).text("done");
+    let agent = Agent::builder(model).tools(tools).parallel_tools(true).build().unwrap();
+
+    smol::block_on(agent.run_async((), "go")).unwrap();
+
+    assert_eq!(peak.load(Ordering::SeqCst), 1);
+}
+
+#[test]
+fn a_timeout_shown_as_a_failed_result_lets_the_async_run_go_on() {
+    let dropped = Arc::new(AtomicBool::new(false));
+    let slow = overrunning_async_tool(Arc::clone(&dropped)).on_timeout(golem_core::tool::TimeoutPolicy::FailedResult);
+    let model = ScriptedModel::new().tool_call("slow", "{}").text("moved on");
+    let agent = Agent::builder(model).tool(slow).build().unwrap();
+
+    let result = smol::block_on(agent.run_async((), "go")).unwrap();
+
+    assert_eq!(result.output().unwrap(), "moved on");
+    assert!(dropped.load(Ordering::SeqCst));
+    let shown = result.messages.iter().find(|m| m.role == Role::Tool).unwrap();
+    assert!(shown.failed, "{shown:?}");
+}
