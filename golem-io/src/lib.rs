@@ -20,8 +20,9 @@
 //! [`Agent::resume`] and [`Agent::run_stream`] cover the common cases, each
 //! with an async twin ([`Agent::run_async`], …); [`Agent::run_with`] gives a
 //! [`RunBuilder`] for prompt parts, run-scoped observers, a delta callback,
-//! a [`CancellationToken`] and a clock, run with [`RunBuilder::call`] or
-//! [`RunBuilder::call_async`]. A run returns a [`RunResult`] whose output is
+//! a [`CancellationToken`] and a clock, run with [`RunBuilder::call`],
+//! [`RunBuilder::call_async`] or — as a stream of its events ending with
+//! the outcome — [`RunBuilder::events`]. A run returns a [`RunResult`] whose output is
 //! [`RunOutput::Completed`] or [`RunOutput::Paused`], or an [`Error`]: a
 //! setup error (no stage, no evidence) or a
 //! [`RunError`](golem_core::RunError) with its stage, cause and partial
@@ -102,6 +103,7 @@ mod output;
 mod result;
 mod run;
 mod run_async;
+mod run_stream;
 mod schema;
 mod tool;
 
@@ -117,6 +119,7 @@ pub use history::trim_history;
 pub use output::{RawSchema, OUTPUT_TOOL_DESCRIPTION, OUTPUT_TOOL_NAME};
 pub use result::{RunOutput, RunResult};
 pub use run::RunBuilder;
+pub use run_stream::{RunEvents, RunItem};
 pub use tool::{Tool, ToolError, ToolResult};
 
 /// A boxed error that can cross threads (re-exported from golem-core).

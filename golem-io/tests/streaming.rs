@@ -270,3 +270,35 @@ fn a_discarding_callback_still_takes_the_streaming_path() {
         assert_eq!(events.load(Ordering::SeqCst), 1, "{driver:?}");
     }
 }
+
+#[test]
+fn the_async_run_is_also_a_stream_of_its_events_ending_with_the_outcome() {
+    use futures_lite::StreamExt;
+    let observed = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&observed);
+    let blocking = agent(three_turns())
+        .run_with(())
+        .prompt("which digit?")
+        .stream(true)
+        .observer(move |e| sink.lock().unwrap().push(e.clone()))
+        .call()
+        .unwrap();
+
+    let agent = agent(three_turns());
+    let stream = agent.run_with(()).prompt("which digit?").stream(true).events();
+    fn assert_send<T: Send>(_: &T) {}
+    assert_send(&stream);
+    let items: Vec<golem_io::RunItem<i64>> = smol::block_on(stream.collect());
+
+    let (last, events) = items.split_last().unwrap();
+    let events: Vec<golem_core::RunEvent> = events
+        .iter()
+        .map(|item| match item {
+            golem_io::RunItem::Event(e) => e.clone(),
+            golem_io::RunItem::Done(_) => panic!("the outcome comes last"),
+        })
+        .collect();
+    assert_eq!(events, *observed.lock().unwrap());
+    let golem_io::RunItem::Done(Ok(result)) = last else { panic!("{last:?}") };
+    assert_eq!(serde_json::to_string(result).unwrap(), serde_json::to_string(&blocking).unwrap());
+}
