@@ -7,7 +7,6 @@ use golem_core::testing::{FnModel, ScriptedModel};
 use golem_core::{texts, Message, Role, Stage, ToolCall};
 use golem_io::{Agent, CancellationToken, Error, RunResult, Tool, ToolContext};
 use serde_json::json;
-use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -216,33 +215,4 @@ fn a_token_cancelled_before_an_async_run_stops_it_before_any_request() {
     let err = smol::block_on(agent.run_with(()).prompt("hi").cancellation(token).call_async()).unwrap_err();
     assert!(err.is_canceled());
     assert_eq!(model.request_count(), 0);
-}
-
-fn assert_send<T: Send>(_: &T) {}
-
-fn assert_static<T: 'static>(_: &T) {}
-
-/// Deps that are `Send + Sync` but not `Clone` or `Copy`.
-struct Deps {
-    _name: String,
-}
-
-#[test]
-fn run_futures_are_send_when_their_inputs_are() {
-    let agent = Agent::<Deps>::builder(ScriptedModel::new().text("hi")).build().unwrap();
-    let plain = agent.run_async(Deps { _name: "a".into() }, "x");
-    assert_send(&plain);
-    let mut fragments = Vec::new();
-    let streamed = agent.run_stream_async(Deps { _name: "b".into() }, "x", |d| {
-        fragments.push(d.clone());
-        Ok(())
-    });
-    assert_send(&streamed);
-    // An owned agent makes a 'static, spawnable future.
-    let owned = agent.clone();
-    let spawnable = async move { owned.run_async(Deps { _name: "c".into() }, "x").await.map(|r| r.into_output()) };
-    assert_send(&spawnable);
-    assert_static(&spawnable);
-    fn is_future<F: Future>(_: &F) {}
-    is_future(&spawnable);
 }
