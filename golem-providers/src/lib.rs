@@ -46,6 +46,7 @@ pub mod chat_completions;
 pub mod classify;
 pub mod codec;
 pub mod framing;
+pub mod fuzzing;
 pub mod http;
 pub mod http_date;
 pub mod openai;

@@ -134,9 +134,10 @@ impl SseDecoder {
             return;
         }
         let input = &mut self.input;
-        if input.pos > 0 {
-            // Amortised: only consumed bytes are dropped, and the rest is at
-            // most one partial line.
+        if input.pos > 0 && input.pos >= input.buf.len() - input.pos {
+            // Compact only once the consumed prefix outweighs what is left,
+            // so the bytes moved never exceed the bytes consumed: linear
+            // however the caller interleaves feeding and draining.
             input.buf.drain(..input.pos);
             input.pos = 0;
         }

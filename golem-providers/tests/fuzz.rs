@@ -62,3 +62,19 @@ proptest! {
         let _ = codec().decode(&request, &HttpResponseHead::new(200, vec![]), &body[body.len().min(6)..]);
     }
 }
+
+proptest! {
+    /// The bodies of the crate's fuzz entry points, run by `cargo test`.
+    #[test]
+    fn fuzz_entry_points_hold(data in proptest::collection::vec(any::<u8>(), 0..600), shaped in streamish()) {
+        golem_providers::fuzzing::sse(&data);
+        golem_providers::fuzzing::chat_stream(&data);
+        golem_providers::fuzzing::chat_response(&data);
+        golem_providers::fuzzing::http_date(&data);
+        let mut seeded = vec![shaped.len().min(255) as u8 / 2];
+        seeded.extend_from_slice(&shaped);
+        golem_providers::fuzzing::sse(&seeded);
+        golem_providers::fuzzing::chat_stream(&seeded);
+        golem_providers::fuzzing::chat_response(&seeded);
+    }
+}
