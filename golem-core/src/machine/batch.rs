@@ -465,11 +465,22 @@ impl RunMachine {
     pub(super) fn close_batch_on_cancel(&mut self) {
         let Phase::Tools(batch) = &mut self.phase else { return };
         for slot in batch.slots.iter_mut() {
-            if slot.result.is_none() {
-                if let SlotState::Finished { outcome: ToolOutcome::Output { content, parts }, .. } = &slot.state {
+            if slot.result.is_some() {
+                continue;
+            }
+            // Finished results stand; rejections, deferrals and errors were
+            // never judged, so they read as interrupted like unfinished calls.
+            match &slot.state {
+                SlotState::Finished { outcome: ToolOutcome::Output { content, parts }, .. } => {
                     let msg = Message::tool_result(slot.call.id.clone(), slot.call.name.clone(), content.clone());
                     slot.result = Some(msg.with_parts(parts.clone()));
                 }
+                SlotState::Finished { outcome: ToolOutcome::Failed { reason }, .. } => {
+                    let mut msg = Message::tool_result(slot.call.id.clone(), slot.call.name.clone(), reason.clone());
+                    msg.failed = true;
+                    slot.result = Some(msg);
+                }
+                _ => {}
             }
         }
         let closing = batch.closing_messages(usize::MAX);

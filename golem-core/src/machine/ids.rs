@@ -26,6 +26,8 @@ enum IdState {
     Answered,
     /// Cancelled or timed out: a later answer is a normal race.
     Abandoned,
+    /// Abandoned, and its late answer arrived; another is a duplicate.
+    AnsweredLate,
 }
 
 /// How an incoming answer relates to its id.
@@ -64,8 +66,11 @@ impl Ids {
                 entry.1 = IdState::Answered;
                 Ok(Answer::Live)
             }
-            IdState::Abandoned => Ok(Answer::Late),
-            IdState::Answered => Err(ApiMisuse::DuplicateAnswer { what: kind.name(), id }),
+            IdState::Abandoned => {
+                entry.1 = IdState::AnsweredLate;
+                Ok(Answer::Late)
+            }
+            IdState::Answered | IdState::AnsweredLate => Err(ApiMisuse::DuplicateAnswer { what: kind.name(), id }),
         }
     }
 

@@ -63,13 +63,12 @@ fn plan(history: &[Message], resolutions: &DeferredResults) -> Result<(Vec<Messa
     if pending.is_empty() {
         return Err(ResolutionError::NothingPending);
     }
-    for id in resolutions.approvals.keys() {
-        if !seen.contains(id.as_str()) {
-            return Err(ResolutionError::ApprovalNotPending(id.clone()));
-        }
-        if resolutions.external.contains_key(id) {
-            return Err(ResolutionError::ResolvedBothWays(id.clone()));
-        }
+    // Each rule is checked across every id before the next rule (SPEC DEFER-02 order).
+    if let Some(id) = resolutions.approvals.keys().find(|id| !seen.contains(id.as_str())) {
+        return Err(ResolutionError::ApprovalNotPending(id.clone()));
+    }
+    if let Some(id) = resolutions.approvals.keys().find(|id| resolutions.external.contains_key(*id)) {
+        return Err(ResolutionError::ResolvedBothWays(id.clone()));
     }
     if let Some(id) = resolutions.external.keys().find(|id| !seen.contains(id.as_str())) {
         return Err(ResolutionError::ExternalNotPending(id.clone()));
