@@ -1,9 +1,12 @@
 //! Driver equivalence (issue 3, SPEC RUN-10, EVT-04, DESIGN "one loop,
-//! many drivers"): every scenario of the corpus runs through every driver,
-//! and the serialized outcome (`RunResult` or `RunError` as JSON), the
-//! serialized run events and the tools' probe notes must be byte-identical.
-//! Each run is also checked against the scenario's pins, and a few scenarios
-//! get closer checks of their events below.
+//! many drivers"): every scenario of the corpus runs through every driver —
+//! the blocking one, and the async one under `smol::block_on`,
+//! `futures::executor::block_on` and a current-thread tokio runtime — and the
+//! serialized outcome (`RunResult` or `RunError` as JSON), the serialized run
+//! events, the fragments a delta callback got and the tools' probe notes
+//! must be byte-identical. The first driver also runs each scenario twice
+//! (determinism). Each run is checked against the scenario's pins, and a few
+//! scenarios get closer checks of their events below.
 
 mod corpus;
 
@@ -25,6 +28,7 @@ fn assert_same(name: &str, what: &str, a: &Observation, b: &Observation) {
             assert_eq!(ex, ey, "{name} ({what}): event {j} of step {i}");
         }
         assert_eq!(x.events.len(), y.events.len(), "{name} ({what}): event count of step {i}");
+        assert_eq!(x.deltas, y.deltas, "{name} ({what}): delta callback fragments of step {i}");
     }
     assert_eq!(a.probe, b.probe, "{name} ({what}): probe notes");
     assert_eq!(a, b, "{name} ({what})");
@@ -91,9 +95,14 @@ scenarios!(
     caller_cancel_before_start,
     run_deadline,
     streaming_run,
+    streaming_on_delta,
+    stream_sink_abort,
     delegation,
     history_continuation,
     history_repaired,
+    async_tools_parallel,
+    async_model_only,
+    async_tool_timeout,
 );
 
 #[test]
@@ -228,6 +237,18 @@ fn pinned_streamed_fragments_rebuild_each_turn() {
 }
 
 #[test]
+fn pinned_delta_callback_sees_exactly_the_delta_events() {
+    let observation = corpus::run_checked(&corpus::named("streaming_on_delta"), Driver::Blocking);
+    let from_events: Vec<Value> =
+        events(&observation, 0).into_iter().filter(|e| e["event"] == "delta").map(|e| e["delta"].clone()).collect();
+    let from_callback: Vec<Value> =
+        observation.steps[0].deltas.iter().map(|d| serde_json::from_str(d).unwrap()).collect();
+    assert_eq!(from_callback, from_events);
+    let text: String = from_callback.iter().filter_map(|d| d["text"].as_str()).collect();
+    assert_eq!(text, "Let me check. warm31", "every turn and correction round streams");
+}
+
+#[test]
 fn pinned_cancellations_keep_evidence_that_continues_cleanly() {
     let observation = corpus::run_checked(&corpus::named("caller_cancel_mid_batch"), Driver::Blocking);
     let outcome: Value = serde_json::from_str(&observation.steps[0].outcome).unwrap();
@@ -269,8 +290,9 @@ fn pinned_deferral_events_replace_tool_ends() {
 }
 
 /// A stuck lone tool with no timeout of its own, under a 200 ms run deadline
-/// or a caller cancellation at 100 ms: how long until the run returns?
-fn inline_stuck_tool_run(cancel: bool) -> (Option<Stage>, Duration) {
+/// or a caller cancellation at 100 ms, on `driver`: the stage the run failed
+/// at and how long it took to return.
+fn inline_stuck_tool_run(driver: Driver, cancel: bool) -> (Option<Stage>, Duration) {
     let (probe, gate) = (Probe::default(), Gate::new());
     let model =
         ScriptedModel::new().respond(calls(vec![call("i1", "stuck", "{}")], (10, 4))).respond(text("never", (1, 1)));
@@ -290,31 +312,39 @@ fn inline_stuck_tool_run(cancel: bool) -> (Option<Stage>, Duration) {
     if cancel {
         run = run.cancellation(token);
     }
-    let result = run.call();
+    let result = corpus::call(driver, run);
     let elapsed = started.elapsed();
     gate.open();
     (result.err().and_then(|e| e.stage()), elapsed)
 }
 
-/// Suspected blocking-driver bug: a lone tool without its own timeout runs
-/// on the calling thread even when a run deadline applies, so the deadline
-/// only takes effect once the tool returns (here after the gate's 5 s
-/// give-up) instead of at 200 ms. SPEC DRV-02: deadline-bound tools run on
-/// their own threads so the driver can stop waiting at a deadline.
-#[test]
-#[ignore = "blocking driver waits for an inline tool past the run deadline"]
-fn run_deadline_stops_waiting_for_an_inline_tool() {
-    let (stage, elapsed) = inline_stuck_tool_run(false);
-    assert_eq!(stage, Some(Stage::Tool));
-    assert!(elapsed < Duration::from_secs(2), "the run deadline took {elapsed:?}");
+/// Both ways of stopping a run end it promptly at the tool stage while a
+/// non-cooperative tool is in flight (SPEC MACH-07 `Immediate`, ERR-02).
+fn assert_stops_promptly(driver: Driver) {
+    for (cancel, what) in [(false, "run deadline"), (true, "caller cancellation")] {
+        let (stage, elapsed) = inline_stuck_tool_run(driver, cancel);
+        assert_eq!(stage, Some(Stage::Tool), "{driver:?}, {what}");
+        assert!(elapsed < Duration::from_secs(2), "{driver:?}: the {what} took {elapsed:?}");
+    }
 }
 
-/// The same for the caller's cancellation (SPEC MACH-07 `Immediate`: cancel
-/// in-flight work and end the run): the inline tool holds the run.
 #[test]
-#[ignore = "blocking driver waits for an inline tool past a caller cancellation"]
-fn caller_cancel_stops_waiting_for_an_inline_tool() {
-    let (stage, elapsed) = inline_stuck_tool_run(true);
-    assert_eq!(stage, Some(Stage::Tool));
-    assert!(elapsed < Duration::from_secs(2), "the cancellation took {elapsed:?}");
+fn async_drivers_stop_waiting_for_a_stuck_tool() {
+    for &driver in Driver::ALL.iter().filter(|d| **d != Driver::Blocking) {
+        assert_stops_promptly(driver);
+    }
+}
+
+/// Suspected blocking-driver bug: a lone tool without its own timeout runs
+/// on the calling thread even when a run deadline or a caller cancellation
+/// applies, so the run returns only once the tool does (here after the
+/// gate's 5 s give-up): at the tool stage for the deadline, but at the model
+/// stage for the cancellation (the tool's late result is kept and the next
+/// model call is cancelled instead). The async drivers end both at once at
+/// the tool stage. SPEC DRV-02: deadline-bound tools run on their own
+/// threads so the driver can stop waiting at a deadline.
+#[test]
+#[ignore = "blocking driver waits for an inline tool past a run deadline or caller cancellation"]
+fn blocking_driver_stops_waiting_for_a_stuck_tool() {
+    assert_stops_promptly(Driver::Blocking);
 }

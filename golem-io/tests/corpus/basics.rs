@@ -186,22 +186,18 @@ fn sequential_barrier() -> Box<dyn Case> {
     let probe = Probe::default();
     let finished = Arc::new(AtomicUsize::new(0));
     let (c_started, d_started) = (Gate::new(), Gate::new());
-    // Each notes how many calls had finished when it started; c and d meet
-    // in the middle, which only works when they run concurrently.
-    let make = |name: &'static str, wait: Option<Gate>, open: Option<Gate>| {
+    // Each notes how many calls had finished when it started. c and d meet
+    // in the middle — d notes only once c has, c finishes only once d has
+    // started — which only works when they run concurrently.
+    let make = |name: &'static str, before: Option<&Gate>, open: Option<&Gate>, after: Option<&Gate>| {
         let (probe, finished) = (probe.clone(), Arc::clone(&finished));
+        let (before, open, after) = (before.cloned(), open.cloned(), after.cloned());
         Tool::new(name, "", super::kit::no_args(), move |_: &ToolContext<()>, _| {
             let seen = finished.load(Ordering::SeqCst);
-            if name == "d" {
-                wait.as_ref().map(|g| g.wait(GIVE_UP));
-            }
+            before.as_ref().map(|g| g.wait(GIVE_UP));
             probe.note(format!("{name} saw {seen} finished"));
-            if let Some(g) = &open {
-                g.open();
-            }
-            if name == "c" {
-                wait.as_ref().map(|g| g.wait(GIVE_UP));
-            }
+            open.as_ref().map(Gate::open);
+            after.as_ref().map(|g| g.wait(GIVE_UP));
             finished.fetch_add(1, Ordering::SeqCst);
             Ok(format!("{name} ok"))
         })
@@ -213,10 +209,10 @@ fn sequential_barrier() -> Box<dyn Case> {
         ))
         .respond(text("barrier respected", (50, 3)));
     let agent = Agent::builder(model)
-        .tool(make("a", None, None))
-        .tool(make("b", None, None).sequential())
-        .tool(make("c", Some(d_started.clone()), Some(c_started.clone())))
-        .tool(make("d", Some(c_started), Some(d_started)))
+        .tool(make("a", None, None, None))
+        .tool(make("b", None, None, None).sequential())
+        .tool(make("c", None, Some(&c_started), Some(&d_started)))
+        .tool(make("d", Some(&c_started), Some(&d_started), None))
         .parallel_tools(true)
         .build()
         .unwrap();

@@ -28,6 +28,8 @@ pub(super) fn scenarios() -> Vec<Scenario> {
         Scenario { name: "caller_cancel_before_start", covers: "DRV-05 ERR-05", build: caller_cancel_before_start },
         Scenario { name: "run_deadline", covers: "MACH-07 ERR-02", build: run_deadline },
         Scenario { name: "streaming_run", covers: "STREAM-01 STREAM-04 EVT-02", build: streaming_run },
+        Scenario { name: "streaming_on_delta", covers: "STREAM-01 STREAM-04 RUN-06", build: streaming_on_delta },
+        Scenario { name: "stream_sink_abort", covers: "STREAM-02 ERR-02", build: stream_sink_abort },
         Scenario { name: "delegation", covers: "DELEG-01", build: delegation },
         Scenario { name: "history_continuation", covers: "HIST-02 RUN-02", build: history_continuation },
         Scenario { name: "history_repaired", covers: "HIST-01 ERR-04", build: history_repaired },
@@ -241,6 +243,40 @@ fn streaming_run() -> Box<dyn Case> {
         .probe(&probe)
         .step(Step::prompt("weather?", Pin::completed("Sunny in Lagos, 31C.").messages(4).requests(2)).streamed())
         .boxed()
+}
+
+fn streaming_on_delta() -> Box<dyn Case> {
+    let probe = Probe::default();
+    // A tool turn with leading text (RUN-06: not an answer), then an answer
+    // the decoder rejects, then the corrected one: every fragment of every
+    // turn and round reaches the callback.
+    let mut tool_turn = calls(vec![call("sd1", "weather", r#"{"city":"Lagos"}"#)], (20, 8));
+    tool_turn.message.content = "Let me check. ".into();
+    let model = ScriptedModel::new()
+        .chunk_size(5)
+        .respond(tool_turn)
+        .respond(text("warm", (30, 2)))
+        .respond(text("31", (40, 1)));
+    let agent = Agent::builder(model)
+        .tool(fixed("weather", &probe, "31C, sunny"))
+        .decoder(golem_io::decode_fn(|r: &golem_core::Response| {
+            let content = &r.message.content;
+            content.parse::<i64>().map_err(|_| golem_io::DecodeError::retry(format!("want degrees, got {content:?}")))
+        }))
+        .output_retries(1)
+        .build()
+        .unwrap();
+    case(agent, ())
+        .probe(&probe)
+        .step(Step::prompt("how warm?", Pin::completed(31).messages(6).requests(3)).on_delta())
+        .boxed()
+}
+
+fn stream_sink_abort() -> Box<dyn Case> {
+    let model = ScriptedModel::new().chunk_size(2).respond(text("a long answer nobody reads", (30, 6)));
+    let agent = Agent::<()>::builder(model).build().unwrap();
+    let pin = Pin::failed(Stage::Model, "the delta callback had enough after fragment 2");
+    case(agent, ()).step(Step::prompt("talk", pin.requests(1)).sink_fails_at(2)).boxed()
 }
 
 fn delegation() -> Box<dyn Case> {

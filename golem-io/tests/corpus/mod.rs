@@ -31,6 +31,7 @@
 
 #![allow(dead_code)]
 
+mod asynchronous;
 mod basics;
 mod control;
 pub mod kit;
@@ -48,11 +49,18 @@ use std::sync::{Arc, Mutex};
 pub enum Driver {
     /// `RunBuilder::call` on the calling thread.
     Blocking,
+    /// `RunBuilder::call_async` under `smol::block_on`.
+    Smol,
+    /// `RunBuilder::call_async` under `futures::executor::block_on`.
+    Futures,
+    /// `RunBuilder::call_async` inside a current-thread tokio runtime
+    /// (without tokio's timer: deadlines are async-io's).
+    Tokio,
 }
 
 impl Driver {
     /// Every driver the corpus compares.
-    pub const ALL: &'static [Driver] = &[Driver::Blocking];
+    pub const ALL: &'static [Driver] = &[Driver::Blocking, Driver::Smol, Driver::Futures, Driver::Tokio];
 }
 
 /// Run `run` with `driver`.
@@ -63,6 +71,12 @@ where
 {
     match driver {
         Driver::Blocking => run.call(),
+        Driver::Smol => smol::block_on(run.call_async()),
+        Driver::Futures => futures::executor::block_on(run.call_async()),
+        Driver::Tokio => {
+            let runtime = tokio::runtime::Builder::new_current_thread().build().expect("a tokio runtime");
+            runtime.block_on(run.call_async())
+        }
     }
 }
 
@@ -87,6 +101,7 @@ impl fmt::Debug for Scenario {
 pub fn all() -> Vec<Scenario> {
     let mut all = basics::scenarios();
     all.extend(control::scenarios());
+    all.extend(asynchronous::scenarios());
     all
 }
 
@@ -125,8 +140,8 @@ pub struct Step {
     pub history: History,
     /// Deferred resolutions: this step resumes a paused run.
     pub resume: Option<DeferredResults>,
-    /// Stream model turns.
-    pub stream: bool,
+    /// Whether and how model turns are streamed.
+    pub stream: Streaming,
     /// The caller's cancellation token (a tool or the harness cancels it).
     pub cancel: Option<CancellationToken>,
     /// What the step must end with.
@@ -140,7 +155,7 @@ impl Step {
             prompt: Some(prompt.to_string()),
             history: History::None,
             resume: None,
-            stream: false,
+            stream: Streaming::Off,
             cancel: None,
             expect,
         }
@@ -153,7 +168,14 @@ impl Step {
 
     /// A resume of the previous step's paused run with `results`.
     pub fn resume(results: DeferredResults, expect: Pin) -> Self {
-        Step { prompt: None, history: History::Previous, resume: Some(results), stream: false, cancel: None, expect }
+        Step {
+            prompt: None,
+            history: History::Previous,
+            resume: Some(results),
+            stream: Streaming::Off,
+            cancel: None,
+            expect,
+        }
     }
 
     /// Builder-style: the history is exactly `messages`.
@@ -162,9 +184,24 @@ impl Step {
         self
     }
 
-    /// Builder-style: stream the run's model turns.
+    /// Builder-style: stream the run's model turns; fragments reach the
+    /// observers as delta events.
     pub fn streamed(mut self) -> Self {
-        self.stream = true;
+        self.stream = Streaming::Events;
+        self
+    }
+
+    /// Builder-style: stream into a delta callback (`.on_delta`) that records
+    /// every fragment.
+    pub fn on_delta(mut self) -> Self {
+        self.stream = Streaming::Deltas;
+        self
+    }
+
+    /// Builder-style: stream into a delta callback that fails on fragment
+    /// `n` (0-based), stopping the run (SPEC STREAM-02).
+    pub fn sink_fails_at(mut self, n: usize) -> Self {
+        self.stream = Streaming::FailAt(n);
         self
     }
 
@@ -174,6 +211,41 @@ impl Step {
         self
     }
 }
+
+/// Whether and how a step streams.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Streaming {
+    /// Not streamed.
+    #[default]
+    Off,
+    /// `.stream(true)`: fragments only as delta events.
+    Events,
+    /// `.on_delta(..)`: fragments also reach a recording callback.
+    Deltas,
+    /// `.on_delta(..)` with a callback failing on fragment `n`.
+    FailAt(usize),
+}
+
+impl Streaming {
+    fn fail_at(self) -> Option<usize> {
+        match self {
+            Streaming::FailAt(n) => Some(n),
+            _ => None,
+        }
+    }
+}
+
+/// The error of a delta callback that had enough.
+#[derive(Debug)]
+pub struct SinkFull(pub usize);
+
+impl fmt::Display for SinkFull {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "the delta callback had enough after fragment {}", self.0)
+    }
+}
+
+impl std::error::Error for SinkFull {}
 
 /// How a step ended, for pins.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -290,6 +362,8 @@ pub struct StepRecord {
     pub outcome: String,
     /// Every run event, each as JSON text, in delivery order.
     pub events: Vec<String>,
+    /// Every fragment the delta callback got, as JSON text, in order.
+    pub deltas: Vec<String>,
     /// The facts pins check.
     pub summary: Summary,
 }
@@ -373,8 +447,21 @@ where
             if let Some(results) = &step.resume {
                 run = run.resume(results.clone());
             }
-            if step.stream {
-                run = run.stream(true);
+            let deltas = Arc::new(Mutex::new(Vec::new()));
+            match step.stream {
+                Streaming::Off => {}
+                Streaming::Events => run = run.stream(true),
+                Streaming::Deltas | Streaming::FailAt(_) => {
+                    let (sink, fail_at) = (Arc::clone(&deltas), step.stream.fail_at());
+                    run = run.on_delta(move |delta| {
+                        let mut deltas = sink.lock().unwrap_or_else(|p| p.into_inner());
+                        deltas.push(serde_json::to_string(delta).expect("deltas serialise"));
+                        if Some(deltas.len() - 1) == fail_at {
+                            return Err(Box::new(SinkFull(deltas.len() - 1)));
+                        }
+                        Ok(())
+                    });
+                }
             }
             if let Some(token) = &step.cancel {
                 run = run.cancellation(token.clone());
@@ -383,7 +470,9 @@ where
             // Tools stuck until the run is over may go now; their answers
             // find the run gone.
             self.gate.open();
-            let (record, messages) = record(result, events.lock().unwrap_or_else(|p| p.into_inner()).clone());
+            let events = events.lock().unwrap_or_else(|p| p.into_inner()).clone();
+            let deltas = deltas.lock().unwrap_or_else(|p| p.into_inner()).clone();
+            let (record, messages) = record(result, events, deltas);
             previous = messages;
             steps.push(record);
         }
@@ -396,7 +485,11 @@ where
 }
 
 /// A step's record and the messages a following step continues from.
-fn record<O: Serialize>(result: Result<RunResult<O>, Error>, events: Vec<String>) -> (StepRecord, Vec<Message>) {
+fn record<O: Serialize>(
+    result: Result<RunResult<O>, Error>,
+    events: Vec<String>,
+    deltas: Vec<String>,
+) -> (StepRecord, Vec<Message>) {
     let (outcome, summary, messages) = match &result {
         Ok(result) => {
             let end = match &result.output {
@@ -433,7 +526,7 @@ fn record<O: Serialize>(result: Result<RunResult<O>, Error>, events: Vec<String>
             (json_of("error", &other.to_string()), summary, Vec::new())
         }
     };
-    (StepRecord { outcome, events, summary }, messages)
+    (StepRecord { outcome, events, deltas, summary }, messages)
 }
 
 fn json_of(tag: &str, value: &impl Serialize) -> String {
