@@ -162,6 +162,7 @@ fn main() {
     let wall = started.elapsed();
     let peak = status_kb("VmHWM");
 
+    assert_eq!(peak_in_flight.load(Ordering::SeqCst), runs, "every run was in flight at once");
     let mut messages = 0usize;
     for (i, result) in results.iter().enumerate() {
         let result = result.as_ref().unwrap_or_else(|e| panic!("run {i} failed: {e}"));
