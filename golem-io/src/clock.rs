@@ -70,6 +70,37 @@ impl Clock for ManualClock {
     }
 }
 
+/// A clock that continues another timeline: it reads `to` when `inner`
+/// reads `from`, and moves with `inner` after that. A crash resume runs on
+/// one, so the resumed run's time continues where its log stopped and the
+/// downtime counts as zero (SPEC LOG-05).
+#[derive(Clone)]
+pub struct ShiftedClock {
+    inner: std::sync::Arc<dyn Clock>,
+    from: Moment,
+    to: Moment,
+}
+
+impl ShiftedClock {
+    /// Continue at `to` from now on `inner`.
+    pub fn continuing(inner: std::sync::Arc<dyn Clock>, to: Moment) -> Self {
+        let from = inner.now();
+        ShiftedClock { inner, from, to }
+    }
+}
+
+impl std::fmt::Debug for ShiftedClock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ShiftedClock").field("from", &self.from).field("to", &self.to).finish()
+    }
+}
+
+impl Clock for ShiftedClock {
+    fn now(&self) -> Moment {
+        self.to.saturating_add(self.inner.now().saturating_duration_since(self.from))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

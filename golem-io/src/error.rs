@@ -31,6 +31,16 @@ pub enum Error {
     /// in golem.
     #[error("the run ended without a usable outcome: {0}")]
     NoOutcome(&'static str),
+    /// Writing the run's event log failed; the run stops rather than go on
+    /// unrecorded.
+    #[error("recording the event log failed: {0}")]
+    Record(String),
+    /// The event log does not replay.
+    #[error(transparent)]
+    Replay(#[from] golem_core::log::ReplayError),
+    /// The event log replays, but cannot be resumed this way.
+    #[error("the log cannot be resumed: {0}")]
+    NotResumable(String),
 }
 
 impl Error {

@@ -5,8 +5,8 @@
 
 use crate::agent::{Agent, Observer};
 use crate::cancel::CancellationToken;
-use crate::clock::{Clock, SystemClock};
-use crate::exec::{DeltaCallback, Launch, Observers};
+use crate::clock::{Clock, ShiftedClock, SystemClock};
+use crate::exec::{Begin, DeltaCallback, Launch, LogOut, Observers};
 use crate::result::RunResult;
 use crate::{asynchronous, blocking, Error};
 use golem_core::machine::{Prompt, SetupError, Start};
@@ -118,6 +118,8 @@ impl<Deps: Send + Sync + 'static, O: 'static> Agent<Deps, O> {
             observers: Vec::new(),
             clock: None,
             cancel: None,
+            log: None,
+            continued: None,
         }
     }
 }
@@ -137,6 +139,16 @@ pub struct RunBuilder<'a, Deps, O> {
     observers: Vec<Observer>,
     clock: Option<Arc<dyn Clock>>,
     cancel: Option<CancellationToken>,
+    log: Option<LogOut<'a>>,
+    /// A crashed run to continue instead of a fresh start.
+    continued: Option<Continued>,
+}
+
+/// A crashed run replayed from its log, ready to go on.
+struct Continued {
+    machine: Box<golem_core::RunMachine>,
+    header: Box<golem_core::log::LogHeader>,
+    last_at: golem_core::Moment,
 }
 
 impl<Deps, O> fmt::Debug for RunBuilder<'_, Deps, O> {
@@ -231,6 +243,75 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
         self
     }
 
+    /// Record the run to `out` as an event log (SPEC LOG-01): a header, then
+    /// one JSON line per input, each flushed before the driver acts on it.
+    /// Replay it with [`golem_core::log::replay`]; resume it with
+    /// [`RunBuilder::continue_log`] or [`RunBuilder::resume_log`]. When
+    /// continuing a log, `out` receives the new records only (open the file
+    /// for appending). A write error stops the run with [`Error::Record`].
+    pub fn record(mut self, out: impl std::io::Write + Send + 'a) -> Self {
+        self.log = Some(Box::new(out));
+        self
+    }
+
+    /// Continue the crashed run `log` recorded (a log without an end
+    /// marker) with this agent's live model and tools (SPEC LOG-05): the
+    /// log is replayed, then the run goes on — the same run, with its
+    /// counters and budgets. Model calls and decodes in flight at the crash
+    /// are issued again; tool calls that never started run; one that
+    /// started has an unknown outcome and follows its tool's
+    /// [`UnknownOutcome`](golem_core::tool::UnknownOutcome) policy. Nothing
+    /// that completed runs twice. The agent's configuration must be the
+    /// log's. Prompt, history and resolutions set on this builder are
+    /// ignored: the log holds the run's start.
+    pub fn continue_log(mut self, log: &golem_core::log::EventLog) -> Result<Self, Error> {
+        if log.end.is_some() {
+            return Err(Error::NotResumable("the logged run finished; only a crashed run continues".into()));
+        }
+        if log.header.config != self.agent.inner.config {
+            return Err(Error::NotResumable("the agent's configuration differs from the log's".into()));
+        }
+        let replay = golem_core::log::replay(log)?;
+        if replay.machine.is_done() {
+            return Err(Error::NotResumable("the logged run already ended".into()));
+        }
+        self.stream = log.header.start.stream;
+        self.continued = Some(Continued {
+            machine: Box::new(replay.machine),
+            header: Box::new(log.header.clone()),
+            last_at: replay.last_at,
+        });
+        Ok(self)
+    }
+
+    /// Resume the paused run `log` recorded, with `results` resolving its
+    /// deferred calls (SPEC LOG-04): a new run on the paused conversation.
+    /// Fails closed (SPEC DEFER-06): every resolution must name a call the
+    /// logged run deferred and still holds at its pause, approvals only for
+    /// approval requests and external results only for external ones.
+    pub fn resume_log(
+        self,
+        log: &golem_core::log::EventLog,
+        results: golem_core::DeferredResults,
+    ) -> Result<Self, Error> {
+        let replay = golem_core::log::replay(log)?;
+        let Some(golem_core::machine::Outcome::Paused { summary, deferred }) = replay.machine.outcome() else {
+            return Err(Error::NotResumable("the logged run did not pause on deferred calls".into()));
+        };
+        let approvals: Vec<&str> = deferred.approvals.iter().map(|p| p.call_id.as_str()).collect();
+        let external: Vec<&str> = deferred.external.iter().map(|p| p.call_id.as_str()).collect();
+        if let Some(id) = results.approvals.keys().find(|id| !approvals.contains(&id.as_str())) {
+            return Err(SetupError::Resolution(golem_core::deferral::ResolutionError::ApprovalNotPending(id.clone()))
+                .into());
+        }
+        if let Some(id) = results.external.keys().find(|id| !external.contains(&id.as_str())) {
+            return Err(SetupError::Resolution(golem_core::deferral::ResolutionError::ExternalNotPending(id.clone()))
+                .into());
+        }
+        let history = summary.messages.clone();
+        Ok(self.history(history).resume(results))
+    }
+
     /// Run to the end on the calling thread (the blocking driver: no async
     /// runtime; async models and tools are driven by a minimal `block_on`).
     pub fn call(self) -> Result<RunResult<O>, Error> {
@@ -260,6 +341,14 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
     /// The preamble (SPEC RUN-02, RUN-03): everything before the machine.
     fn launch(self) -> Result<Launch<'a, Deps, O>, Error> {
         let inner = &self.agent.inner;
+        if let Some(continued) = self.continued {
+            // The log's run goes on: no preamble, its own timeline.
+            let base = self.clock.unwrap_or_else(|| Arc::new(SystemClock::new()));
+            let clock: Arc<dyn Clock> = Arc::new(ShiftedClock::continuing(base, continued.last_at));
+            let observers = Observers::new(&inner.observers, self.observers, self.on_delta);
+            let begin = Begin::Continue { machine: continued.machine, header: continued.header };
+            return Ok(Launch { agent: inner, deps: self.deps, begin, observers, clock, cancel: self.cancel, log: self.log });
+        }
         if self.stream && !inner.capabilities.streaming {
             return Err(SetupError::StreamingUnsupported.into());
         }
@@ -277,6 +366,7 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
         let start = Start { history, instructions, prompt, resume: self.resume, stream: self.stream };
         let clock = self.clock.unwrap_or_else(|| Arc::new(SystemClock::new()));
         let observers = Observers::new(&inner.observers, self.observers, self.on_delta);
-        Ok(Launch { agent: inner, deps: self.deps, start, observers, clock, cancel: self.cancel })
+        let begin = Begin::Fresh(start);
+        Ok(Launch { agent: inner, deps: self.deps, begin, observers, clock, cancel: self.cancel, log: self.log })
     }
 }

@@ -31,6 +31,11 @@ pub struct LogHeader {
     /// Wall-clock start, for humans; replay never reads it.
     #[serde(default)]
     pub started_at_unix_ms: u64,
+    /// The machine's `now` at start (nanoseconds on the recording driver's
+    /// timeline). Records' `at` count from here; replay starts the machine
+    /// here so every deadline it computes matches the recording.
+    #[serde(default)]
+    pub epoch: u64,
 }
 
 impl LogHeader {
@@ -46,6 +51,7 @@ impl LogHeader {
             conversation_id: String::new(),
             seed,
             started_at_unix_ms: 0,
+            epoch: 0,
         }
     }
 }
@@ -130,18 +136,32 @@ impl EventLog {
         EventLog { header, records: Vec::new(), end: None }
     }
 
-    /// Append an input consumed at `now` (the run started at
-    /// `Moment::ZERO` of the log's timeline), with the digest of `outputs`
-    /// when given.
+    /// Append an input consumed at `now` (on the machine's timeline; the
+    /// record stores it relative to the header's epoch), with the digest of
+    /// `outputs` when given.
     pub fn push(&mut self, now: Moment, input: Input, outputs: Option<&[Output]>) {
-        self.records.push(LogRecord {
-            at: now.as_nanos(),
+        self.records.push(LogRecord::input(&self.header, now, input, outputs));
+    }
+
+    /// The machine time of a record's `at`.
+    pub fn moment(&self, at: u64) -> Moment {
+        Moment::from_nanos(self.header.epoch.saturating_add(at))
+    }
+}
+
+impl LogRecord {
+    /// The record of `input` consumed at `now` in the run `header` starts.
+    pub fn input(header: &LogHeader, now: Moment, input: Input, outputs: Option<&[Output]>) -> LogRecord {
+        LogRecord {
+            at: now.as_nanos().saturating_sub(header.epoch),
             input: Some(input),
             out: outputs.map(super::outputs_digest),
             end: None,
-        });
+        }
     }
+}
 
+impl EventLog {
     /// Mark the run finished.
     pub fn finish(&mut self, end: EndKind) {
         self.end = Some(end);

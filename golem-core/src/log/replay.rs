@@ -13,12 +13,13 @@ pub struct Replay {
     pub machine: RunMachine,
     /// The outputs of `RunMachine::new`'s drain, then of each record.
     pub outputs: Vec<Vec<Output>>,
-    /// The `now` of the last record (the run's time when the log stops).
+    /// The machine time of the last record (the run's time when the log
+    /// stops; the header's epoch for a log without records).
     pub last_at: Moment,
 }
 
 /// Why a log does not replay.
-#[derive(Debug, PartialEq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ReplayError {
     /// The logged start does not set up a run.
@@ -70,12 +71,13 @@ pub fn replay(log: &EventLog) -> Result<Replay, ReplayError> {
 /// Replay the first `count` records only (fork, crash-at-every-point tests).
 pub fn replay_prefix(log: &EventLog, count: usize) -> Result<Replay, ReplayError> {
     let header = &log.header;
-    let mut machine = RunMachine::new(header.config.clone(), header.start.clone(), Moment::ZERO)?;
+    let epoch = Moment::from_nanos(header.epoch);
+    let mut machine = RunMachine::new(header.config.clone(), header.start.clone(), epoch)?;
     let mut outputs = vec![machine.drain()];
-    let mut last_at = Moment::ZERO;
+    let mut last_at = epoch;
     for (index, record) in log.records.iter().take(count).enumerate() {
         let Some(input) = record.input.clone() else { continue };
-        let now = Moment::from_nanos(record.at);
+        let now = log.moment(record.at);
         let produced = machine.step(now, input).map_err(|misuse| ReplayError::Refused { record: index, misuse })?;
         if record.out.as_ref().is_some_and(|d| *d != outputs_digest(&produced)) {
             return Err(ReplayError::Diverged { record: index });

@@ -15,12 +15,11 @@
 mod executor;
 mod in_flight;
 
-use crate::exec::Launch;
+use crate::exec::{self, Launch};
 use crate::result::RunResult;
 use crate::Error;
 use executor::Executor;
 use golem_core::machine::{Command, Output};
-use golem_core::RunMachine;
 use std::sync::Arc;
 
 /// Run `run` to its outcome.
@@ -28,13 +27,13 @@ pub(crate) async fn drive<Deps, O>(run: Launch<'_, Deps, O>) -> Result<RunResult
 where
     Deps: Send + Sync + 'static,
 {
-    let Launch { agent, deps, start, mut observers, clock, cancel } = run;
-    let mut machine = RunMachine::new(agent.config.clone(), start, clock.now())?;
+    let Launch { agent, deps, begin, mut observers, clock, cancel, log } = run;
+    let (mut machine, mut pending) = exec::begin(&agent.config, begin, clock.as_ref(), log)?;
     let mut work = Executor::new(agent, deps, Arc::clone(&clock), cancel);
     loop {
         // After every input, drain until Wait or Done (SPEC MACH-01).
         let deadline = loop {
-            match machine.poll_output() {
+            match machine.poll() {
                 Output::Command(Command::Decode { id, response }) => work.decode(agent.decoder.as_ref(), id, &response),
                 Output::Command(command) => work.accept(command),
                 Output::Event(event) => {
@@ -43,10 +42,13 @@ where
                     }
                 }
                 Output::Wait { deadline, .. } => break deadline,
-                Output::Done => return work.finish(machine.outcome()),
+                Output::Done => return work.finish(machine.outcome()?),
             }
         };
-        let input = work.next_input(deadline).await?;
-        machine.handle_input(clock.now(), input).map_err(Error::Misuse)?;
+        let input = match pending.take() {
+            Some(input) => input,
+            None => work.next_input(deadline).await?,
+        };
+        machine.feed(clock.now(), input)?;
     }
 }

@@ -4,17 +4,80 @@ use super::Observers;
 use crate::agent::AgentInner;
 use crate::cancel::CancellationToken;
 use crate::clock::Clock;
-use golem_core::machine::Start;
+use crate::record::{Recorder, Stepper};
+use crate::Error;
+use golem_core::log::LogHeader;
+use golem_core::machine::{Input, Start};
+use golem_core::RunMachine;
+use std::io::Write;
 use std::sync::Arc;
 
-/// One run, ready for a driver: the agent, the run's deps, how it starts
-/// (preamble already applied), who listens, its clock and its caller's
-/// cancellation.
+/// How the run begins.
+pub(crate) enum Begin {
+    /// A new run from its processed start.
+    Fresh(Start),
+    /// A crashed run replayed from its log: continue it (SPEC LOG-05). The
+    /// clock already continues the log's timeline.
+    Continue {
+        /// The replayed machine.
+        machine: Box<RunMachine>,
+        /// The log's header, for appending records.
+        header: Box<LogHeader>,
+    },
+}
+
+/// Where a run's log goes.
+pub(crate) type LogOut<'a> = Box<dyn Write + Send + 'a>;
+
+/// One run, ready for a driver: the agent, the run's deps, how it begins,
+/// who listens, its clock, its caller's cancellation and its log.
 pub(crate) struct Launch<'a, Deps, O> {
     pub(crate) agent: &'a AgentInner<Deps, O>,
     pub(crate) deps: Arc<Deps>,
-    pub(crate) start: Start,
+    pub(crate) begin: Begin,
     pub(crate) observers: Observers<'a>,
     pub(crate) clock: Arc<dyn Clock>,
     pub(crate) cancel: Option<CancellationToken>,
+    pub(crate) log: Option<LogOut<'a>>,
+}
+
+/// Create (or take over) the machine, open the log, and say which input, if
+/// any, goes in before the driver waits for anything.
+pub(crate) fn begin<'a>(
+    config: &golem_core::RunConfig,
+    begin: Begin,
+    clock: &dyn Clock,
+    log: Option<LogOut<'a>>,
+) -> Result<(Stepper<'a>, Option<Input>), Error> {
+    match begin {
+        Begin::Fresh(start) => {
+            let now = clock.now();
+            let recorder = match log {
+                Some(out) => {
+                    let mut header = LogHeader::new(config.clone(), start.clone());
+                    header.epoch = now.as_nanos();
+                    header.started_at_unix_ms = unix_ms();
+                    Some(Recorder::new(out, header, true)?)
+                }
+                None => None,
+            };
+            let machine = RunMachine::new(config.clone(), start, now)?;
+            Ok((Stepper::new(machine, recorder), None))
+        }
+        Begin::Continue { machine, header } => {
+            let recorder = match log {
+                Some(out) => Some(Recorder::new(out, *header, false)?),
+                None => None,
+            };
+            // Whatever was in flight died with the old process.
+            Ok((Stepper::new(*machine, recorder), Some(Input::Recover)))
+        }
+    }
+}
+
+fn unix_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
 }

@@ -12,7 +12,7 @@ mod tool;
 mod work;
 
 pub(crate) use kept::Kept;
-pub(crate) use launch::Launch;
+pub(crate) use launch::{begin, Begin, Launch, LogOut};
 pub(crate) use observers::{DeltaCallback, Observers};
 pub(crate) use panicked::{contain, contain_async, Panicked};
 pub(crate) use tool::{call_tool_async, call_tool_blocking};

@@ -1,0 +1,14 @@
+//! Recording runs to an event log, and starting runs from one (SPEC LOG).
+//!
+//! Both drivers record through the same [`Recorder`](recorder): every input
+//! the machine consumes is written — and flushed — before the driver acts
+//! on what it produced, so a tool's `ToolStarted` line is on disk before its
+//! body runs (the write-ahead ledger, SPEC LOG-06). A run that is not
+//! recorded pays nothing: no serialisation, no digests.
+
+mod recorder;
+mod stepper;
+
+pub use recorder::SyncedFile;
+pub(crate) use recorder::Recorder;
+pub(crate) use stepper::Stepper;
