@@ -58,3 +58,6 @@ mod validate;
 
 pub use codec::{HttpCodec, StreamDecoder};
 pub use secret::Secret;
+pub mod client;
+pub mod transport;
+pub use client::{AzureOpenAi, Client, OpenAi};
