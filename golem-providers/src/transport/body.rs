@@ -69,9 +69,10 @@ pub struct AsyncBody {
 }
 
 impl AsyncBody {
-    /// A body read from `stream`.
+    /// A body read from `stream`. The stream is fused, so reading past
+    /// its end keeps returning the end.
     pub fn new(stream: impl Stream<Item = Result<Bytes, TransportError>> + Send + 'static) -> Self {
-        AsyncBody { stream: Box::pin(stream) }
+        AsyncBody { stream: Box::pin(stream.fuse()) }
     }
 
     /// A body already in memory, delivered as the given chunks.

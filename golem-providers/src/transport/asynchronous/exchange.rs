@@ -56,7 +56,10 @@ pub(crate) async fn exchange(
     receive_head(conn, receive, config, host, input).await
 }
 
-fn http_request(request: &HttpRequest, config: &TransportConfig) -> Result<http::Request<()>, TransportError> {
+pub(crate) fn http_request(
+    request: &HttpRequest,
+    config: &TransportConfig,
+) -> Result<http::Request<()>, TransportError> {
     let mut builder = http::Request::builder().method(request.method.as_str()).uri(request.url.as_str());
     for (name, value) in &request.headers {
         if http::HeaderName::from_bytes(name.as_bytes()).is_err()

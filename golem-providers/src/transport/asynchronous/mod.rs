@@ -19,7 +19,7 @@ use super::{AsyncHttpResponse, AsyncTransport};
 use crate::http::HttpRequest;
 use body::BodyState;
 use conn::{connect, Target};
-use exchange::{exchange, AfterHead, Failed};
+use exchange::{exchange, http_request, AfterHead, Failed};
 use golem_core::model::BoxFuture;
 use pool::Pool;
 use rustls::ClientConfig;
@@ -66,6 +66,8 @@ impl AsyncIoTransport {
 
     async fn send_inner(&self, request: &HttpRequest) -> Result<AsyncHttpResponse, TransportError> {
         let target = target_of(&request.url)?;
+        // A request that cannot be sent is refused before any connection.
+        http_request(request, &self.config)?;
         let host = target.display();
         let tls = match (&self.tls, target.tls) {
             (_, false) => None,
