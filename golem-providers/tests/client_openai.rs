@@ -30,7 +30,7 @@ fn generate_sends_the_request_and_decodes_the_answer() {
         assert_eq!(seen.path, "/v1/chat/completions");
         assert_eq!(seen.header("authorization"), Some(format!("Bearer {KEY}").as_str()));
         assert_eq!(seen.json()["model"], "gpt-test");
-        assert_eq!(seen.json().get("stream").and_then(|s| s.as_bool()).unwrap_or(false), false);
+        assert!(!seen.json().get("stream").and_then(|s| s.as_bool()).unwrap_or(false));
     }
 }
 
