@@ -122,6 +122,17 @@ pub enum EventKind {
         /// The machine id.
         id: u64,
     },
+    /// A crash resume found a call with no recorded result (SPEC LOG-06).
+    Recovered {
+        /// Provider call id.
+        call_id: String,
+        /// Tool name.
+        tool: String,
+        /// Whether the call had started before the crash.
+        started: bool,
+        /// What the run does about it.
+        decision: crate::tool::UnknownOutcome,
+    },
     /// A streamed fragment of the current turn.
     Delta {
         /// Turn within the round.

@@ -35,7 +35,10 @@ pub mod config;
 pub mod deferral;
 pub mod error;
 pub mod event;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod history;
+pub mod log;
 pub mod machine;
 pub mod message;
 pub mod model;

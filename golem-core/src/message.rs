@@ -214,10 +214,84 @@ impl Serialize for ToolArgs {
     }
 }
 
+/// The name serde_json recognises to hand out raw JSON text. Asking for it
+/// ourselves (rather than through `RawValue`) lets the same visitor also
+/// accept buffered input — inside internally tagged or flattened types, where
+/// serde offers no raw text — by re-serialising the value.
+const RAW_TOKEN: &str = "$serde_json::private::RawValue";
+
+struct ArgsVisitor;
+
+impl<'de> serde::de::Visitor<'de> for ArgsVisitor {
+    type Value = ToolArgs;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("tool-call arguments (any JSON value)")
+    }
+
+    // serde_json's raw path: a one-entry map whose value is the exact text.
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<ToolArgs, A::Error> {
+        let Some(key) = map.next_key::<String>()? else {
+            return Ok(ToolArgs("{}".to_string()));
+        };
+        if key == RAW_TOKEN {
+            let raw: String = map.next_value()?;
+            return Ok(ToolArgs(raw));
+        }
+        // A genuine object from a buffered source: rebuild it.
+        let mut object = serde_json::Map::new();
+        object.insert(key, map.next_value()?);
+        while let Some((k, v)) = map.next_entry::<String, serde_json::Value>()? {
+            object.insert(k, v);
+        }
+        Ok(ToolArgs(serde_json::Value::Object(object).to_string()))
+    }
+
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<ToolArgs, D::Error> {
+        let value = serde_json::Value::deserialize(d)?;
+        Ok(ToolArgs(value.to_string()))
+    }
+
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<ToolArgs, E> {
+        Ok(ToolArgs(serde_json::Value::String(v.to_string()).to_string()))
+    }
+
+    fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<ToolArgs, E> {
+        Ok(ToolArgs(v.to_string()))
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<ToolArgs, E> {
+        Ok(ToolArgs(v.to_string()))
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<ToolArgs, E> {
+        Ok(ToolArgs(v.to_string()))
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<ToolArgs, E> {
+        Ok(ToolArgs(serde_json::Value::from(v).to_string()))
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<ToolArgs, E> {
+        Ok(ToolArgs("null".to_string()))
+    }
+
+    fn visit_none<E: serde::de::Error>(self) -> Result<ToolArgs, E> {
+        Ok(ToolArgs("null".to_string()))
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<ToolArgs, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element::<serde_json::Value>()? {
+            items.push(item);
+        }
+        Ok(ToolArgs(serde_json::Value::Array(items).to_string()))
+    }
+}
+
 impl<'de> Deserialize<'de> for ToolArgs {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let raw = Box::<serde_json::value::RawValue>::deserialize(d)?;
-        Ok(ToolArgs(raw.get().to_string()))
+        d.deserialize_newtype_struct(RAW_TOKEN, ArgsVisitor)
     }
 }
 

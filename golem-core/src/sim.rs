@@ -8,7 +8,10 @@
 
 use crate::error::CauseRecord;
 use crate::event::EventKind;
-use crate::machine::{Command, Input, Outcome, Output, RunMachine, SetupError, Start, ToolOutcome, Verdict};
+use crate::log::{outputs_digest, EndKind, EventLog, LogHeader};
+use crate::machine::{
+    Command, Input, Outcome, Output, RunMachine, SetupError, Start, ToolCallId, ToolOutcome, Verdict,
+};
 use crate::message::ToolCall;
 use crate::model::{ModelError, Request, Response};
 use crate::time::Moment;
@@ -84,6 +87,16 @@ pub struct Sim {
     events: Vec<crate::event::RunEvent>,
     requests: Vec<Request>,
     inputs: Vec<(Duration, Input)>,
+    /// The run's event log, digests included.
+    log: EventLog,
+    /// Outputs produced since the last input (for its digest).
+    step_outputs: Vec<Output>,
+    /// Stop (as if the process died) after this many inputs.
+    crash_after: Option<usize>,
+    /// Tool calls commanded whose start is not reported yet.
+    starting: BTreeMap<ToolCallId, (ToolCall, bool)>,
+    /// Tool bodies run.
+    executions: usize,
 }
 
 impl std::fmt::Debug for Sim {
@@ -105,12 +118,29 @@ impl Sim {
         start: Start,
         model: impl FnMut(&Request, u32) -> ModelReply + 'static,
     ) -> Result<Sim, SetupError> {
+        let log = EventLog::new(LogHeader::new(config.clone(), start.clone()));
         let machine = RunMachine::new(config, start, Moment::ZERO)?;
-        Ok(Sim {
+        Ok(Sim::around(machine, Moment::ZERO, log, Box::new(model)))
+    }
+
+    /// A harness continuing `machine` (e.g. one replayed from a crashed
+    /// run's log) at `now`, appending to `log`. Nothing is in flight: feed
+    /// [`Input::Recover`] with [`Sim::inject`] to re-issue lost work.
+    pub fn resume(
+        machine: RunMachine,
+        now: Moment,
+        log: EventLog,
+        model: impl FnMut(&Request, u32) -> ModelReply + 'static,
+    ) -> Sim {
+        Sim::around(machine, now, log, Box::new(model))
+    }
+
+    fn around(machine: RunMachine, now: Moment, log: EventLog, model: ModelFn) -> Sim {
+        Sim {
             machine,
-            now: Moment::ZERO,
+            now,
             start: Moment::ZERO,
-            model: Box::new(model),
+            model,
             tools: BTreeMap::new(),
             decoder: Box::new(|_| Verdict::Accepted),
             scheduled: Vec::new(),
@@ -120,7 +150,30 @@ impl Sim {
             events: Vec::new(),
             requests: Vec::new(),
             inputs: Vec::new(),
-        })
+            log,
+            step_outputs: Vec::new(),
+            crash_after: None,
+            starting: BTreeMap::new(),
+            executions: 0,
+        }
+    }
+
+    /// Stop after `n` inputs, as if the process died: [`Sim::run`] then
+    /// returns `None` and the log has no end marker.
+    pub fn crash_after(mut self, n: usize) -> Self {
+        self.crash_after = Some(n);
+        self
+    }
+
+    /// The run's event log so far (with output digests).
+    pub fn log(&self) -> EventLog {
+        let mut log = self.log.clone();
+        if let Some(last) = log.records.last_mut() {
+            if last.out.is_none() {
+                last.out = Some(outputs_digest(&self.step_outputs));
+            }
+        }
+        log
     }
 
     /// A model that replays `replies` in order (then fails).
@@ -152,9 +205,18 @@ impl Sim {
     /// Drive the run to `Done` and return its outcome. Stops after 10 000
     /// steps so a machine bug cannot hang a test.
     pub fn run(&mut self) -> Outcome {
+        self.run_until_crash().expect("the simulation was told to crash; use run_until_crash")
+    }
+
+    /// Like [`Sim::run`], but `None` when [`Sim::crash_after`] stopped it.
+    pub fn run_until_crash(&mut self) -> Option<Outcome> {
         for _ in 0..10_000 {
             loop {
-                match self.machine.poll_output() {
+                let output = self.machine.poll_output();
+                if !self.log.records.is_empty() {
+                    self.step_outputs.push(output.clone());
+                }
+                match output {
                     Output::Command(command) => self.execute(command),
                     Output::Event(event) => {
                         self.transcript.push(describe_event(&event.kind));
@@ -166,12 +228,23 @@ impl Sim {
                             None => format!("wait {reason:?}"),
                         };
                         self.transcript.push(line);
+                        if self.crash_after.is_some_and(|n| self.inputs.len() >= n) {
+                            self.transcript.push("crash".to_string());
+                            return None;
+                        }
                         self.advance(deadline);
                         break;
                     }
                     Output::Done => {
                         self.transcript.push("done".to_string());
-                        return self.machine.outcome().cloned().expect("a finished machine has an outcome");
+                        let outcome = self.machine.outcome().cloned().expect("a finished machine has an outcome");
+                        self.log = self.log();
+                        self.log.finish(match &outcome {
+                            Outcome::Completed { .. } => EndKind::Completed,
+                            Outcome::Paused { .. } => EndKind::Paused,
+                            Outcome::Failed(_) => EndKind::Failed,
+                        });
+                        return Some(outcome);
                     }
                 }
             }
@@ -199,17 +272,17 @@ impl Sim {
                 let d = deadline.map(|d| format!(" deadline {}ms", ms(d.since_epoch()))).unwrap_or_default();
                 let a = if approved { " approved" } else { "" };
                 self.transcript.push(format!("execute_tool #{id} {}{d}{a}", call.name));
-                let reply = match self.tools.get_mut(&call.name) {
-                    Some(tool) => tool(&call, approved),
-                    None => ToolReply::output(Duration::ZERO, format!("no simulated tool {}", call.name)),
-                };
-                if let Some(after) = reply.after {
-                    let at = self.now + after;
-                    self.schedule(at, Input::ToolFinished { id, outcome: reply.outcome });
-                }
+                // Like a real driver: report starting (the write-ahead
+                // ledger), and only then run the body.
+                self.starting.insert(id, (call, approved));
+                let now = self.now;
+                self.schedule(now, Input::ToolStarted { id });
             }
             Command::CancelModel { id } => self.transcript.push(format!("cancel_model #{id}")),
-            Command::CancelTool { id } => self.transcript.push(format!("cancel_tool #{id}")),
+            Command::CancelTool { id } => {
+                self.starting.remove(&id);
+                self.transcript.push(format!("cancel_tool #{id}"));
+            }
             Command::Decode { id, response } => {
                 self.transcript.push(format!("decode #{id}"));
                 let verdict = (self.decoder)(&response);
@@ -253,7 +326,25 @@ impl Sim {
     fn feed(&mut self, input: Input) {
         self.transcript.push(format!("@{}ms {}", ms(self.now.since_epoch()), describe_input(&input)));
         self.inputs.push((self.now.saturating_duration_since(self.start), input.clone()));
+        self.log = self.log();
+        self.step_outputs.clear();
+        self.log.push(self.now, input.clone(), None);
+        let started = match &input {
+            Input::ToolStarted { id } => self.starting.remove(id).map(|work| (*id, work)),
+            _ => None,
+        };
         self.machine.handle_input(self.now, input).expect("the simulator never misuses the machine");
+        if let Some((id, (call, approved))) = started {
+            self.executions += 1;
+            let reply = match self.tools.get_mut(&call.name) {
+                Some(tool) => tool(&call, approved),
+                None => ToolReply::output(Duration::ZERO, format!("no simulated tool {}", call.name)),
+            };
+            if let Some(after) = reply.after {
+                let at = self.now + after;
+                self.schedule(at, Input::ToolFinished { id, outcome: reply.outcome });
+            }
+        }
     }
 
     /// Every command, event, wait and input so far, one short line each.
@@ -279,6 +370,11 @@ impl Sim {
     /// The inputs fed, with their offsets from the start (an event log's body).
     pub fn inputs(&self) -> &[(Duration, Input)] {
         &self.inputs
+    }
+
+    /// How many tool bodies ran.
+    pub fn executions(&self) -> usize {
+        self.executions
     }
 
     /// The current simulated time.
@@ -314,6 +410,9 @@ pub fn describe_event(kind: &EventKind) -> String {
         EventKind::Canceled { reason } => format!("canceled {reason:?}"),
         EventKind::LateResult { what, id } => format!("late_result {what} #{id}"),
         EventKind::Delta { turn, delta } => format!("delta t{turn} {delta:?}"),
+        EventKind::Recovered { call_id, tool, started, decision } => {
+            format!("recovered {call_id} {tool} started={started} {decision:?}")
+        }
     }
 }
 
@@ -326,6 +425,7 @@ fn describe_input(input: &Input) -> String {
         Input::ToolFinished { id, outcome } => format!("tool_finished #{id} {}", describe_outcome(outcome)),
         Input::Decoded { id, verdict } => format!("decoded #{id} {verdict:?}"),
         Input::Tick => "tick".to_string(),
+        Input::Recover => "recover".to_string(),
         Input::Cancel { reason, mode } => format!("cancel {reason:?} {mode:?}"),
     }
 }

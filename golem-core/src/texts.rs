@@ -80,3 +80,9 @@ pub const DELEGATE_EMPTY_PROMPT: &str = "prompt is required";
 pub fn not_valid_json(type_name: &str, serde_error: &str) -> String {
     format!("response content is not valid JSON for {type_name}: {serde_error}")
 }
+
+/// The result of a call whose outcome a crash made unknown (SPEC LOG-06).
+pub const OUTCOME_UNKNOWN: &str = "The run was interrupted while this tool call was executing and its result was lost; it may or may not have completed. Check its effect before calling it again.";
+
+/// Why a call whose outcome is unknown waits for a human (SPEC LOG-06).
+pub const OUTCOME_UNKNOWN_ASK: &str = "the run crashed while this call was executing; approve to run it again, or deny";

@@ -28,6 +28,21 @@ pub enum TimeoutPolicy {
     FailedResult,
 }
 
+/// What a resumed run does with a call that started before a crash but has
+/// no recorded result (SPEC LOG-06).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UnknownOutcome {
+    /// Tell the model the call may not have completed (the default: safe
+    /// for tools with side effects).
+    #[default]
+    Interrupt,
+    /// Run it again (for idempotent tools).
+    Redo,
+    /// Pause the run and ask a human, as an approval request.
+    AskHuman,
+}
+
 /// A tool declaration plus the execution policy the machine applies to it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -48,6 +63,9 @@ pub struct ToolSpec {
     /// What an overrun does.
     #[serde(default)]
     pub on_timeout: TimeoutPolicy,
+    /// What a crash resume does when this tool's outcome is unknown.
+    #[serde(default)]
+    pub on_unknown_outcome: UnknownOutcome,
 }
 
 impl ToolSpec {
@@ -60,6 +78,7 @@ impl ToolSpec {
             sequential: false,
             max_retries: None,
             on_timeout: TimeoutPolicy::FailRun,
+            on_unknown_outcome: UnknownOutcome::Interrupt,
         }
     }
 

@@ -41,6 +41,9 @@ fn evt_02_tool_round_trip() {
             "tool_start c1 dice",
             "execute_tool #1 dice",
             "wait InFlight",
+            // The write-ahead ledger: the body runs only after this (SPEC LOG-06).
+            "@10ms tool_started #1",
+            "wait InFlight",
             "@15ms tool_finished #1 output 4",
             "tool_end c1 dice ok: 4",
             "model_start t1 a1 m0",
@@ -192,6 +195,8 @@ fn defer_01_pause_and_resume() {
         vec![
             "tool_start c1 delete approved",
             "execute_tool #0 delete approved",
+            "wait InFlight",
+            "@0ms tool_started #0",
             "wait InFlight",
             "@1ms tool_finished #0 output deleted",
             "tool_end c1 delete approved ok: deleted",

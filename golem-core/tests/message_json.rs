@@ -113,3 +113,20 @@ fn msg_06_usage_arithmetic() {
     u.add(&Usage::new(u64::MAX, 1));
     assert_eq!(u.input_tokens, u64::MAX);
 }
+
+#[test]
+fn msg_02_args_stay_byte_exact_inside_logged_inputs() {
+    let raw = r#"{"b":1,  "a":[1,2.50]}"#;
+    let response = Response::tool_calls(vec![ToolCall::new("c", "t", raw)]);
+    let input = machine::Input::ModelFinished { id: machine::ModelCallId(3), result: Ok(response) };
+    let back: machine::Input = serde_json::from_str(&serde_json::to_string(&input).unwrap()).unwrap();
+    assert_eq!(back, input);
+    // Inside internally tagged types serde offers no raw text: the value survives, re-serialised.
+    let event = RunEvent {
+        seq: 0,
+        kind: EventKind::ToolStart { call_id: "c".into(), tool: "t".into(), args: raw.into(), approved: false },
+    };
+    let back: RunEvent = serde_json::from_str(&serde_json::to_string(&event).unwrap()).unwrap();
+    let EventKind::ToolStart { args, .. } = back.kind else { panic!() };
+    assert_eq!(args.parse().unwrap(), serde_json::json!({"b": 1, "a": [1, 2.5]}));
+}

@@ -1,12 +1,13 @@
 //! The agent: an immutable, shareable bundle of model, tools, instructions
 //! and output decoder (SPEC ARCH-03).
 
+use crate::any_model::AnyModel;
 use crate::builder::AgentBuilder;
 use crate::decode::Decoder;
 use crate::history::Processor;
 use crate::instructions::Instructions;
 use crate::tool::Tool;
-use golem_core::{Capabilities, Model, RunConfig, RunEvent};
+use golem_core::{AsyncModel, Capabilities, Model, RunConfig, RunEvent};
 use std::fmt;
 use std::sync::Arc;
 
@@ -30,7 +31,7 @@ pub(crate) struct AgentInner<Deps, O> {
     /// The machine's configuration (the event-log header).
     pub(crate) config: RunConfig,
     /// The fallback chain; index = `CallModel::member`.
-    pub(crate) models: Arc<[Arc<dyn Model>]>,
+    pub(crate) models: Arc<[AnyModel]>,
     /// What every model of the chain supports.
     pub(crate) capabilities: Capabilities,
     /// Registered tools, in registration order.
@@ -50,7 +51,34 @@ impl<Deps: Send + Sync + 'static> Agent<Deps, String> {
     /// deps given to `run`; name it when nothing else does:
     /// `Agent::<MyDeps>::builder(model)`.
     pub fn builder(model: impl Model + 'static) -> AgentBuilder<Deps, String> {
-        AgentBuilder::new(Arc::new(model))
+        AgentBuilder::new(AnyModel::Blocking(Arc::new(model)))
+    }
+
+    /// Start building an agent on an async model. It runs natively under
+    /// the async driver and, through a minimal `block_on` (no runtime),
+    /// under the blocking one — unless it offers a blocking face
+    /// ([`AsyncModel::as_blocking`]), which the blocking driver then uses.
+    ///
+    /// ```
+    /// use golem_core::model::{AsyncModel, BoxFuture, ModelError, Request, Response};
+    /// use golem_io::Agent;
+    ///
+    /// // An async-only model: no blocking face at all.
+    /// struct Oracle;
+    /// impl AsyncModel for Oracle {
+    ///     fn generate_async<'a>(&'a self, _: &'a Request) -> BoxFuture<'a, Result<Response, ModelError>> {
+    ///         Box::pin(async { Ok(Response::text("42")) })
+    ///     }
+    /// }
+    ///
+    /// let agent = Agent::<()>::builder_async(Oracle).build()?;
+    /// assert_eq!(agent.run((), "the answer?")?.output().unwrap(), "42");
+    /// let answer = futures_lite::future::block_on(agent.run_async((), "the answer?"))?;
+    /// assert_eq!(answer.output().unwrap(), "42");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn builder_async(model: impl AsyncModel + 'static) -> AgentBuilder<Deps, String> {
+        AgentBuilder::new(AnyModel::Async(Arc::new(model)))
     }
 }
 

@@ -1,6 +1,7 @@
 //! Building an agent (SPEC CFG): every setting, validated once at `build`.
 
 use crate::agent::{Agent, AgentInner, Observer};
+use crate::any_model::AnyModel;
 use crate::decode::{Decoder, JsonDecoder, TextDecoder};
 use crate::history::Processor;
 use crate::instructions::Instructions;
@@ -8,7 +9,8 @@ use crate::output::{OutputPlan, RawSchema, TypedOutput};
 use crate::tool::Tool;
 use golem_core::model::BoxError;
 use golem_core::{
-    Backoff, BuildError, Capabilities, Message, Model, RetryPolicy, RunConfig, RunEvent, ToolChoice, UsageLimits,
+    AsyncModel, Backoff, BuildError, Capabilities, Message, Model, RetryPolicy, RunConfig, RunEvent, ToolChoice,
+    UsageLimits,
 };
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -21,7 +23,7 @@ type BackoffFn = Arc<dyn Fn(u32) -> Duration + Send + Sync>;
 /// The settings that do not depend on the output type, so a type-changing
 /// step (`output`, `decoder`) can move them across whole.
 struct Settings<Deps> {
-    models: Vec<Arc<dyn Model>>,
+    models: Vec<AnyModel>,
     config: RunConfig,
     tools: Vec<Tool<Deps>>,
     instructions: Instructions<Deps>,
@@ -50,7 +52,7 @@ impl<Deps, O> fmt::Debug for AgentBuilder<Deps, O> {
 }
 
 impl<Deps: Send + Sync + 'static> AgentBuilder<Deps, String> {
-    pub(crate) fn new(model: Arc<dyn Model>) -> Self {
+    pub(crate) fn new(model: AnyModel) -> Self {
         AgentBuilder {
             settings: Settings {
                 models: vec![model],
@@ -154,7 +156,14 @@ impl<Deps: Send + Sync + 'static, O: 'static> AgentBuilder<Deps, O> {
     /// Append a fallback model, tried in order within each attempt when the
     /// ones before it fail retryably (SPEC RETRY-05).
     pub fn fallback(mut self, model: impl Model + 'static) -> Self {
-        self.settings.models.push(Arc::new(model));
+        self.settings.models.push(AnyModel::Blocking(Arc::new(model)));
+        self
+    }
+
+    /// Append an async fallback model; a chain may mix blocking and async
+    /// members, and each runs under both drivers (SPEC MODEL-01).
+    pub fn fallback_async(mut self, model: impl AsyncModel + 'static) -> Self {
+        self.settings.models.push(AnyModel::Async(Arc::new(model)));
         self
     }
 

@@ -1,85 +1,17 @@
 //! What a tool handler sees of its run (SPEC DRV-06).
 
+use crate::cancel::CancellationToken;
 use crate::clock::Clock;
 use golem_core::Moment;
 use std::fmt;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
-
-/// A shared signal that tells running work to stop.
-///
-/// The driver cancels a call's token when the machine cancels the call (a
-/// deadline passed, a sibling failed); a cooperative tool checks
-/// [`is_cancelled`](Self::is_cancelled) and returns early, and a tool that
-/// ignores it is abandoned, never waited for. Given to a run with
-/// [`RunBuilder::cancellation`](crate::RunBuilder::cancellation), the same
-/// token stops the whole run.
-#[derive(Clone, Default)]
-pub struct CancellationToken(Arc<TokenState>);
-
-type Waker = Box<dyn Fn() + Send + Sync>;
-
-#[derive(Default)]
-struct TokenState {
-    // Only written under `wakers`' lock, so a waker registered concurrently
-    // with `cancel` is either called by `cancel` or sees the flag itself.
-    cancelled: AtomicBool,
-    wakers: Mutex<Vec<(u64, Waker)>>,
-    next_waker: AtomicU64,
-}
-
-impl CancellationToken {
-    /// A token that is not cancelled.
-    pub fn new() -> Self {
-        CancellationToken::default()
-    }
-
-    /// Ask the work holding this token to stop. Idempotent.
-    pub fn cancel(&self) {
-        let wakers = self.lock();
-        if !self.0.cancelled.swap(true, Ordering::SeqCst) {
-            wakers.iter().for_each(|(_, wake)| wake());
-        }
-    }
-
-    /// True once [`cancel`](Self::cancel) was called.
-    pub fn is_cancelled(&self) -> bool {
-        self.0.cancelled.load(Ordering::SeqCst)
-    }
-
-    /// Call `wake` on cancellation (at once if already cancelled); returns
-    /// the key that [`forget`](Self::forget) takes.
-    pub(crate) fn on_cancel(&self, wake: impl Fn() + Send + Sync + 'static) -> u64 {
-        let key = self.0.next_waker.fetch_add(1, Ordering::SeqCst);
-        let mut wakers = self.lock();
-        if self.is_cancelled() {
-            wake();
-        } else {
-            wakers.push((key, Box::new(wake)));
-        }
-        key
-    }
-
-    /// Stop calling the waker registered under `key`.
-    pub(crate) fn forget(&self, key: u64) {
-        self.lock().retain(|(k, _)| *k != key);
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(u64, Waker)>> {
-        // A waker only sends on a channel; a poisoned list is still valid.
-        self.0.wakers.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-}
-
-impl fmt::Debug for CancellationToken {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("CancellationToken").field("cancelled", &self.is_cancelled()).finish()
-    }
-}
 
 /// The context of one tool call: the run's dependencies and the call's
 /// identity, deadline, cancellation signal and approval marker.
+///
+/// Blocking handlers borrow it; async handlers own it (it is cheap to clone:
+/// the deps are an `Arc`), so their futures can be `'static`.
 pub struct ToolContext<Deps> {
     pub(crate) deps: Arc<Deps>,
     pub(crate) call_id: String,
@@ -91,6 +23,18 @@ pub struct ToolContext<Deps> {
 }
 
 impl<Deps> ToolContext<Deps> {
+    /// The context of `call`, as a driver builds it.
+    pub(crate) fn for_call(
+        deps: Arc<Deps>,
+        call: &golem_core::ToolCall,
+        deadline: Option<Moment>,
+        approved: bool,
+        cancel: CancellationToken,
+        clock: Arc<dyn Clock>,
+    ) -> Self {
+        ToolContext { deps, call_id: call.id.clone(), tool_name: call.name.clone(), deadline, cancel, approved, clock }
+    }
+
     /// The run's dependencies.
     pub fn deps(&self) -> &Deps {
         &self.deps
@@ -140,6 +84,21 @@ impl<Deps> ToolContext<Deps> {
     /// The run's clock, so nested runs share its timeline.
     pub fn clock(&self) -> &Arc<dyn Clock> {
         &self.clock
+    }
+}
+
+// Manual, so cloning a context never asks `Deps: Clone`.
+impl<Deps> Clone for ToolContext<Deps> {
+    fn clone(&self) -> Self {
+        ToolContext {
+            deps: Arc::clone(&self.deps),
+            call_id: self.call_id.clone(),
+            tool_name: self.tool_name.clone(),
+            deadline: self.deadline,
+            cancel: self.cancel.clone(),
+            approved: self.approved,
+            clock: Arc::clone(&self.clock),
+        }
     }
 }
 

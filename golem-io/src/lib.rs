@@ -4,30 +4,51 @@
 //! model, tools, instructions and a typed output, then run it.
 //!
 //! **In scope:** the [`Agent`] and its [builder](AgentBuilder); tools with
-//! typed arguments and their [context](ToolContext); output
-//! [decoders](Decoder); the blocking driver (std threads, no async runtime)
-//! that executes what golem-core's `RunMachine` commands; delegation of one
-//! agent to another as a tool; history processors.
+//! typed arguments, blocking or async, and their [context](ToolContext);
+//! output [decoders](Decoder); the two drivers that execute what
+//! golem-core's `RunMachine` commands — a blocking one (std threads, no
+//! async runtime) and an async one (any executor, no runtime of its own);
+//! streaming; cancellation; delegation of one agent to another as a tool;
+//! history processors.
 //!
 //! **Not in scope:** run policy. Retries, backoff, budgets, limits,
 //! ordering and deadlines are decided by the machine in `golem-core`; the
-//! driver here only executes commands and feeds back what happened, stamped
+//! drivers here only execute commands and feed back what happened, stamped
 //! with a [`Clock`]. Providers live in `golem-providers`.
 //!
-//! **Runs.** [`Agent::run`], [`Agent::run_with_history`] and
-//! [`Agent::resume`] cover the common cases; [`Agent::run_with`] gives a
-//! [`RunBuilder`] for prompt parts, run-scoped observers, streaming, a
-//! [`CancellationToken`] and a clock. A run returns a [`RunResult`] whose
-//! output is [`RunOutput::Completed`] or [`RunOutput::Paused`], or an
-//! [`Error`]: a setup error (no stage, no evidence) or a
+//! **Runs.** [`Agent::run`], [`Agent::run_with_history`],
+//! [`Agent::resume`] and [`Agent::run_stream`] cover the common cases, each
+//! with an async twin ([`Agent::run_async`], …); [`Agent::run_with`] gives a
+//! [`RunBuilder`] for prompt parts, run-scoped observers, a delta callback,
+//! a [`CancellationToken`] and a clock, run with [`RunBuilder::call`],
+//! [`RunBuilder::call_async`] or — as a stream of its events ending with
+//! the outcome — [`RunBuilder::events`]. A run returns a [`RunResult`] whose output is
+//! [`RunOutput::Completed`] or [`RunOutput::Paused`], or an [`Error`]: a
+//! setup error (no stage, no evidence) or a
 //! [`RunError`](golem_core::RunError) with its stage, cause and partial
-//! evidence.
+//! evidence. Both drivers give the same result and the same events.
 //!
-//! **Threads.** A lone tool or model call without a deadline runs on the
-//! calling thread; parallel groups, streamed calls and calls with a
-//! deadline (model calls have one by default) run on their own threads, so
-//! the driver can stop waiting when the machine says so. A call that
-//! ignores its cancellation is abandoned with its own `Arc` of the deps.
+//! **Models and tools in both drivers.** A model is given as a blocking
+//! [`Model`](golem_core::Model) ([`Agent::builder`],
+//! [`AgentBuilder::fallback`]) or an [`AsyncModel`](golem_core::AsyncModel)
+//! ([`Agent::builder_async`], [`AgentBuilder::fallback_async`]); tools as
+//! [`Tool::new`] / [`Tool::typed`] or [`Tool::new_async`] /
+//! [`Tool::typed_async`]. Either kind runs under either driver: async code
+//! under the blocking driver through a minimal `block_on`, blocking code
+//! under the async driver on the `blocking` thread pool.
+//!
+//! **Threads (blocking driver).** A lone tool or model call without a
+//! deadline runs on the calling thread; parallel groups, streamed calls and
+//! calls with a deadline (model calls have one by default) run on their own
+//! threads, so the driver can stop waiting when the machine says so. A call
+//! that ignores its cancellation is abandoned with its own `Arc` of the
+//! deps.
+//!
+//! **Futures (async driver).** The run is one future that spawns nothing:
+//! model and tool futures are polled inside it, deadlines are async-io
+//! timers, so it works under smol, inside tokio or under any `block_on`. It
+//! is `Send` when the deps and the output are. Work the machine cancels is
+//! dropped, and dropping the run cancels everything at once.
 //!
 //! ```
 //! use golem_core::{Model, ModelError, Request, Response, Role, ToolCall, Usage};
@@ -65,25 +86,32 @@
 #![deny(missing_docs)]
 
 mod agent;
+mod any_model;
+mod asynchronous;
 mod blocking;
 mod builder;
+mod cancel;
 mod clock;
 mod context;
 mod decode;
 mod delegation;
 mod error;
+mod exec;
 mod history;
 mod instructions;
 mod output;
 mod result;
 mod run;
+mod run_async;
+mod run_stream;
 mod schema;
 mod tool;
 
 pub use agent::Agent;
 pub use builder::AgentBuilder;
+pub use cancel::{CancellationToken, Cancelled};
 pub use clock::{Clock, ManualClock, SystemClock};
-pub use context::{CancellationToken, ToolContext};
+pub use context::ToolContext;
 pub use decode::{decode_fn, DecodeError, DecodeFn, Decoder, JsonDecoder, TextDecoder};
 pub use delegation::DELEGATE_PROMPT_DESCRIPTION;
 pub use error::Error;
@@ -91,6 +119,7 @@ pub use history::trim_history;
 pub use output::{RawSchema, OUTPUT_TOOL_DESCRIPTION, OUTPUT_TOOL_NAME};
 pub use result::{RunOutput, RunResult};
 pub use run::RunBuilder;
+pub use run_stream::{RunEvents, RunItem};
 pub use tool::{Tool, ToolError, ToolResult};
 
 /// A boxed error that can cross threads (re-exported from golem-core).

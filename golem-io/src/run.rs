@@ -1,15 +1,17 @@
 //! Starting runs: the entry points and the run builder (SPEC RUN-01,
 //! RUN-02, CFG-05). The preamble that needs application code — history
-//! processor, dynamic instructions — runs here, before the machine exists.
+//! processor, dynamic instructions — runs here, before the machine exists;
+//! then one of the two drivers takes over.
 
 use crate::agent::{Agent, Observer};
-use crate::blocking;
+use crate::cancel::CancellationToken;
 use crate::clock::{Clock, SystemClock};
-use crate::context::CancellationToken;
+use crate::exec::{DeltaCallback, Launch, Observers};
 use crate::result::RunResult;
-use crate::Error;
+use crate::{asynchronous, blocking, Error};
 use golem_core::machine::{Prompt, SetupError, Start};
-use golem_core::{DeferredResults, Message, Part, RunEvent};
+use golem_core::model::BoxError;
+use golem_core::{DeferredResults, Delta, Message, Part, RunEvent};
 use std::fmt;
 use std::sync::Arc;
 
@@ -68,8 +70,41 @@ impl<Deps: Send + Sync + 'static, O: 'static> Agent<Deps, O> {
         self.run_with(deps).history(history).resume(results).call()
     }
 
+    /// A streamed run: `on_delta` receives every fragment of every model
+    /// turn — text, tool-call arguments, thinking — in arrival order, across
+    /// tool turns and correction rounds; the result is the same as a plain
+    /// run's. An error from `on_delta` stops the run at the model stage with
+    /// that error in the `source()` chain. A model chain that cannot stream
+    /// is a setup error, before any request (SPEC STREAM-01..03).
+    ///
+    /// ```
+    /// use golem_core::testing::ScriptedModel;
+    /// use golem_io::Agent;
+    ///
+    /// let model = ScriptedModel::new().chunk_size(4).text("good morning");
+    /// let agent = Agent::<()>::builder(model).build()?;
+    /// let mut text = String::new();
+    /// let result = agent.run_stream((), "greet", |delta| {
+    ///     if let golem_core::Delta::Text { text: piece } = delta {
+    ///         text.push_str(piece);
+    ///     }
+    ///     Ok(())
+    /// })?;
+    /// assert_eq!(text, "good morning");
+    /// assert_eq!(result.output().unwrap(), "good morning");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn run_stream(
+        &self,
+        deps: impl Into<Arc<Deps>>,
+        prompt: &str,
+        on_delta: impl FnMut(&Delta) -> Result<(), BoxError> + Send,
+    ) -> Result<RunResult<O>, Error> {
+        self.run_with(deps).prompt(prompt).on_delta(on_delta).call()
+    }
+
     /// A run with every option: history, prompt parts, a run-scoped
-    /// observer, deferred resolutions, a clock.
+    /// observer, deferred resolutions, streaming, cancellation, a clock.
     pub fn run_with(&self, deps: impl Into<Arc<Deps>>) -> RunBuilder<'_, Deps, O> {
         RunBuilder {
             agent: self,
@@ -79,6 +114,7 @@ impl<Deps: Send + Sync + 'static, O: 'static> Agent<Deps, O> {
             history: Vec::new(),
             resume: None,
             stream: false,
+            on_delta: None,
             observers: Vec::new(),
             clock: None,
             cancel: None,
@@ -86,7 +122,9 @@ impl<Deps: Send + Sync + 'static, O: 'static> Agent<Deps, O> {
     }
 }
 
-/// One run's options; [`call`](Self::call) runs it. See [`Agent::run_with`].
+/// One run's options; [`call`](Self::call) runs it on the blocking driver,
+/// [`call_async`](Self::call_async) on the async one. See
+/// [`Agent::run_with`].
 pub struct RunBuilder<'a, Deps, O> {
     agent: &'a Agent<Deps, O>,
     deps: Arc<Deps>,
@@ -95,6 +133,7 @@ pub struct RunBuilder<'a, Deps, O> {
     history: Vec<Message>,
     resume: Option<DeferredResults>,
     stream: bool,
+    on_delta: Option<DeltaCallback<'a>>,
     observers: Vec<Observer>,
     clock: Option<Arc<dyn Clock>>,
     cancel: Option<CancellationToken>,
@@ -111,7 +150,7 @@ impl<Deps, O> fmt::Debug for RunBuilder<'_, Deps, O> {
     }
 }
 
-impl<Deps: Send + Sync + 'static, O: 'static> RunBuilder<'_, Deps, O> {
+impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
     /// The user's prompt text.
     pub fn prompt(mut self, prompt: impl Into<String>) -> Self {
         self.prompt = prompt.into();
@@ -144,6 +183,17 @@ impl<Deps: Send + Sync + 'static, O: 'static> RunBuilder<'_, Deps, O> {
     /// that cannot stream is a setup error, never a silent fallback.
     pub fn stream(mut self, stream: bool) -> Self {
         self.stream = stream;
+        self
+    }
+
+    /// Stream the run into `on_delta` (and turn streaming on): every
+    /// fragment, in arrival order, interleaved with the run's events as the
+    /// observers see them. Its error stops the run at the model stage, the
+    /// error kept in the `source()` chain (SPEC STREAM-02). See
+    /// [`Agent::run_stream`].
+    pub fn on_delta(mut self, on_delta: impl FnMut(&Delta) -> Result<(), BoxError> + Send + 'a) -> Self {
+        self.stream = true;
+        self.on_delta = Some(Box::new(on_delta));
         self
     }
 
@@ -181,8 +231,34 @@ impl<Deps: Send + Sync + 'static, O: 'static> RunBuilder<'_, Deps, O> {
         self
     }
 
-    /// Run to the end on the calling thread.
+    /// Run to the end on the calling thread (the blocking driver: no async
+    /// runtime; async models and tools are driven by a minimal `block_on`).
     pub fn call(self) -> Result<RunResult<O>, Error> {
+        blocking::drive(self.launch()?)
+    }
+
+    /// Run on the async driver: a future that works under any executor —
+    /// or none but a `block_on` — and spawns nothing. It is `Send` when the
+    /// deps, the output and the delta callback are. Dropping it cancels the
+    /// run at once: in-flight futures are dropped, blocking work on the pool
+    /// sees its cancellation token set.
+    ///
+    /// ```
+    /// use golem_core::testing::ScriptedModel;
+    /// use golem_io::Agent;
+    ///
+    /// let agent = Agent::<()>::builder(ScriptedModel::new().text("hi")).build()?;
+    /// let result = futures_lite::future::block_on(agent.run_with(()).prompt("hello").call_async())?;
+    /// assert_eq!(result.output().unwrap(), "hi");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub async fn call_async(self) -> Result<RunResult<O>, Error> {
+        // The preamble runs on first poll, like any future's work.
+        asynchronous::drive(self.launch()?).await
+    }
+
+    /// The preamble (SPEC RUN-02, RUN-03): everything before the machine.
+    fn launch(self) -> Result<Launch<'a, Deps, O>, Error> {
         let inner = &self.agent.inner;
         if self.stream && !inner.capabilities.streaming {
             return Err(SetupError::StreamingUnsupported.into());
@@ -200,6 +276,7 @@ impl<Deps: Send + Sync + 'static, O: 'static> RunBuilder<'_, Deps, O> {
         };
         let start = Start { history, instructions, prompt, resume: self.resume, stream: self.stream };
         let clock = self.clock.unwrap_or_else(|| Arc::new(SystemClock::new()));
-        blocking::drive(inner, self.deps, start, &self.observers, clock, self.cancel)
+        let observers = Observers::new(&inner.observers, self.observers, self.on_delta);
+        Ok(Launch { agent: inner, deps: self.deps, start, observers, clock, cancel: self.cancel })
     }
 }

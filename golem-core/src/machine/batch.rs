@@ -11,7 +11,7 @@ use crate::event::EventKind;
 use crate::message::{Message, ToolCall};
 use crate::texts;
 use crate::time::Moment;
-use crate::tool::TimeoutPolicy;
+use crate::tool::{TimeoutPolicy, UnknownOutcome};
 use std::collections::VecDeque;
 use std::time::Duration;
 
@@ -264,8 +264,12 @@ impl RunMachine {
     }
 
     pub(super) fn on_tool_started(&mut self, id: ToolCallId) -> Result<(), ApiMisuse> {
-        // The ledger input (SPEC LOG-06): it only has to name a live call.
-        self.ids.check_known(IdKind::Tool, id.0)
+        // The ledger input (SPEC LOG-06): a call reports starting once.
+        self.ids.check_known(IdKind::Tool, id.0)?;
+        if !self.started.insert(id.0) {
+            return Err(ApiMisuse::DuplicateStart(id.0));
+        }
+        Ok(())
     }
 
     pub(super) fn on_tool_finished(&mut self, id: ToolCallId, outcome: ToolOutcome) -> Result<(), ApiMisuse> {
@@ -516,5 +520,58 @@ fn end_event(slot: &Slot) -> EventKind {
         SlotState::TimedOut { after, .. } => end(None, Some(timeout_text(*after))),
         SlotState::Canceled => end(None, Some("canceled after a sibling call failed".to_string())),
         _ => end(None, Some("not started".to_string())),
+    }
+}
+
+impl RunMachine {
+    /// After a crash: calls that never started run (under new ids); started
+    /// ones follow their tool's `UnknownOutcome` (SPEC LOG-06).
+    pub(super) fn recover_batch(&mut self) {
+        let Some(batch) = self.batch() else { return };
+        let running: Vec<(usize, ToolCallId)> = batch
+            .slots
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| match s.state {
+                SlotState::Running { id, .. } => Some((i, id)),
+                _ => None,
+            })
+            .collect();
+        for (index, old) in running {
+            let Some(batch) = self.batch() else { return };
+            let call = batch.slots[index].call.clone();
+            let started = self.started.contains(&old.0);
+            let policy = self.cfg.tool(&call.name).map(|t| t.on_unknown_outcome).unwrap_or_default();
+            let decision = if started { policy } else { UnknownOutcome::Redo };
+            self.ids.abandon(old.0);
+            self.emit(EventKind::Recovered { call_id: call.id.clone(), tool: call.name.clone(), started, decision });
+            let state = match decision {
+                UnknownOutcome::Redo => {
+                    let timeout = self.tool_timeout(&call.name);
+                    let deadline = timeout.map(|t| self.now + t);
+                    let id = ToolCallId(self.ids.mint(IdKind::Tool));
+                    self.command(Command::ExecuteTool { id, call, deadline, approved: false });
+                    SlotState::Running { id, deadline, timeout }
+                }
+                UnknownOutcome::Interrupt => SlotState::Finished {
+                    id: old,
+                    outcome: ToolOutcome::Failed { reason: texts::OUTCOME_UNKNOWN.to_string() },
+                },
+                UnknownOutcome::AskHuman => SlotState::Finished {
+                    id: old,
+                    outcome: ToolOutcome::Defer {
+                        kind: DeferKind::Approval,
+                        reason: texts::OUTCOME_UNKNOWN_ASK.into(),
+                    },
+                },
+            };
+            if let Some(batch) = self.batch() {
+                if !matches!(state, SlotState::Running { .. }) {
+                    batch.in_flight -= 1;
+                }
+                batch.slots[index].state = state;
+            }
+        }
+        self.dispatch_ready();
     }
 }

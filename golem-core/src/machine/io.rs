@@ -99,7 +99,7 @@ impl Start {
 
 /// How a tool call ended (SPEC TOOL-02/03).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", rename_all_fields = "camelCase", tag = "outcome")]
+#[serde(rename_all = "snake_case", rename_all_fields = "camelCase")]
 #[non_exhaustive]
 pub enum ToolOutcome {
     /// A result for the model.
@@ -176,7 +176,7 @@ pub enum CancelMode {
 
 /// Everything that can happen to a run (the machine's only door in).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", rename_all_fields = "camelCase", tag = "input")]
+#[serde(rename_all = "snake_case", rename_all_fields = "camelCase")]
 #[non_exhaustive]
 pub enum Input {
     /// A model call finished.
@@ -214,6 +214,10 @@ pub enum Input {
     },
     /// Time passed; deadlines up to `now` fire.
     Tick,
+    /// The driver restarted after a crash: everything in flight is lost.
+    /// Model calls and decodes are issued again; tool calls that never
+    /// started run; started ones follow their tool's `UnknownOutcome`.
+    Recover,
     /// Stop the run.
     Cancel {
         /// Who stops it.
@@ -225,7 +229,7 @@ pub enum Input {
 
 /// Work the driver must do.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", rename_all_fields = "camelCase", tag = "command")]
+#[serde(rename_all = "snake_case", rename_all_fields = "camelCase")]
 #[non_exhaustive]
 pub enum Command {
     /// Call fallback member `member` with `request`.
@@ -289,7 +293,7 @@ pub enum WaitReason {
 
 /// What the machine has for the driver (the only door out).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", rename_all_fields = "camelCase", tag = "output")]
+#[serde(rename_all = "snake_case", rename_all_fields = "camelCase")]
 pub enum Output {
     /// Do this.
     Command(Command),
@@ -324,7 +328,7 @@ pub struct RunSummary {
 
 /// How a run ended.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", rename_all_fields = "camelCase", tag = "outcome")]
+#[serde(rename_all = "snake_case", rename_all_fields = "camelCase")]
 pub enum Outcome {
     /// The decoder accepted the answer of `decode`.
     Completed {

@@ -21,6 +21,7 @@ mod io;
 mod limits;
 mod model_call;
 mod output;
+mod recover;
 mod resume;
 
 pub use io::*;
@@ -68,6 +69,8 @@ pub struct RunMachine {
     stop_after_turn: Option<crate::error::CancelReason>,
     outcome: Option<Outcome>,
     poisoned: Option<ApiMisuse>,
+    /// Tool executions that reported starting (the ledger, SPEC LOG-06).
+    started: std::collections::BTreeSet<u64>,
 }
 
 #[derive(Debug)]
@@ -119,6 +122,7 @@ impl RunMachine {
             stop_after_turn: None,
             outcome: None,
             poisoned: None,
+            started: std::collections::BTreeSet::new(),
         };
         machine.begin(start)?;
         Ok(machine)
@@ -152,6 +156,10 @@ impl RunMachine {
             Input::ToolFinished { id, outcome } => self.on_tool_finished(id, outcome),
             Input::Decoded { id, verdict } => self.on_decoded(id, verdict),
             Input::Tick => Ok(()),
+            Input::Recover => {
+                self.recover();
+                Ok(())
+            }
             Input::Cancel { reason, mode } => {
                 self.on_cancel(reason, mode);
                 Ok(())

@@ -65,7 +65,7 @@ impl RunMachine {
     }
 
     /// Send the current attempt/member's request, after the pre-flight check.
-    fn dispatch_model_call(&mut self) {
+    pub(super) fn dispatch_model_call(&mut self) {
         if let Some(crossed) = limits::before_request(&self.cfg.limits, self.ev.requests) {
             self.fail(Stage::Usage, Cause::Usage(crossed));
             return;

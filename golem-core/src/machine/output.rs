@@ -17,6 +17,8 @@ pub(crate) struct Decoding {
     message: usize,
     /// In tool mode: the output call's index within the message's calls.
     output_call: Option<usize>,
+    /// What the decoder was asked to judge, kept to ask again after a crash.
+    response: Response,
 }
 
 impl RunMachine {
@@ -35,7 +37,7 @@ impl RunMachine {
 
     fn request_decode(&mut self, message: usize, output_call: Option<usize>, response: Response) {
         let id = DecodeId(self.ids.mint(IdKind::Decode));
-        self.phase = Phase::Decoding(Decoding { id, message, output_call });
+        self.phase = Phase::Decoding(Decoding { id, message, output_call, response: response.clone() });
         self.command(Command::Decode { id, response });
     }
 
@@ -87,5 +89,18 @@ impl RunMachine {
             let text = if index == output_call { content.clone() } else { texts::INTERRUPTED_RESULT.to_string() };
             self.ev.messages.push(Message::tool_result(call.id.clone(), call.name.clone(), text));
         }
+    }
+}
+
+impl RunMachine {
+    /// After a crash the decoder's verdict is lost: ask again under a new id.
+    pub(super) fn recover_decode(&mut self) {
+        let Phase::Decoding(decoding) = &mut self.phase else { return };
+        let old = decoding.id;
+        let id = DecodeId(self.ids.mint(IdKind::Decode));
+        decoding.id = id;
+        let response = decoding.response.clone();
+        self.ids.abandon(old.0);
+        self.command(Command::Decode { id, response });
     }
 }

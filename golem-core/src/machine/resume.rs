@@ -12,7 +12,7 @@ use crate::history;
 use crate::message::{Message, Role, ToolCall};
 use crate::texts;
 use crate::time::Moment;
-use crate::tool::TimeoutPolicy;
+use crate::tool::{TimeoutPolicy, UnknownOutcome};
 use std::collections::{BTreeSet, VecDeque};
 use std::time::Duration;
 
@@ -258,5 +258,45 @@ impl RunMachine {
             };
             self.fail(Stage::Tool, Cause::Tool(failure));
         }
+    }
+}
+
+impl RunMachine {
+    /// After a crash during an approved re-run: one that never started runs;
+    /// a started one follows its tool's `UnknownOutcome` (SPEC LOG-06).
+    pub(super) fn recover_rerun(&mut self) {
+        let Phase::Resuming(resume) = &mut self.phase else { return };
+        let Some(rerun) = resume.running.take() else { return };
+        let started = self.started.contains(&rerun.id.0);
+        let policy = self.cfg.tool(&rerun.call.name).map(|t| t.on_unknown_outcome).unwrap_or_default();
+        // An approved call already had its human decision: asking again
+        // would loop, so AskHuman reads as Interrupt here.
+        let decision = match (started, policy) {
+            (false, _) | (true, UnknownOutcome::Redo) => UnknownOutcome::Redo,
+            _ => UnknownOutcome::Interrupt,
+        };
+        self.ids.abandon(rerun.id.0);
+        self.emit(EventKind::Recovered {
+            call_id: rerun.call.id.clone(),
+            tool: rerun.call.name.clone(),
+            started,
+            decision,
+        });
+        if decision == UnknownOutcome::Redo {
+            let id = ToolCallId(self.ids.mint(IdKind::Tool));
+            let call = rerun.call.clone();
+            let deadline = rerun.timeout.map(|t| self.now + t);
+            if let Phase::Resuming(resume) = &mut self.phase {
+                resume.running = Some(Rerun { id, deadline, ..rerun });
+            }
+            self.command(Command::ExecuteTool { id, call, deadline, approved: true });
+            return;
+        }
+        let mut msg = Message::tool_result(rerun.call.id.clone(), rerun.call.name.clone(), texts::OUTCOME_UNKNOWN);
+        msg.failed = true;
+        if let Phase::Resuming(resume) = &mut self.phase {
+            resume.results.push(msg);
+        }
+        self.next_rerun();
     }
 }

@@ -5,57 +5,41 @@
 //! own account, times out or reorders: when the machine says `Wait` it blocks
 //! until in-flight work answers or the machine's deadline passes.
 
-mod execute;
-mod kept;
+mod job;
 mod work;
 
-pub(crate) use execute::Panicked;
-
-use crate::agent::{AgentInner, Observer};
-use crate::clock::Clock;
-use crate::context::CancellationToken;
+use crate::exec::Launch;
 use crate::result::RunResult;
 use crate::Error;
-use golem_core::machine::{Command, Output, Start};
-use golem_core::{RunEvent, RunMachine};
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use golem_core::machine::{Command, Output};
+use golem_core::RunMachine;
 use std::sync::Arc;
 use work::Executor;
 
-/// Run `agent` from `start` to its outcome on the calling thread.
-pub(crate) fn drive<Deps, O>(
-    agent: &AgentInner<Deps, O>,
-    deps: Arc<Deps>,
-    start: Start,
-    run_observers: &[Observer],
-    clock: Arc<dyn Clock>,
-    cancel: Option<CancellationToken>,
-) -> Result<RunResult<O>, Error>
+/// Run `run` to its outcome on the calling thread.
+pub(crate) fn drive<Deps, O>(run: Launch<'_, Deps, O>) -> Result<RunResult<O>, Error>
 where
     Deps: Send + Sync + 'static,
 {
+    let Launch { agent, deps, start, mut observers, clock, cancel } = run;
     let mut machine = RunMachine::new(agent.config.clone(), start, clock.now())?;
-    let mut work = Executor::new(Arc::clone(&agent.models), Arc::clone(&agent.tools), deps, Arc::clone(&clock), cancel);
+    let mut work = Executor::new(agent, deps, Arc::clone(&clock), cancel);
     loop {
         // After every input, drain until Wait or Done (SPEC MACH-01).
         let deadline = loop {
             match machine.poll_output() {
                 Output::Command(Command::Decode { id, response }) => work.decode(agent.decoder.as_ref(), id, &response),
                 Output::Command(command) => work.accept(command),
-                Output::Event(event) => observe(&agent.observers, run_observers, &event),
+                Output::Event(event) => {
+                    if let Err(error) = observers.event(&event) {
+                        work.abort_stream(error);
+                    }
+                }
                 Output::Wait { deadline, .. } => break deadline,
                 Output::Done => return work.finish(machine.outcome()),
             }
         };
         let input = work.next_input(deadline)?;
         machine.handle_input(clock.now(), input).map_err(Error::Misuse)?;
-    }
-}
-
-/// Agent-scoped observers first, then run-scoped (SPEC EVT-03). Observers
-/// cannot fail a run, so a panicking one is contained and skipped.
-fn observe(agent: &[Observer], run: &[Observer], event: &RunEvent) {
-    for observer in agent.iter().chain(run) {
-        let _ = catch_unwind(AssertUnwindSafe(|| observer(event)));
     }
 }

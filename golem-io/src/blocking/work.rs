@@ -6,65 +6,28 @@
 //! parallel group run on their own threads and report through a channel, so
 //! the driver can stop waiting at a deadline. An abandoned thread keeps its
 //! own `Arc` of the deps; its late answer is forwarded (the machine reports
-//! it as a late result) or dropped once the run is over.
+//! it as a late result) or dropped once the run is over. Async work run
+//! here is dropped when abandoned, so it never answers late.
 
-use super::execute::{call_model, call_tool, ForwardDeltas};
-use super::kept::Kept;
+use super::job::{Job, Report};
+use crate::agent::AgentInner;
+use crate::any_model::AnyModel;
+use crate::cancel::CancellationToken;
 use crate::clock::Clock;
-use crate::context::{CancellationToken, ToolContext};
 use crate::decode::Decoder;
+use crate::exec::{caller_cancel, order, Kept, Order, Work, WorkId};
 use crate::result::RunResult;
 use crate::tool::Tool;
 use crate::Error;
-use golem_core::error::CancelReason;
-use golem_core::machine::{CancelMode, Command, DecodeId, Input, ModelCallId, Outcome, ToolCallId, ToolOutcome};
+use golem_core::machine::{Command, DecodeId, Input, ModelCallId, Outcome, ToolOutcome};
 use golem_core::model::BoxError;
-use golem_core::{CauseRecord, Model, ModelError, Moment, Request, Response, ToolCall};
-use std::collections::{BTreeMap, VecDeque};
+use golem_core::{CauseRecord, ModelError, Moment, Response};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
 use std::sync::Arc;
 
-/// One unit of commanded work, not yet started.
-enum Work {
-    Model { id: ModelCallId, member: u32, request: Request, deadline: Option<Moment>, stream: bool },
-    Tool { id: ToolCallId, call: ToolCall, deadline: Option<Moment>, approved: bool },
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum WorkId {
-    Model(ModelCallId),
-    Tool(ToolCallId),
-}
-
-impl Work {
-    fn id(&self) -> WorkId {
-        match self {
-            Work::Model { id, .. } => WorkId::Model(*id),
-            Work::Tool { id, .. } => WorkId::Tool(*id),
-        }
-    }
-
-    /// Whether the driver must be free to stop waiting for it.
-    fn needs_thread(&self) -> bool {
-        match self {
-            Work::Model { deadline, stream, .. } => deadline.is_some() || *stream,
-            Work::Tool { deadline, .. } => deadline.is_some(),
-        }
-    }
-}
-
-/// What a thread sends back: an input for the machine, whether it is the
-/// final answer for its work, and a fatal error to keep.
-struct Report {
-    /// `None` for the run's own cancellation.
-    id: Option<WorkId>,
-    input: Input,
-    last: bool,
-    error: Option<BoxError>,
-}
-
 pub(crate) struct Executor<Deps, O> {
-    models: Arc<[Arc<dyn Model>]>,
+    models: Arc<[AnyModel]>,
     tools: Arc<[Tool<Deps>]>,
     deps: Arc<Deps>,
     clock: Arc<dyn Clock>,
@@ -76,6 +39,13 @@ pub(crate) struct Executor<Deps, O> {
     ready: VecDeque<Input>,
     /// Work on threads the run still waits for.
     in_flight: BTreeMap<WorkId, CancellationToken>,
+    /// Calls the driver answered itself (a stream its callback stopped);
+    /// what their threads still send is dropped — a second answer would be
+    /// misuse.
+    answered: BTreeSet<WorkId>,
+    /// The model call whose fragment was fed last: the one a failing delta
+    /// callback stops.
+    streaming: Option<ModelCallId>,
     tx: Sender<Report>,
     rx: Receiver<Report>,
     kept: Kept<O>,
@@ -84,8 +54,7 @@ pub(crate) struct Executor<Deps, O> {
 
 impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
     pub(crate) fn new(
-        models: Arc<[Arc<dyn Model>]>,
-        tools: Arc<[Tool<Deps>]>,
+        agent: &AgentInner<Deps, O>,
         deps: Arc<Deps>,
         clock: Arc<dyn Clock>,
         cancel: Option<CancellationToken>,
@@ -107,14 +76,16 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
             Some(CancelGuard(token, key))
         });
         Executor {
-            models,
-            tools,
+            models: Arc::clone(&agent.models),
+            tools: Arc::clone(&agent.tools),
             deps,
             clock,
             pending: VecDeque::new(),
             starting: None,
             ready,
             in_flight: BTreeMap::new(),
+            answered: BTreeSet::new(),
+            streaming: None,
             tx,
             rx,
             kept: Kept::new(),
@@ -124,19 +95,10 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
 
     /// Take a command; nothing runs until the machine waits.
     pub(crate) fn accept(&mut self, command: Command) {
-        match command {
-            Command::CallModel { id, member, request, deadline, stream } => {
-                self.pending.push_back(Work::Model { id, member, request, deadline, stream })
-            }
-            Command::ExecuteTool { id, call, deadline, approved } => {
-                self.pending.push_back(Work::Tool { id, call, deadline, approved })
-            }
-            Command::CancelModel { id } => self.cancel(WorkId::Model(id)),
-            Command::CancelTool { id } => self.cancel(WorkId::Tool(id)),
-            // Decode is answered by `decode`; a command this driver does not
-            // know cannot be executed, and the machine's deadlines end a run
-            // that waits for it.
-            _ => {}
+        match order(command) {
+            Order::Start(work) => self.pending.push_back(work),
+            Order::Cancel(id) => self.cancel(id),
+            Order::Ignore => {}
         }
     }
 
@@ -152,6 +114,16 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
         }
     }
 
+    /// The delta callback failed: the streamed call ends now with the
+    /// callback's error as a sink abort (SPEC STREAM-02), fed before
+    /// anything else, and the model is told to stop.
+    pub(crate) fn abort_stream(&mut self, error: BoxError) {
+        let Some(id) = self.streaming.take() else { return };
+        self.cancel(WorkId::Model(id));
+        self.answered.insert(WorkId::Model(id));
+        self.ready.push_front(Input::ModelFinished { id, result: Err(ModelError::sink_aborted(error)) });
+    }
+
     /// Run the decoder now (it is application code, but quick and local)
     /// and queue its verdict.
     pub(crate) fn decode(&mut self, decoder: &dyn Decoder<O>, id: DecodeId, response: &Response) {
@@ -160,13 +132,21 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
     }
 
     /// The run's result from the machine's outcome.
-    pub(crate) fn finish(self, outcome: Option<&Outcome>) -> Result<RunResult<O>, Error> {
-        self.kept.finish(outcome)
+    pub(crate) fn finish(mut self, outcome: Option<&Outcome>) -> Result<RunResult<O>, Error> {
+        std::mem::replace(&mut self.kept, Kept::new()).finish(outcome)
     }
 
     /// The next input for the machine: a ready answer, the start of the next
     /// tool, or whatever arrives before `deadline` (else a `Tick`).
     pub(crate) fn next_input(&mut self, deadline: Option<Moment>) -> Result<Input, Error> {
+        let input = self.next(deadline)?;
+        if let Input::ModelDelta { id, .. } = &input {
+            self.streaming = Some(*id);
+        }
+        Ok(input)
+    }
+
+    fn next(&mut self, deadline: Option<Moment>) -> Result<Input, Error> {
         loop {
             if let Some(work) = self.starting.take() {
                 self.launch(work);
@@ -187,31 +167,49 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
     }
 
     fn wait(&mut self, deadline: Option<Moment>) -> Result<Input, Error> {
-        let report = match deadline {
-            Some(deadline) => match self.rx.recv_timeout(deadline.saturating_duration_since(self.clock.now())) {
-                Ok(report) => report,
-                Err(RecvTimeoutError::Timeout) => return Ok(Input::Tick),
-                // Unreachable while `self.tx` lives; reported, not assumed.
-                Err(RecvTimeoutError::Disconnected) => return Err(Error::Stalled),
-            },
-            None if self.in_flight.is_empty() => return Err(Error::Stalled),
-            None => self.rx.recv().map_err(|_| Error::Stalled)?,
-        };
-        if let Some(id) = report.id.filter(|_| report.last) {
-            self.in_flight.remove(&id);
+        loop {
+            let report = match deadline {
+                Some(deadline) => match self.rx.recv_timeout(deadline.saturating_duration_since(self.clock.now())) {
+                    Ok(report) => report,
+                    Err(RecvTimeoutError::Timeout) => return Ok(Input::Tick),
+                    // Unreachable while `self.tx` lives; reported, not assumed.
+                    Err(RecvTimeoutError::Disconnected) => return Err(Error::Stalled),
+                },
+                None if self.in_flight.is_empty() => return Err(Error::Stalled),
+                None => self.rx.recv().map_err(|_| Error::Stalled)?,
+            };
+            if let Some(id) = report.id.filter(|id| self.answered.contains(id)) {
+                if report.last {
+                    self.answered.remove(&id);
+                }
+                continue;
+            }
+            if let Some(id) = report.id.filter(|_| report.last) {
+                self.in_flight.remove(&id);
+            }
+            self.keep(&report.input, report.error);
+            return Ok(report.input);
         }
-        self.keep(&report.input, report.error);
-        Ok(report.input)
     }
 
     fn launch(&mut self, work: Work) {
         let alone = self.pending.is_empty() && self.in_flight.is_empty();
-        if alone && !work.needs_thread() {
+        if alone && !needs_thread(&work) {
             // A lone call has no machine-side cancel; it hears the caller's.
             let token = self.cancel.as_ref().map_or_else(CancellationToken::new, |g| g.0.clone());
-            let report = self.job(token).run(work, None);
-            self.keep(&report.input, report.error);
-            self.ready.push_back(report.input);
+            match self.job(token).run(work, None) {
+                Some(report) => {
+                    self.keep(&report.input, report.error);
+                    self.ready.push_back(report.input);
+                }
+                // No answer: the caller cancelled and the call was dropped.
+                // Its report may still be in flight, so feed the cancellation
+                // now (a duplicate after the run ends is ignored).
+                None => {
+                    self.cancel = None;
+                    self.ready.push_back(caller_cancel());
+                }
+            }
             return;
         }
         let id = work.id();
@@ -220,9 +218,10 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
         let job = self.job(token);
         let tx = self.tx.clone();
         let spawned = std::thread::Builder::new().name("golem-work".into()).spawn(move || {
-            let report = job.run(work, Some(&tx));
             // The run may be over and the receiver gone: nobody wants it.
-            let _ = tx.send(report);
+            if let Some(report) = job.run(work, Some(&tx)) {
+                let _ = tx.send(report);
+            }
         });
         if let Err(e) = spawned {
             self.in_flight.remove(&id);
@@ -250,6 +249,22 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
     }
 }
 
+impl<Deps, O> Drop for Executor<Deps, O> {
+    fn drop(&mut self) {
+        // However the run ended — even on a driver error — nothing it left
+        // running should keep working for it.
+        self.in_flight.values().for_each(CancellationToken::cancel);
+    }
+}
+
+/// Whether the driver must be free to stop waiting for the work.
+fn needs_thread(work: &Work) -> bool {
+    match work {
+        Work::Model { deadline, stream, .. } => deadline.is_some() || *stream,
+        Work::Tool { deadline, .. } => deadline.is_some(),
+    }
+}
+
 /// The caller's token and the key of the waker that turns its cancellation
 /// into an input for this run.
 struct CancelGuard(CancellationToken, u64);
@@ -259,61 +274,6 @@ impl Drop for CancelGuard {
         // A token may outlive many runs; stop waking this one's channel.
         self.0.forget(self.1);
     }
-}
-
-/// Everything one unit of work needs, owned so it can move to a thread.
-struct Job<Deps> {
-    models: Arc<[Arc<dyn Model>]>,
-    tools: Arc<[Tool<Deps>]>,
-    deps: Arc<Deps>,
-    clock: Arc<dyn Clock>,
-    token: CancellationToken,
-}
-
-impl<Deps> Job<Deps> {
-    /// Run `work`; with `tx`, stream fragments through it as they arrive.
-    fn run(&self, work: Work, tx: Option<&Sender<Report>>) -> Report {
-        match work {
-            Work::Model { id, member, request, stream, .. } => {
-                let result = match usize::try_from(member).ok().and_then(|m| self.models.get(m)) {
-                    None => Err(ModelError::other(format!("no model at fallback position {member}"))),
-                    Some(model) => match tx.filter(|_| stream) {
-                        None => call_model(model.as_ref(), &request, None),
-                        Some(tx) => {
-                            let mut sink = ForwardDeltas(|delta| {
-                                let input = Input::ModelDelta { id, delta };
-                                tx.send(Report { id: Some(WorkId::Model(id)), input, last: false, error: None }).is_ok()
-                            });
-                            call_model(model.as_ref(), &request, Some(&mut sink))
-                        }
-                    },
-                };
-                Report {
-                    id: Some(WorkId::Model(id)),
-                    input: Input::ModelFinished { id, result },
-                    last: true,
-                    error: None,
-                }
-            }
-            Work::Tool { id, call, deadline, approved } => {
-                let ctx = ToolContext {
-                    deps: Arc::clone(&self.deps),
-                    call_id: call.id.clone(),
-                    tool_name: call.name.clone(),
-                    deadline,
-                    cancel: self.token.clone(),
-                    approved,
-                    clock: Arc::clone(&self.clock),
-                };
-                let (outcome, error) = call_tool(&self.tools, &ctx, &call);
-                Report { id: Some(WorkId::Tool(id)), input: Input::ToolFinished { id, outcome }, last: true, error }
-            }
-        }
-    }
-}
-
-fn caller_cancel() -> Input {
-    Input::Cancel { reason: CancelReason::Caller, mode: CancelMode::Immediate }
 }
 
 /// The answer for work whose thread could not be started.

@@ -2,7 +2,7 @@
 //! and original error objects, keyed by input id, re-attached to the
 //! result or to `RunError::source` when the run ends.
 
-use super::execute::Panicked;
+use super::Panicked;
 use crate::decode::{DecodeError, Decoder};
 use crate::result::{RunOutput, RunResult};
 use crate::Error;

@@ -1,18 +1,9 @@
-//! Tools: a declaration the model sees plus the handler the driver runs
-//! (SPEC TOOL-01..03).
+//! How a tool call ends: a result, or one of the ways it can decline or
+//! fail (SPEC TOOL-02, TOOL-03), and how that becomes the machine's record.
 
-use crate::context::ToolContext;
-use crate::schema::object_schema_for;
 use golem_core::machine::ToolOutcome;
 use golem_core::model::BoxError;
-use golem_core::tool::TimeoutPolicy;
-use golem_core::{texts, CauseRecord, DeferKind, Part, ToolSpec};
-use schemars::JsonSchema;
-use serde::de::DeserializeOwned;
-use serde_json::Value;
-use std::fmt;
-use std::sync::Arc;
-use std::time::Duration;
+use golem_core::{CauseRecord, DeferKind, Part};
 
 /// What a tool hands back to the model: text, optionally with media parts.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -88,7 +79,7 @@ impl ToolError {
     }
 
     /// Defer the call until a human approves it; the approved re-run sees
-    /// [`ToolContext::is_approved`].
+    /// [`ToolContext::is_approved`](crate::ToolContext::is_approved).
     pub fn approval(reason: impl Into<String>) -> Self {
         ToolError::Defer { kind: DeferKind::Approval, reason: reason.into() }
     }
@@ -132,137 +123,10 @@ fn error_tag(error: &(dyn std::error::Error + Send + Sync + 'static)) -> &'stati
         "run_error"
     } else if error.is::<crate::Error>() {
         "golem_error"
-    } else if error.is::<crate::blocking::Panicked>() {
+    } else if error.is::<crate::exec::Panicked>() {
         "panic"
     } else {
         "error"
-    }
-}
-
-type Handler<Deps> = dyn Fn(&ToolContext<Deps>, Value) -> Result<ToolResult, ToolError> + Send + Sync;
-
-/// A tool an agent with dependencies `Deps` can call: its declaration
-/// ([`ToolSpec`]) and its handler.
-///
-/// ```
-/// use golem_io::{Tool, ToolContext, ToolError};
-/// use serde_json::json;
-///
-/// let greet = Tool::new("greet", "Greet the user.", json!({"type": "object"}), |ctx: &ToolContext<String>, _args| {
-///     Ok(format!("hello, {}", ctx.deps()))
-/// });
-/// assert_eq!(greet.name(), "greet");
-/// ```
-pub struct Tool<Deps> {
-    spec: ToolSpec,
-    handler: Arc<Handler<Deps>>,
-}
-
-impl<Deps> Clone for Tool<Deps> {
-    fn clone(&self) -> Self {
-        Tool { spec: self.spec.clone(), handler: Arc::clone(&self.handler) }
-    }
-}
-
-impl<Deps> fmt::Debug for Tool<Deps> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Tool").field("spec", &self.spec).finish_non_exhaustive()
-    }
-}
-
-impl<Deps: Send + Sync + 'static> Tool<Deps> {
-    /// A tool taking raw JSON arguments. `schema` must be a JSON object
-    /// schema (checked at agent build).
-    pub fn new<R, F>(name: impl Into<String>, description: impl Into<String>, schema: Value, handler: F) -> Self
-    where
-        R: Into<ToolResult>,
-        F: Fn(&ToolContext<Deps>, Value) -> Result<R, ToolError> + Send + Sync + 'static,
-    {
-        Tool {
-            spec: ToolSpec::new(name, description, schema),
-            handler: Arc::new(move |ctx, args| handler(ctx, args).map(Into::into)),
-        }
-    }
-
-    /// A tool with typed arguments: the schema is derived from `Args`, and
-    /// the arguments are deserialised before the handler runs. Arguments
-    /// that do not fit are a correctable rejection quoting serde, so the
-    /// model can fix them.
-    ///
-    /// ```
-    /// use golem_io::{Tool, ToolContext, ToolError};
-    ///
-    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
-    /// struct Roll {
-    ///     /// Faces of the die.
-    ///     sides: u32,
-    /// }
-    ///
-    /// let roll = Tool::typed("roll", "Roll a die.", |_ctx: &ToolContext<()>, args: Roll| {
-    ///     Ok(format!("rolled a d{}", args.sides))
-    /// });
-    /// assert_eq!(roll.spec().definition.parameters["type"], "object");
-    /// ```
-    pub fn typed<Args, R>(
-        name: impl Into<String>,
-        description: impl Into<String>,
-        handler: impl Fn(&ToolContext<Deps>, Args) -> Result<R, ToolError> + Send + Sync + 'static,
-    ) -> Self
-    where
-        Args: DeserializeOwned + JsonSchema,
-        R: Into<ToolResult>,
-    {
-        Tool {
-            spec: ToolSpec::new(name, description, object_schema_for::<Args>()),
-            handler: Arc::new(move |ctx, args| {
-                let args: Args =
-                    serde_json::from_value(args).map_err(|e| ToolError::Reject(texts::invalid_args(&e.to_string())))?;
-                handler(ctx, args).map(Into::into)
-            }),
-        }
-    }
-}
-
-impl<Deps> Tool<Deps> {
-    /// Builder-style: this tool's own deadline, overriding the agent's.
-    pub fn timeout(mut self, timeout: Duration) -> Self {
-        self.spec.timeout = Some(timeout);
-        self
-    }
-
-    /// Builder-style: what an overrun does (fail the run, the default, or
-    /// show the model a failed result).
-    pub fn on_timeout(mut self, policy: TimeoutPolicy) -> Self {
-        self.spec.on_timeout = policy;
-        self
-    }
-
-    /// Builder-style: a barrier in parallel execution — earlier calls
-    /// finish, this one runs alone, later ones follow (SPEC TOOL-08).
-    pub fn sequential(mut self) -> Self {
-        self.spec.sequential = true;
-        self
-    }
-
-    /// Builder-style: this tool's own correction budget (SPEC TOOL-04).
-    pub fn max_retries(mut self, retries: u32) -> Self {
-        self.spec.max_retries = Some(retries);
-        self
-    }
-
-    /// The declaration and policy.
-    pub fn spec(&self) -> &ToolSpec {
-        &self.spec
-    }
-
-    /// The tool's name.
-    pub fn name(&self) -> &str {
-        self.spec.name()
-    }
-
-    /// Run the handler directly — the driver's path, also handy in tests.
-    pub fn call(&self, ctx: &ToolContext<Deps>, args: Value) -> Result<ToolResult, ToolError> {
-        (self.handler)(ctx, args)
     }
 }
 

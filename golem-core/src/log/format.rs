@@ -1,0 +1,213 @@
+//! The log's lines and their parsing (SPEC LOG-01, LOG-03).
+
+use crate::config::RunConfig;
+use crate::machine::{Input, Output, Start};
+use crate::time::Moment;
+use serde::{Deserialize, Serialize};
+
+/// The current log format. Readers accept every earlier version.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// The first line of a log.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LogHeader {
+    /// The format version of the file.
+    pub format: u32,
+    /// The golem-core version that wrote it.
+    pub golem_core_version: String,
+    /// The run's configuration.
+    pub config: RunConfig,
+    /// The processed start (history processor and instructions applied).
+    pub start: Start,
+    /// The run id, when the driver minted one.
+    #[serde(default)]
+    pub run_id: String,
+    /// The conversation id, when known.
+    #[serde(default)]
+    pub conversation_id: String,
+    /// The jitter seed (also inside the config; kept for readers).
+    #[serde(default)]
+    pub seed: u64,
+    /// Wall-clock start, for humans; replay never reads it.
+    #[serde(default)]
+    pub started_at_unix_ms: u64,
+}
+
+impl LogHeader {
+    /// A header for a run of `config` from `start`, in the current format.
+    pub fn new(config: RunConfig, start: Start) -> Self {
+        let seed = config.seed;
+        LogHeader {
+            format: FORMAT_VERSION,
+            golem_core_version: env!("CARGO_PKG_VERSION").to_string(),
+            config,
+            start,
+            run_id: String::new(),
+            conversation_id: String::new(),
+            seed,
+            started_at_unix_ms: 0,
+        }
+    }
+}
+
+/// How a logged run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EndKind {
+    /// The decoder accepted an answer.
+    Completed,
+    /// The run paused on deferred calls.
+    Paused,
+    /// The run failed.
+    Failed,
+}
+
+/// One line after the header: an input, or the end marker.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LogRecord {
+    /// Nanoseconds since the run's start.
+    pub at: u64,
+    /// The input consumed at `at` (absent on the end line).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input: Option<Input>,
+    /// Digest of the outputs the input produced ([`super::outputs_digest`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub out: Option<String>,
+    /// Present on the last line of a finished run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end: Option<EndKind>,
+}
+
+/// A whole log in memory.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EventLog {
+    /// Line 1.
+    pub header: LogHeader,
+    /// The inputs, in the order consumed.
+    pub records: Vec<LogRecord>,
+    /// How the run ended, if it did.
+    pub end: Option<EndKind>,
+}
+
+/// A log that cannot be read. Reading fails closed: an unknown version,
+/// input variant or malformed line is an error, never a guess.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LogError {
+    /// The file has no header line.
+    #[error("the log is empty")]
+    Empty,
+    /// The header is not valid.
+    #[error("log header is invalid: {0}")]
+    Header(String),
+    /// A format this reader does not know.
+    #[error("log format {found} is newer than this reader (knows up to {FORMAT_VERSION})")]
+    UnknownFormat {
+        /// The version found.
+        found: u32,
+    },
+    /// A line after the header is not a valid record.
+    #[error("log line {line} is invalid: {reason}")]
+    Record {
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong.
+        reason: String,
+    },
+    /// Records after the end marker, or time going backwards.
+    #[error("log line {line} is out of place: {reason}")]
+    Order {
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+impl EventLog {
+    /// An empty log under `header`.
+    pub fn new(header: LogHeader) -> Self {
+        EventLog { header, records: Vec::new(), end: None }
+    }
+
+    /// Append an input consumed at `now` (the run started at
+    /// `Moment::ZERO` of the log's timeline), with the digest of `outputs`
+    /// when given.
+    pub fn push(&mut self, now: Moment, input: Input, outputs: Option<&[Output]>) {
+        self.records.push(LogRecord {
+            at: now.as_nanos(),
+            input: Some(input),
+            out: outputs.map(super::outputs_digest),
+            end: None,
+        });
+    }
+
+    /// Mark the run finished.
+    pub fn finish(&mut self, end: EndKind) {
+        self.end = Some(end);
+    }
+
+    /// The header as one JSON line (with its newline).
+    pub fn header_line(header: &LogHeader) -> String {
+        let mut line = serde_json::to_string(header).unwrap_or_default();
+        line.push('\n');
+        line
+    }
+
+    /// One record as a JSON line (with its newline).
+    pub fn record_line(record: &LogRecord) -> String {
+        let mut line = serde_json::to_string(record).unwrap_or_default();
+        line.push('\n');
+        line
+    }
+
+    /// The whole log as JSON lines.
+    pub fn to_jsonl(&self) -> String {
+        let mut out = Self::header_line(&self.header);
+        for record in &self.records {
+            out.push_str(&Self::record_line(record));
+        }
+        if let Some(end) = self.end {
+            let at = self.records.last().map_or(0, |r| r.at);
+            out.push_str(&Self::record_line(&LogRecord { at, input: None, out: None, end: Some(end) }));
+        }
+        out
+    }
+
+    /// Read a log. A trailing line without its newline is accepted (a
+    /// crash may cut the last write); blank lines are skipped.
+    pub fn parse(text: &str) -> Result<EventLog, LogError> {
+        let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
+        let (_, first) = lines.next().ok_or(LogError::Empty)?;
+        let raw: serde_json::Value = serde_json::from_str(first).map_err(|e| LogError::Header(e.to_string()))?;
+        let format = raw.get("format").and_then(|f| f.as_u64()).ok_or(LogError::Header("no format version".into()))?;
+        let format = u32::try_from(format).unwrap_or(u32::MAX);
+        if format == 0 || format > FORMAT_VERSION {
+            return Err(LogError::UnknownFormat { found: format });
+        }
+        let header: LogHeader = serde_json::from_value(raw).map_err(|e| LogError::Header(e.to_string()))?;
+        let mut log = EventLog::new(header);
+        let mut last_at = 0;
+        for (index, line) in lines {
+            let line_no = index + 1;
+            if log.end.is_some() {
+                return Err(LogError::Order { line: line_no, reason: "a record after the end marker".into() });
+            }
+            let record: LogRecord =
+                serde_json::from_str(line).map_err(|e| LogError::Record { line: line_no, reason: e.to_string() })?;
+            if record.at < last_at {
+                return Err(LogError::Order { line: line_no, reason: "time goes backwards".into() });
+            }
+            last_at = record.at;
+            match (record.input.is_some(), record.end) {
+                (true, None) => log.records.push(record),
+                (false, Some(end)) => log.end = Some(end),
+                _ => {
+                    let reason = "a record holds exactly one of `input` and `end`".to_string();
+                    return Err(LogError::Record { line: line_no, reason });
+                }
+            }
+        }
+        Ok(log)
+    }
+}

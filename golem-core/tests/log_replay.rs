@@ -1,0 +1,248 @@
+//! Record, replay and crash resume on the machine (SPEC LOG-01..06).
+
+use golem_core::log::{replay, replay_prefix, EventLog, LogError, ReplayError};
+use golem_core::machine::{Input, Outcome, Output, Start, ToolOutcome};
+use golem_core::sim::{ModelReply, Sim, ToolReply};
+use golem_core::tool::UnknownOutcome;
+use golem_core::*;
+use serde_json::json;
+use std::cell::Cell;
+use std::rc::Rc;
+use std::time::Duration;
+
+const MS: Duration = Duration::from_millis(1);
+
+fn config(parallel: bool) -> RunConfig {
+    RunConfig {
+        tools: vec![
+            ToolSpec::new("roll", "", json!({"type": "object"})),
+            ToolSpec::new("look", "", json!({"type": "object"})),
+        ],
+        parallel_tools: parallel,
+        retry: RetryPolicy { max_attempts: 2, tool_retries: 1, ..RetryPolicy::default() },
+        ..RunConfig::default()
+    }
+}
+
+/// Two tool turns (the first with two calls), a retried model call, an
+/// answer whose text does not depend on what the tools returned.
+fn replies() -> Vec<ModelReply> {
+    vec![
+        ModelReply::ok(
+            10 * MS,
+            Response::tool_calls(vec![ToolCall::new("c1", "roll", "{}"), ToolCall::new("c2", "look", "{}")])
+                .with_usage(Usage::new(10, 2)),
+        ),
+        ModelReply::err(MS, ModelError::api(503, "busy")),
+        ModelReply::ok(
+            5 * MS,
+            Response::tool_calls(vec![ToolCall::new("c3", "roll", "{}")]).with_usage(Usage::new(20, 2)),
+        ),
+        ModelReply::ok(5 * MS, Response::text("done rolling").with_usage(Usage::new(30, 3))),
+    ]
+}
+
+fn sim(parallel: bool, crash_after: Option<usize>) -> Sim {
+    let mut sim = Sim::new(config(parallel), Start::prompt("play"), Sim::scripted(replies()))
+        .unwrap()
+        .tool("roll", |_, _| ToolReply::output(7 * MS, "4"))
+        .tool("look", |_, _| ToolReply::output(3 * MS, "table"));
+    if let Some(n) = crash_after {
+        sim = sim.crash_after(n);
+    }
+    sim
+}
+
+fn events_of(outputs: &[Vec<Output>]) -> Vec<RunEvent> {
+    outputs
+        .iter()
+        .flatten()
+        .filter_map(|o| match o {
+            Output::Event(e) => Some(e.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn output_text(outcome: &Outcome) -> String {
+    match outcome {
+        Outcome::Completed { summary, .. } => summary.messages.last().unwrap().content.clone(),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn log_02_record_then_replay_gives_identical_events_and_outcome() {
+    for parallel in [false, true] {
+        let mut live = sim(parallel, None);
+        let outcome = live.run();
+        let text = live.log().to_jsonl();
+        let log = EventLog::parse(&text).unwrap();
+        assert_eq!(log.end, Some(golem_core::log::EndKind::Completed));
+        let replayed = replay(&log).unwrap();
+        assert_eq!(replayed.machine.outcome(), Some(&outcome));
+        assert_eq!(events_of(&replayed.outputs), live.events());
+    }
+}
+
+#[test]
+fn log_02_an_edited_record_is_reported_at_its_index() {
+    let mut live = sim(false, None);
+    live.run();
+    let mut log = live.log();
+    // Change what the second model answer said.
+    let index =
+        log.records.iter().position(|r| matches!(&r.input, Some(Input::ModelFinished { result: Ok(_), .. }))).unwrap();
+    if let Some(Input::ModelFinished { result: Ok(response), .. }) = &mut log.records[index].input {
+        response.message.tool_calls[0].name = "look".into();
+    }
+    assert_eq!(replay(&log).unwrap_err(), ReplayError::Diverged { record: index });
+}
+
+#[test]
+fn log_02_a_different_configuration_diverges() {
+    let mut live = sim(false, None);
+    live.run();
+    let mut log = live.log();
+    log.header.config.retry.max_attempts = 1; // the 503 is now fatal
+    let err = replay(&log).unwrap_err();
+    assert!(matches!(err, ReplayError::Diverged { .. } | ReplayError::Refused { .. }), "{err:?}");
+}
+
+#[test]
+fn log_03_unknown_format_and_malformed_lines_fail_closed() {
+    let mut live = sim(false, None);
+    live.run();
+    let text = live.log().to_jsonl();
+    let newer = text.replacen("\"format\":1", "\"format\":2", 1);
+    assert!(matches!(EventLog::parse(&newer), Err(LogError::UnknownFormat { found: 2 })));
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines[2] = r#"{"at":5,"input":"teleport"}"#;
+    assert!(matches!(EventLog::parse(&lines.join("\n")), Err(LogError::Record { line: 3, .. })));
+    let neither = format!("{}\n{}", lines[0], r#"{"at":0}"#);
+    assert!(matches!(EventLog::parse(&neither), Err(LogError::Record { line: 2, .. })));
+    let extra = format!("{text}{}\n", r#"{"at":999999999999,"input":"tick"}"#);
+    assert!(matches!(EventLog::parse(&extra), Err(LogError::Order { .. })));
+    assert!(matches!(EventLog::parse(""), Err(LogError::Empty)));
+    assert!(matches!(EventLog::parse("not json"), Err(LogError::Header(_))));
+}
+
+#[test]
+fn log_03_committed_format_1_log_still_replays() {
+    let text = include_str!("fixtures/format-1.log.jsonl");
+    let log = EventLog::parse(text).unwrap();
+    let replayed = replay(&log).unwrap();
+    assert_eq!(output_text(replayed.machine.outcome().unwrap()), "done rolling");
+}
+
+#[test]
+fn log_05_crash_at_every_point_resumes_to_the_same_outcome_without_repeating_tools() {
+    for parallel in [false, true] {
+        let mut whole = sim(parallel, None);
+        let expected = whole.run();
+        let total = whole.inputs().len();
+        for cut in 0..total {
+            let mut first = sim(parallel, Some(cut));
+            if let Some(outcome) = first.run_until_crash() {
+                panic!("cut {cut}: finished before the crash: {outcome:?}");
+            }
+            let text = first.log().to_jsonl();
+            let log = EventLog::parse(&text).unwrap();
+            assert_eq!(log.end, None);
+            let replayed = replay(&log).unwrap();
+            // The new process: a fresh model script positioned after the calls
+            // the log already answered, the same tools, counting executions.
+            let answered = log.records.iter().filter(|r| matches!(r.input, Some(Input::ModelFinished { .. }))).count();
+            let rest: Vec<ModelReply> = replies().into_iter().skip(answered).collect();
+            let executions = Rc::new(Cell::new(first.executions()));
+            let (e1, e2) = (executions.clone(), executions.clone());
+            let mut second = Sim::resume(replayed.machine, replayed.last_at, log, Sim::scripted(rest))
+                .tool("roll", move |_, _| {
+                    e1.set(e1.get() + 1);
+                    ToolReply::output(7 * MS, "4")
+                })
+                .tool("look", move |_, _| {
+                    e2.set(e2.get() + 1);
+                    ToolReply::output(3 * MS, "table")
+                })
+                .inject(replayed.last_at.since_epoch(), Input::Recover);
+            let outcome = second.run();
+            assert_eq!(output_text(&outcome), output_text(&expected), "cut {cut}");
+            assert!(executions.get() <= 3, "cut {cut}: a tool ran twice ({} executions)", executions.get());
+            // The continued log replays too.
+            let full = second.log();
+            assert_eq!(replay(&full).unwrap().machine.outcome(), Some(&outcome), "cut {cut}");
+        }
+    }
+}
+
+#[test]
+fn log_06_ledger_policies_for_a_call_started_before_a_crash() {
+    for (policy, expect) in
+        [(UnknownOutcome::Interrupt, "interrupt"), (UnknownOutcome::Redo, "redo"), (UnknownOutcome::AskHuman, "ask")]
+    {
+        let mut cfg = config(false);
+        cfg.tools[0].on_unknown_outcome = policy;
+        let replies = vec![
+            ModelReply::ok(MS, Response::tool_calls(vec![ToolCall::new("c1", "roll", "{}")])),
+            ModelReply::ok(MS, Response::text("ok")),
+        ];
+        // Inputs: model_finished, tool_started — crash before the result.
+        let mut first = Sim::new(cfg.clone(), Start::prompt("p"), Sim::scripted(replies.clone()))
+            .unwrap()
+            .tool("roll", |_, _| ToolReply::output(5 * MS, "4"))
+            .crash_after(2);
+        assert!(first.run_until_crash().is_none());
+        let log = first.log();
+        let replayed = replay(&log).unwrap();
+        let mut second = Sim::resume(replayed.machine, replayed.last_at, log, Sim::scripted(replies[1..].to_vec()))
+            .tool("roll", |_, _| ToolReply::output(5 * MS, "again"))
+            .inject(replayed.last_at.since_epoch(), Input::Recover);
+        let outcome = second.run();
+        let recovered: Vec<String> = second.event_lines().into_iter().filter(|l| l.starts_with("recovered")).collect();
+        match expect {
+            "interrupt" => {
+                assert_eq!(recovered, vec!["recovered c1 roll started=true Interrupt"]);
+                let Outcome::Completed { summary, .. } = outcome else { panic!() };
+                assert_eq!(summary.messages[2].content, texts::OUTCOME_UNKNOWN);
+                assert!(summary.messages[2].failed);
+                assert_eq!(second.executions(), 0);
+            }
+            "redo" => {
+                assert_eq!(recovered, vec!["recovered c1 roll started=true Redo"]);
+                let Outcome::Completed { summary, .. } = outcome else { panic!() };
+                assert_eq!(summary.messages[2].content, "again");
+                assert_eq!(second.executions(), 1);
+            }
+            _ => {
+                let Outcome::Paused { deferred, .. } = outcome else { panic!("{outcome:?}") };
+                assert_eq!(deferred.approvals[0].call_id, "c1");
+                assert_eq!(deferred.approvals[0].reason, texts::OUTCOME_UNKNOWN_ASK);
+            }
+        }
+    }
+}
+
+#[test]
+fn log_06_a_call_that_never_started_just_runs() {
+    let replies = vec![
+        ModelReply::ok(MS, Response::tool_calls(vec![ToolCall::new("c1", "roll", "{}")])),
+        ModelReply::ok(MS, Response::text("ok")),
+    ];
+    // Crash right after the model answered: ExecuteTool was commanded, not started.
+    let mut first = Sim::new(config(false), Start::prompt("p"), Sim::scripted(replies.clone()))
+        .unwrap()
+        .tool("roll", |_, _| ToolReply::output(MS, "4"))
+        .crash_after(1);
+    assert!(first.run_until_crash().is_none());
+    assert_eq!(first.executions(), 0);
+    let log = first.log();
+    let replayed = replay_prefix(&log, log.records.len()).unwrap();
+    let mut second = Sim::resume(replayed.machine, replayed.last_at, log, Sim::scripted(replies[1..].to_vec()))
+        .tool("roll", |_, _| ToolReply::outcome(MS, ToolOutcome::output("4")))
+        .inject(replayed.last_at.since_epoch(), Input::Recover);
+    let Outcome::Completed { summary, .. } = second.run() else { panic!() };
+    assert_eq!(summary.messages[2].content, "4");
+    assert_eq!(second.executions(), 1);
+    assert!(second.event_lines().contains(&"recovered c1 roll started=false Redo".to_string()));
+}

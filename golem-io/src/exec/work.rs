@@ -1,0 +1,76 @@
+//! The machine's commands as units of work, whichever driver runs them.
+
+use golem_core::error::CancelReason;
+use golem_core::machine::{CancelMode, Command, Input, ModelCallId, ToolCallId};
+use golem_core::model::BoxError;
+use golem_core::{Delta, DeltaSink, Moment, Request, ToolCall};
+
+/// One unit of commanded work, not yet started.
+pub(crate) enum Work {
+    /// Call fallback member `member`.
+    Model { id: ModelCallId, member: u32, request: Request, deadline: Option<Moment>, stream: bool },
+    /// Run the tool the call names.
+    Tool { id: ToolCallId, call: ToolCall, deadline: Option<Moment>, approved: bool },
+}
+
+/// Which unit of work an answer belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum WorkId {
+    Model(ModelCallId),
+    Tool(ToolCallId),
+}
+
+impl Work {
+    pub(crate) fn id(&self) -> WorkId {
+        match self {
+            Work::Model { id, .. } => WorkId::Model(*id),
+            Work::Tool { id, .. } => WorkId::Tool(*id),
+        }
+    }
+}
+
+/// What a command asks of the driver's executor.
+pub(crate) enum Order {
+    /// Start this work when the machine next waits.
+    Start(Work),
+    /// Stop this work: drop it if unstarted, signal and abandon it if running.
+    Cancel(WorkId),
+    /// Nothing to run. `Decode` is answered on the spot by the driver; a
+    /// command this driver does not know cannot be executed, and the
+    /// machine's deadlines end a run that waits for it.
+    Ignore,
+}
+
+/// Sort a command (other than `Decode`) into an [`Order`].
+pub(crate) fn order(command: Command) -> Order {
+    match command {
+        Command::CallModel { id, member, request, deadline, stream } => {
+            Order::Start(Work::Model { id, member, request, deadline, stream })
+        }
+        Command::ExecuteTool { id, call, deadline, approved } => {
+            Order::Start(Work::Tool { id, call, deadline, approved })
+        }
+        Command::CancelModel { id } => Order::Cancel(WorkId::Model(id)),
+        Command::CancelTool { id } => Order::Cancel(WorkId::Tool(id)),
+        _ => Order::Ignore,
+    }
+}
+
+/// The input that the caller's cancellation becomes.
+pub(crate) fn caller_cancel() -> Input {
+    Input::Cancel { reason: CancelReason::Caller, mode: CancelMode::Immediate }
+}
+
+/// A sink forwarding each fragment toward the machine; it stops the model
+/// once nobody listens (the forwarding closure returns false).
+pub(crate) struct ForwardDeltas<F: FnMut(Delta) -> bool + Send>(pub(crate) F);
+
+impl<F: FnMut(Delta) -> bool + Send> DeltaSink for ForwardDeltas<F> {
+    fn delta(&mut self, delta: Delta) -> Result<(), BoxError> {
+        if (self.0)(delta) {
+            Ok(())
+        } else {
+            Err("the run no longer wants this call".into())
+        }
+    }
+}

@@ -1,0 +1,304 @@
+//! Streamed runs on both drivers (SPEC STREAM-01..03, MODEL-02, MODEL-04):
+//! every fragment reaches the delta callback in arrival order across tool
+//! turns and correction rounds, interleaved with the run's events; a failing
+//! callback stops the run at the model stage with its error in the
+//! `source()` chain; a chain that cannot stream fails before any request.
+
+use golem_core::machine::SetupError;
+use golem_core::model::{Capabilities, DeltaSink, ModelError, ModelErrorKind, Request, Response};
+use golem_core::testing::{assemble, ScriptedModel};
+use golem_core::{Cause, Delta, EventKind, FinishReason, Message, Model, Role, Stage, ThinkingBlock, ToolCall, Usage};
+use golem_io::{decode_fn, Agent, DecodeError, Error, RunBuilder, RunResult, Tool, ToolContext};
+use serde_json::json;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+#[derive(Clone, Copy, Debug)]
+enum Driver {
+    Blocking,
+    Async,
+}
+
+const DRIVERS: [Driver; 2] = [Driver::Blocking, Driver::Async];
+
+fn call<O: 'static>(driver: Driver, run: RunBuilder<'_, (), O>) -> Result<RunResult<O>, Error> {
+    match driver {
+        Driver::Blocking => run.call(),
+        Driver::Async => futures_lite::future::block_on(run.call_async()),
+    }
+}
+
+/// What the run's audience saw, in order.
+#[derive(Clone, Debug, PartialEq)]
+enum Seen {
+    /// An event other than a fragment (its JSON tag).
+    Event(String),
+    /// A fragment as an event.
+    DeltaEvent(Delta),
+    /// A fragment as the callback got it.
+    Callback(Delta),
+}
+
+/// A tool turn (thinking, text and a call), a rejected answer, a corrected one.
+fn three_turns() -> ScriptedModel {
+    let mut first = Message::assistant("let me look").with_thinking(vec![ThinkingBlock {
+        text: "the user wants a digit".into(),
+        signature: "sig-1".into(),
+        ..ThinkingBlock::default()
+    }]);
+    first.tool_calls = vec![ToolCall::new("c1", "lookup", r#"{"word":"seven"}"#)];
+    let first = Response { message: first, usage: Usage::new(10, 5), finish_reason: FinishReason::ToolCall };
+    ScriptedModel::new().chunk_size(3).respond(first).text("seven").text("7")
+}
+
+fn agent(model: ScriptedModel) -> Agent<(), i64> {
+    let lookup = Tool::new("lookup", "", json!({"type": "object"}), |_: &ToolContext<()>, _| Ok("7"));
+    Agent::builder(model)
+        .tool(lookup)
+        .decoder(decode_fn(|r: &Response| {
+            r.message.content.trim().parse::<i64>().map_err(|_| DecodeError::retry("answer with digits"))
+        }))
+        .output_retries(1)
+        .build()
+        .unwrap()
+}
+
+fn streamed(driver: Driver) -> (RunResult<i64>, Vec<Seen>) {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let (events, fragments) = (Arc::clone(&seen), Arc::clone(&seen));
+    let agent = agent(three_turns());
+    let run = agent
+        .run_with(())
+        .prompt("which digit?")
+        .observer(move |e| {
+            let seen = match &e.kind {
+                EventKind::Delta { delta, .. } => Seen::DeltaEvent(delta.clone()),
+                other => Seen::Event(serde_json::to_value(other).unwrap()["event"].as_str().unwrap().to_string()),
+            };
+            events.lock().unwrap().push(seen);
+        })
+        .on_delta(move |d| {
+            fragments.lock().unwrap().push(Seen::Callback(d.clone()));
+            Ok(())
+        });
+    let result = call(driver, run).unwrap();
+    let seen = seen.lock().unwrap().clone();
+    (result, seen)
+}
+
+#[test]
+fn fragments_arrive_in_order_across_a_tool_turn_and_a_correction_round() {
+    for driver in DRIVERS {
+        let (result, seen) = streamed(driver);
+
+        // Each fragment reaches the callback right after its event.
+        for (i, item) in seen.iter().enumerate() {
+            match item {
+                Seen::DeltaEvent(d) => assert_eq!(seen.get(i + 1), Some(&Seen::Callback(d.clone())), "{driver:?}"),
+                Seen::Callback(d) => assert_eq!(seen[i - 1], Seen::DeltaEvent(d.clone()), "{driver:?}"),
+                Seen::Event(_) => {}
+            }
+        }
+        // Per turn (model_start to model_end), the fragments assemble into
+        // exactly the assistant message the run recorded (SPEC MODEL-04).
+        let mut turns: Vec<Vec<Delta>> = Vec::new();
+        for item in &seen {
+            match item {
+                Seen::Event(tag) if tag == "model_start" => turns.push(Vec::new()),
+                Seen::Callback(d) => turns.last_mut().unwrap().push(d.clone()),
+                _ => {}
+            }
+        }
+        let assistant: Vec<&Message> = result.messages.iter().filter(|m| m.role == Role::Assistant).collect();
+        assert_eq!(turns.len(), 3, "{driver:?}");
+        for (deltas, message) in turns.iter().zip(&assistant) {
+            assert_eq!(&assemble(deltas).unwrap(), *message, "{driver:?}");
+        }
+        let kinds: Vec<&str> = turns[0]
+            .iter()
+            .map(|d| match d {
+                Delta::Thinking { .. } => "thinking",
+                Delta::Text { .. } => "text",
+                Delta::ToolCall { .. } => "tool_call",
+                _ => "other",
+            })
+            .collect();
+        assert!(kinds.contains(&"thinking") && kinds.contains(&"text") && kinds.contains(&"tool_call"), "{kinds:?}");
+        assert_eq!(result.output(), Some(&7));
+    }
+}
+
+#[test]
+fn a_streamed_run_returns_what_a_plain_run_does_on_both_drivers() {
+    let plain = serde_json::to_string(&agent(three_turns()).run((), "which digit?").unwrap()).unwrap();
+    let (blocking, blocking_seen) = streamed(Driver::Blocking);
+    let (asynchronous, async_seen) = streamed(Driver::Async);
+    assert_eq!(serde_json::to_string(&blocking).unwrap(), plain);
+    assert_eq!(serde_json::to_string(&asynchronous).unwrap(), plain);
+    assert_eq!(blocking_seen, async_seen, "both drivers tell the same story");
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("the reader hung up")]
+struct HungUp;
+
+/// The callback's error, found by walking the `source()` chain.
+fn find_hung_up(err: &Error) -> bool {
+    let mut next: Option<&(dyn std::error::Error + 'static)> = Some(err);
+    while let Some(e) = next {
+        if e.downcast_ref::<HungUp>().is_some() {
+            return true;
+        }
+        next = e.source();
+    }
+    false
+}
+
+#[test]
+fn a_failing_callback_stops_the_run_at_the_model_stage_with_its_error_as_source() {
+    for driver in DRIVERS {
+        let model = ScriptedModel::new().chunk_size(2).text("a long answer in many pieces");
+        let agent = Agent::<()>::builder(model.clone()).build().unwrap();
+        let mut calls = 0;
+        let run = agent.run_with(()).prompt("talk").on_delta(|_| {
+            calls += 1;
+            if calls == 2 {
+                return Err(HungUp.into());
+            }
+            Ok(())
+        });
+
+        let err = call(driver, run).unwrap_err();
+
+        assert_eq!(calls, 2, "{driver:?}: no fragment after the error");
+        assert_eq!(err.stage(), Some(Stage::Model), "{driver:?}");
+        let run_err = err.as_run().unwrap();
+        let Cause::Model(model_err) = &run_err.cause else { panic!("{:?}", run_err.cause) };
+        assert_eq!(model_err.kind, ModelErrorKind::SinkAborted);
+        assert!(!model_err.retryable);
+        assert!(find_hung_up(&err), "{driver:?}: the callback's error is in the source chain");
+        assert_eq!(run_err.requests, 1);
+    }
+}
+
+#[test]
+fn a_panicking_callback_fails_the_run_instead_of_the_process() {
+    for driver in DRIVERS {
+        let agent = Agent::<()>::builder(ScriptedModel::new().text("hello there")).build().unwrap();
+        let run = agent.run_with(()).prompt("talk").on_delta(|_| panic!("callback bug"));
+        let err = call(driver, run).unwrap_err();
+        assert_eq!(err.stage(), Some(Stage::Model), "{driver:?}");
+        assert!(err.to_string().contains("the delta callback panicked"), "{err}");
+    }
+}
+
+#[test]
+fn a_model_that_cannot_stream_is_a_setup_error_before_any_request() {
+    for driver in DRIVERS {
+        let model = ScriptedModel::new().with_capabilities(Capabilities::default()).text("never");
+        let agent = Agent::<()>::builder(model.clone()).build().unwrap();
+        let err = call(driver, agent.run_with(()).prompt("hi").on_delta(|_| Ok(()))).unwrap_err();
+        assert_eq!(err.as_setup(), Some(&SetupError::StreamingUnsupported), "{driver:?}");
+        assert_eq!(model.request_count(), 0, "{driver:?}");
+    }
+}
+
+/// A blocking-only model streaming one fragment every few milliseconds; it
+/// stops when its sink refuses a fragment, and counts what it sent.
+struct Ticker {
+    sent: Arc<AtomicUsize>,
+}
+
+impl Model for Ticker {
+    fn generate(&self, _: &Request) -> Result<Response, ModelError> {
+        Ok(Response::text("tick ".repeat(100)))
+    }
+
+    fn stream(&self, _: &Request, sink: &mut dyn DeltaSink) -> Result<Response, ModelError> {
+        for _ in 0..100 {
+            std::thread::sleep(Duration::from_millis(3));
+            sink.delta(Delta::text("tick ")).map_err(ModelError::sink_aborted)?;
+            self.sent.fetch_add(1, Ordering::SeqCst);
+        }
+        Ok(Response::text("tick ".repeat(100)))
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities { streaming: true, ..Capabilities::default() }
+    }
+}
+
+#[test]
+fn a_blocking_model_streams_through_the_async_driver_and_stops_when_told() {
+    let sent = Arc::new(AtomicUsize::new(0));
+    let agent = Agent::<()>::builder(Ticker { sent: Arc::clone(&sent) }).build().unwrap();
+    let mut pieces = 0;
+    let started = Instant::now();
+    let err = smol::block_on(agent.run_stream_async((), "count", |_| {
+        pieces += 1;
+        if pieces == 3 {
+            return Err(HungUp.into());
+        }
+        Ok(())
+    }))
+    .unwrap_err();
+
+    assert!(started.elapsed() < Duration::from_millis(250), "took {:?}", started.elapsed());
+    assert!(find_hung_up(&err));
+    std::thread::sleep(Duration::from_millis(30));
+    assert!(sent.load(Ordering::SeqCst) < 10, "the model stopped streaming: {}", sent.load(Ordering::SeqCst));
+}
+
+#[test]
+fn a_discarding_callback_still_takes_the_streaming_path() {
+    for driver in DRIVERS {
+        let model = ScriptedModel::new().text("hi");
+        let agent = Agent::<()>::builder(model.clone()).build().unwrap();
+        let events = Arc::new(AtomicUsize::new(0));
+        let count = Arc::clone(&events);
+        let run = agent
+            .run_with(())
+            .prompt("hello")
+            .observer(move |e| {
+                if matches!(e.kind, EventKind::Delta { .. }) {
+                    count.fetch_add(1, Ordering::SeqCst);
+                }
+            })
+            .on_delta(|_| Ok(()));
+        assert_eq!(call(driver, run).unwrap().output().unwrap(), "hi");
+        assert_eq!(events.load(Ordering::SeqCst), 1, "{driver:?}");
+    }
+}
+
+#[test]
+fn the_async_run_is_also_a_stream_of_its_events_ending_with_the_outcome() {
+    use futures_lite::StreamExt;
+    let observed = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&observed);
+    let blocking = agent(three_turns())
+        .run_with(())
+        .prompt("which digit?")
+        .stream(true)
+        .observer(move |e| sink.lock().unwrap().push(e.clone()))
+        .call()
+        .unwrap();
+
+    let agent = agent(three_turns());
+    let stream = agent.run_with(()).prompt("which digit?").stream(true).events();
+    fn assert_send<T: Send>(_: &T) {}
+    assert_send(&stream);
+    let items: Vec<golem_io::RunItem<i64>> = smol::block_on(stream.collect());
+
+    let (last, events) = items.split_last().unwrap();
+    let events: Vec<golem_core::RunEvent> = events
+        .iter()
+        .map(|item| match item {
+            golem_io::RunItem::Event(e) => e.clone(),
+            golem_io::RunItem::Done(_) => panic!("the outcome comes last"),
+        })
+        .collect();
+    assert_eq!(events, *observed.lock().unwrap());
+    let golem_io::RunItem::Done(Ok(result)) = last else { panic!("{last:?}") };
+    assert_eq!(serde_json::to_string(result).unwrap(), serde_json::to_string(&blocking).unwrap());
+}
