@@ -301,12 +301,14 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
         let approvals: Vec<&str> = deferred.approvals.iter().map(|p| p.call_id.as_str()).collect();
         let external: Vec<&str> = deferred.external.iter().map(|p| p.call_id.as_str()).collect();
         if let Some(id) = results.approvals.keys().find(|id| !approvals.contains(&id.as_str())) {
-            return Err(SetupError::Resolution(golem_core::deferral::ResolutionError::ApprovalNotPending(id.clone()))
-                .into());
+            return Err(
+                SetupError::Resolution(golem_core::deferral::ResolutionError::ApprovalNotPending(id.clone())).into()
+            );
         }
         if let Some(id) = results.external.keys().find(|id| !external.contains(&id.as_str())) {
-            return Err(SetupError::Resolution(golem_core::deferral::ResolutionError::ExternalNotPending(id.clone()))
-                .into());
+            return Err(
+                SetupError::Resolution(golem_core::deferral::ResolutionError::ExternalNotPending(id.clone())).into()
+            );
         }
         let history = summary.messages.clone();
         Ok(self.history(history).resume(results))
@@ -347,7 +349,15 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
             let clock: Arc<dyn Clock> = Arc::new(ShiftedClock::continuing(base, continued.last_at));
             let observers = Observers::new(&inner.observers, self.observers, self.on_delta);
             let begin = Begin::Continue { machine: continued.machine, header: continued.header };
-            return Ok(Launch { agent: inner, deps: self.deps, begin, observers, clock, cancel: self.cancel, log: self.log });
+            return Ok(Launch {
+                agent: inner,
+                deps: self.deps,
+                begin,
+                observers,
+                clock,
+                cancel: self.cancel,
+                log: self.log,
+            });
         }
         if self.stream && !inner.capabilities.streaming {
             return Err(SetupError::StreamingUnsupported.into());

@@ -52,16 +52,17 @@ pub(crate) fn begin<'a>(
     match begin {
         Begin::Fresh(start) => {
             let now = clock.now();
+            // A run that cannot start leaves no log behind.
+            let machine = RunMachine::new(config.clone(), start.clone(), now)?;
             let recorder = match log {
                 Some(out) => {
-                    let mut header = LogHeader::new(config.clone(), start.clone());
+                    let mut header = LogHeader::new(config.clone(), start);
                     header.epoch = now.as_nanos();
                     header.started_at_unix_ms = unix_ms();
                     Some(Recorder::new(out, header, true)?)
                 }
                 None => None,
             };
-            let machine = RunMachine::new(config.clone(), start, now)?;
             Ok((Stepper::new(machine, recorder), None))
         }
         Begin::Continue { machine, header } => {

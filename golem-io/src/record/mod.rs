@@ -9,6 +9,6 @@
 mod recorder;
 mod stepper;
 
-pub use recorder::SyncedFile;
 pub(crate) use recorder::Recorder;
+pub use recorder::SyncedFile;
 pub(crate) use stepper::Stepper;
