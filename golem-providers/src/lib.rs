@@ -1,1 +1,60 @@
-//! x
+//! # golem-providers
+//!
+//! Model providers for golem, each split into a pure **codec** and a
+//! **transport** (DESIGN "Codecs are pure").
+//!
+//! **In scope here:** the codecs — turning a [`golem_core::model::Request`]
+//! into an [`http::HttpRequest`], and response bytes, whole or streamed,
+//! into a [`golem_core::model::Response`], [`golem_core::model::Delta`]s or
+//! a classified [`golem_core::model::ModelError`] — plus the pieces they
+//! share: HTTP as plain data, an SSE decoder, Retry-After and HTTP-date
+//! parsing, failure classification and a redacting [`Secret`].
+//!
+//! **Not in scope:** I/O. Nothing in these modules opens a socket, reads
+//! the environment or a clock; transports move the bytes and pass in
+//! whatever the outside world knows (the response head, the wall clock).
+//!
+//! Providers: [`openai`] (OpenAI and the OpenAI-compatible presets) and
+//! [`azure`] (Azure OpenAI deployments), both speaking the
+//! [`chat_completions`] wire format.
+//!
+//! ```
+//! use golem_providers::codec::{HttpCodec, StreamDecoder};
+//! use golem_providers::http::HttpResponseHead;
+//! use golem_providers::openai::{Codec, Config, Preset};
+//! use golem_core::model::Request;
+//! use golem_core::Message;
+//!
+//! let codec = Codec::new(Config::builder(Preset::ollama(), "llama3.2").build().unwrap());
+//! let request = Request::new(vec![Message::user("hi")]);
+//! let http = codec.encode(&request, true).unwrap();
+//! assert!(http.header("authorization").is_none()); // local preset, no key
+//!
+//! let mut stream = codec.stream_decoder(&request, &HttpResponseHead::new(200, vec![]));
+//! stream.feed(b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hello\"},\"finish_reason\":\"stop\"}]}\n\n");
+//! stream.feed(b"data: [DONE]\n\n");
+//! stream.end();
+//! while let Some(delta) = stream.next_delta() {
+//!     println!("{:?}", delta.unwrap());
+//! }
+//! assert_eq!(stream.finish().unwrap().message.content, "hello");
+//! ```
+#![deny(missing_docs)]
+
+pub mod azure;
+pub mod chat_completions;
+pub mod classify;
+pub mod codec;
+pub mod framing;
+pub mod fuzzing;
+pub mod http;
+pub mod http_date;
+pub mod openai;
+pub mod percent;
+pub mod retry_after;
+pub mod secret;
+pub mod sse;
+mod validate;
+
+pub use codec::{HttpCodec, StreamDecoder};
+pub use secret::Secret;

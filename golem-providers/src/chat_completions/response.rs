@@ -1,0 +1,193 @@
+//! Response bodies (SPEC PROV-OAI-05/06, PROV-COMMON-03, STREAM-05).
+//!
+//! A whole response is decoded the way a stream is: the first choice's
+//! message becomes the delta sequence a stream would have carried
+//! ([`message_deltas`]), and the core assembler builds the message from it.
+//! So `decode(body) == assemble(deltas_of(body))` holds by construction, and
+//! streamed and plain turns cannot drift apart.
+
+use super::error::{self, ErrorBody};
+use super::ids::synthesized;
+use super::FAMILY;
+use crate::classify::decode_error;
+use crate::http::HttpResponseHead;
+use crate::secret::Secret;
+use golem_core::message::{FinishReason, Usage};
+use golem_core::model::{Delta, ModelError, Request, Response};
+use golem_core::stream::StreamAssembler;
+use serde_json::Value;
+
+/// What decoding needs besides the bytes.
+#[derive(Clone, Copy, Debug)]
+pub struct DecodeContext<'a> {
+    /// The turn number for synthesized call ids: assistant messages in the
+    /// request plus one (SPEC PROV-COMMON-06).
+    pub turn: usize,
+    /// The configured key, scrubbed from every error message (SPEC ERR-06).
+    pub key: Option<&'a Secret>,
+}
+
+impl<'a> DecodeContext<'a> {
+    /// The context for the response to `request`.
+    pub fn for_request(request: &Request, key: Option<&'a Secret>) -> Self {
+        DecodeContext { turn: super::ids::response_turn(&request.messages), key }
+    }
+}
+
+/// Decode a whole response: a non-2xx status or an `{"error": …}` body is
+/// the classified error; undecodable JSON is a retryable decode error; a
+/// body without choices is a fatal one.
+///
+/// ```
+/// use golem_providers::chat_completions::{decode_body, DecodeContext};
+/// use golem_providers::http::HttpResponseHead;
+/// use golem_core::FinishReason;
+///
+/// let body = br#"{"choices":[{"index":0,"message":{"role":"assistant","content":"Hi!"},
+///                  "finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":2}}"#;
+/// let ctx = DecodeContext { turn: 1, key: None };
+/// let response = decode_body(&HttpResponseHead::new(200, vec![]), body, &ctx).unwrap();
+/// assert_eq!(response.message.content, "Hi!");
+/// assert_eq!(response.finish_reason, FinishReason::Stop);
+/// assert_eq!((response.usage.input_tokens, response.usage.output_tokens), (5, 2));
+/// ```
+pub fn decode_body(head: &HttpResponseHead, body: &[u8], ctx: &DecodeContext<'_>) -> Result<Response, ModelError> {
+    if !head.is_success() {
+        return Err(error::from_response(head, body, ctx.key));
+    }
+    let value: Value = serde_json::from_slice(body).map_err(|e| {
+        with_request_id(decode_error("response body", &format!("invalid JSON: {e}"), true, ctx.key), head)
+    })?;
+    let Some(choice) = value.get("choices").and_then(Value::as_array).and_then(|c| c.first()) else {
+        if let Some(error) = value.get("error").and_then(|_| ErrorBody::from_value(&value)) {
+            return Err(error::in_band(head, &error, ctx.key));
+        }
+        return Err(with_request_id(
+            decode_error("response body", "the response has no choices", false, ctx.key),
+            head,
+        ));
+    };
+    let message = choice.get("message").unwrap_or(&Value::Null);
+    let mut assembler = StreamAssembler::new().with_provider(FAMILY);
+    for delta in message_deltas(message, ctx.turn) {
+        assembler
+            .push(&delta)
+            .map_err(|e| with_request_id(decode_error("response body", &e.to_string(), false, ctx.key), head))?;
+    }
+    let refused = message.get("refusal").and_then(Value::as_str).is_some_and(|r| !r.is_empty());
+    Ok(Response {
+        message: assembler.finish(),
+        usage: value.get("usage").map(usage).unwrap_or_default(),
+        finish_reason: if refused { FinishReason::ContentFilter } else { finish_reason(choice.get("finish_reason")) },
+    })
+}
+
+/// The deltas a stream of this response message would carry, in stream
+/// order: reasoning (thinking block 0), content, refusal, then each tool
+/// call whole. Calls without an id get `call_<turn>_<n>`; empty arguments
+/// become `{}` (SPEC PROV-COMMON-03); non-function calls are skipped.
+pub fn message_deltas(message: &Value, turn: usize) -> Vec<Delta> {
+    let mut out = Vec::new();
+    if let Some(text) = reasoning(message) {
+        out.push(Delta::Thinking {
+            index: 0,
+            text: text.to_string(),
+            signature: String::new(),
+            redacted: String::new(),
+        });
+    }
+    content_texts(message.get("content"), |text| out.push(Delta::text(text)));
+    if let Some(refusal) = message.get("refusal").and_then(Value::as_str).filter(|r| !r.is_empty()) {
+        out.push(Delta::text(refusal));
+    }
+    let legacy = message.get("function_call").filter(|f| f.is_object());
+    let calls = message.get("tool_calls").and_then(Value::as_array).into_iter().flatten();
+    let functions = calls
+        .filter(|call| call.get("type").and_then(Value::as_str).is_none_or(|t| t == "function"))
+        .filter_map(|call| Some((call.get("id"), call.get("function").filter(|f| f.is_object())?)))
+        .chain(legacy.map(|f| (None, f)));
+    for (n, (id, function)) in functions.enumerate() {
+        let id = id.and_then(Value::as_str).filter(|id| !id.is_empty());
+        let mut args = arguments(function.get("arguments"));
+        if args.trim().is_empty() {
+            args = "{}".to_string();
+        }
+        out.push(Delta::ToolCall {
+            index: u32::try_from(n).unwrap_or(u32::MAX),
+            id: id.map_or_else(|| synthesized(turn, n + 1), str::to_string),
+            name: function.get("name").and_then(Value::as_str).unwrap_or_default().to_string(),
+            args,
+            signature: String::new(),
+        });
+    }
+    out
+}
+
+/// `reasoning_content` (DeepSeek, vLLM) or `reasoning` (OpenRouter,
+/// Ollama) when non-empty (SPEC THINK-03).
+pub(crate) fn reasoning(object: &Value) -> Option<&str> {
+    ["reasoning_content", "reasoning"]
+        .iter()
+        .find_map(|field| object.get(*field).and_then(Value::as_str).filter(|t| !t.is_empty()))
+}
+
+/// Each text of a `content` value: the string itself, or the `text` of
+/// every text part of an array (SPEC PROV-OAI-05); other parts are skipped.
+pub(crate) fn content_texts<'v>(content: Option<&'v Value>, mut each: impl FnMut(&'v str)) {
+    match content {
+        Some(Value::String(text)) if !text.is_empty() => each(text),
+        Some(Value::Array(parts)) => {
+            for part in parts {
+                let is_text = part.get("type").and_then(Value::as_str).is_none_or(|t| t == "text");
+                if let Some(text) = part.get("text").and_then(Value::as_str).filter(|t| is_text && !t.is_empty()) {
+                    each(text);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Argument text: the JSON string's contents (stringified JSON → raw
+/// JSON); services that send an object get its JSON text.
+pub(crate) fn arguments(value: Option<&Value>) -> String {
+    match value {
+        Some(Value::String(text)) => text.clone(),
+        Some(Value::Null) | None => String::new(),
+        Some(other) => other.to_string(),
+    }
+}
+
+/// The finish reason (SPEC PROV-OAI-05): null or absent → unknown.
+pub fn finish_reason(value: Option<&Value>) -> FinishReason {
+    match value.and_then(Value::as_str) {
+        Some("stop") => FinishReason::Stop,
+        Some("length") => FinishReason::Length,
+        Some("tool_calls" | "function_call") => FinishReason::ToolCall,
+        Some("content_filter") => FinishReason::ContentFilter,
+        Some(_) => FinishReason::Other,
+        None => FinishReason::Unknown,
+    }
+}
+
+/// Usage (SPEC PROV-OAI-06); missing or malformed counts are zero. DeepSeek
+/// reports cache hits as `prompt_cache_hit_tokens` instead of the details
+/// object.
+pub fn usage(value: &Value) -> Usage {
+    let count = |v: Option<&Value>| v.and_then(Value::as_u64).unwrap_or(0);
+    let cached = value.pointer("/prompt_tokens_details/cached_tokens").or_else(|| value.get("prompt_cache_hit_tokens"));
+    Usage {
+        input_tokens: count(value.get("prompt_tokens")),
+        output_tokens: count(value.get("completion_tokens")),
+        cache_read_tokens: count(cached),
+        cache_write_tokens: 0,
+        reasoning_tokens: count(value.pointer("/completion_tokens_details/reasoning_tokens")),
+    }
+}
+
+pub(crate) fn with_request_id(mut error: ModelError, head: &HttpResponseHead) -> ModelError {
+    if error.request_id.is_empty() {
+        error.request_id = head.request_id().unwrap_or_default().to_string();
+    }
+    error
+}

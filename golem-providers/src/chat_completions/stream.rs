@@ -1,0 +1,315 @@
+//! Streamed responses (SPEC PROV-OAI-07, STREAM-04..08).
+//!
+//! Chunks arrive as SSE `data:` lines holding `chat.completion.chunk`
+//! objects and end with `data: [DONE]`. Each chunk's first choice becomes
+//! deltas: reasoning as thinking block 0, content and refusal as text, tool
+//! calls keyed by their `index` (id and name on the first fragment,
+//! arguments appended). Usage may come in any chunk (with `include_usage`,
+//! in a last one with no choices). Every delta passes through the core
+//! assembler before it is handed out, so the bounds (128 calls, index ≤
+//! 1023) hold and the response from [`ChatStream::finish`] is exactly what
+//! the deltas assemble to (SPEC STREAM-05, MODEL-04).
+//!
+//! A model call succeeds or fails as a unit: a stream without `[DONE]` or
+//! without a finish reason is `Truncated`; undecodable JSON or a corrupt
+//! line is a retryable decode error, like a dropped connection; an
+//! `{"error": …}` chunk is the provider's error, classified.
+
+use super::error::{self, ErrorBody};
+use super::ids::synthesized;
+use super::response::{arguments, content_texts, finish_reason, reasoning, usage, with_request_id};
+use super::FAMILY;
+use crate::classify::decode_error;
+use crate::codec::StreamDecoder;
+use crate::http::HttpResponseHead;
+use crate::secret::Secret;
+use crate::sse::{SseDecoder, SseError};
+use golem_core::message::{FinishReason, Message, Usage};
+use golem_core::model::{Delta, ModelError, ModelErrorKind, Response};
+use golem_core::stream::StreamAssembler;
+use serde_json::Value;
+use std::collections::VecDeque;
+
+/// A tool call opened by the stream: its wire index, and whether any
+/// argument text arrived (a call without any gets `{}` at the end).
+#[derive(Debug)]
+struct OpenCall {
+    index: u32,
+    id: String,
+    has_args: bool,
+}
+
+/// The incremental decoder for one streamed Chat Completions response.
+///
+/// ```
+/// use golem_providers::chat_completions::ChatStream;
+/// use golem_providers::codec::StreamDecoder;
+/// use golem_providers::http::HttpResponseHead;
+///
+/// let mut stream = ChatStream::new(&HttpResponseHead::new(200, vec![]), 1, None);
+/// stream.feed(b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}\n\n");
+/// assert_eq!(stream.next_delta().unwrap().unwrap(), golem_core::Delta::text("Hi"));
+/// stream.feed(b"data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n");
+/// stream.end();
+/// while let Some(delta) = stream.next_delta() { delta.unwrap(); }
+/// assert_eq!(stream.finish().unwrap().message.content, "Hi");
+/// ```
+#[derive(Debug)]
+pub struct ChatStream {
+    sse: SseDecoder,
+    assembler: StreamAssembler,
+    queue: VecDeque<Delta>,
+    calls: Vec<OpenCall>,
+    usage: Usage,
+    finish_reason: Option<FinishReason>,
+    refused: bool,
+    done: bool,
+    error: Option<ModelError>,
+    error_reported: bool,
+    turn: usize,
+    head: HttpResponseHead,
+    key: Option<Secret>,
+}
+
+impl ChatStream {
+    /// A decoder for a 2xx streamed response with `head`; `turn` numbers
+    /// synthesized call ids (see [`super::DecodeContext`]) and `key` is
+    /// scrubbed from error messages.
+    pub fn new(head: &HttpResponseHead, turn: usize, key: Option<Secret>) -> Self {
+        ChatStream {
+            sse: SseDecoder::new(),
+            assembler: StreamAssembler::new().with_provider(FAMILY),
+            queue: VecDeque::new(),
+            calls: Vec::new(),
+            usage: Usage::default(),
+            finish_reason: None,
+            refused: false,
+            done: false,
+            error: None,
+            error_reported: false,
+            turn,
+            head: head.clone(),
+            key,
+        }
+    }
+
+    /// Parse SSE events until a delta is queued, the input runs dry, the
+    /// stream is done, or it failed.
+    fn pump(&mut self) {
+        while self.queue.is_empty() && self.error.is_none() && !self.done {
+            match self.sse.next() {
+                None => return,
+                Some(Ok(event)) => {
+                    if let Err(error) = self.event(&event.data) {
+                        self.fail(error);
+                    }
+                }
+                Some(Err(error)) => {
+                    let retryable = matches!(error, SseError::InvalidUtf8 { .. });
+                    let error = decode_error("event stream", &error.to_string(), retryable, self.key.as_ref());
+                    self.fail(error);
+                }
+            }
+        }
+    }
+
+    fn fail(&mut self, error: ModelError) {
+        self.error = Some(with_request_id(error, &self.head));
+    }
+
+    /// One SSE event's data.
+    fn event(&mut self, data: &str) -> Result<(), ModelError> {
+        let data = data.trim();
+        if data.is_empty() {
+            return Ok(()); // keep-alive
+        }
+        if data == "[DONE]" {
+            self.done = true;
+            self.normalize_empty_args();
+            return Ok(());
+        }
+        let chunk: Value = serde_json::from_str(data)
+            .map_err(|e| decode_error("stream chunk", &format!("invalid JSON: {e}"), true, self.key.as_ref()))?;
+        if chunk.get("error").is_some() {
+            let error = ErrorBody::from_value(&chunk).unwrap_or_default();
+            return Err(error::in_band(&self.head, &error, self.key.as_ref()));
+        }
+        if let Some(u) = chunk.get("usage").filter(|u| u.is_object()) {
+            self.usage = usage(u);
+        }
+        let choices = chunk.get("choices").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+        // The first choice wins (SPEC PROV-COMMON-03): with n > 1 chunks
+        // interleave choices, so pick index 0 rather than position 0.
+        let Some(choice) = choices.iter().find(|c| c.get("index").and_then(Value::as_u64).is_none_or(|i| i == 0))
+        else {
+            return Ok(());
+        };
+        if let Some(delta) = choice.get("delta") {
+            self.delta(delta)?;
+        }
+        if let Some(reason) = choice.get("finish_reason").filter(|r| !r.is_null()) {
+            self.finish_reason = Some(finish_reason(Some(reason)));
+        }
+        Ok(())
+    }
+
+    /// One choice delta.
+    fn delta(&mut self, delta: &Value) -> Result<(), ModelError> {
+        if let Some(text) = reasoning(delta) {
+            self.emit(Delta::Thinking {
+                index: 0,
+                text: text.to_string(),
+                signature: String::new(),
+                redacted: String::new(),
+            })?;
+        }
+        let mut texts = Vec::new();
+        content_texts(delta.get("content"), |t| texts.push(t));
+        for text in texts {
+            self.emit(Delta::text(text))?;
+        }
+        if let Some(refusal) = delta.get("refusal").and_then(Value::as_str).filter(|r| !r.is_empty()) {
+            self.refused = true;
+            self.emit(Delta::text(refusal))?;
+        }
+        let calls = delta.get("tool_calls").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+        for call in calls {
+            if call.get("type").and_then(Value::as_str).is_some_and(|t| t != "function") {
+                continue;
+            }
+            let index = self.call_index(call)?;
+            self.tool_fragment(index, call.get("id"), call.get("function"))?;
+        }
+        if calls.is_empty() {
+            if let Some(function) = delta.get("function_call").filter(|f| f.is_object()) {
+                self.tool_fragment(0, None, Some(function))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The wire `index` of a tool-call fragment. Some compatible servers
+    /// omit it; then a fragment with a new id opens the next call and any
+    /// other continues the last one.
+    fn call_index(&self, call: &Value) -> Result<u32, ModelError> {
+        match call.get("index") {
+            Some(Value::Number(n)) => n.as_u64().and_then(|i| u32::try_from(i).ok()).ok_or_else(|| {
+                decode_error("stream chunk", &format!("invalid tool call index {n}"), false, self.key.as_ref())
+            }),
+            _ => {
+                let id = call.get("id").and_then(Value::as_str).unwrap_or_default();
+                match self.calls.last() {
+                    Some(last) if id.is_empty() || id == last.id => Ok(last.index),
+                    Some(_) => Ok(self.calls.iter().map(|c| c.index).max().unwrap_or(0).saturating_add(1)),
+                    None => Ok(0),
+                }
+            }
+        }
+    }
+
+    fn tool_fragment(&mut self, index: u32, id: Option<&Value>, function: Option<&Value>) -> Result<(), ModelError> {
+        let name = function.and_then(|f| f.get("name")).and_then(Value::as_str).unwrap_or_default();
+        let args = arguments(function.and_then(|f| f.get("arguments")));
+        let mut id = id.and_then(Value::as_str).unwrap_or_default().to_string();
+        let opened = self.calls.iter().position(|c| c.index == index);
+        if opened.is_none() && id.is_empty() {
+            // The first fragment is where the id belongs; a call without one
+            // gets the deterministic id now, so deltas and response agree.
+            id = synthesized(self.turn, self.calls.len() + 1);
+        }
+        let has_args = !args.is_empty();
+        self.emit(Delta::ToolCall { index, id: id.clone(), name: name.to_string(), args, signature: String::new() })?;
+        match opened {
+            Some(at) => self.calls[at].has_args |= has_args,
+            None => self.calls.push(OpenCall { index, id, has_args }),
+        }
+        Ok(())
+    }
+
+    /// Calls that never received argument text get `{}` (SPEC
+    /// PROV-COMMON-03), as a last delta so the sink sees it too.
+    fn normalize_empty_args(&mut self) {
+        let empty: Vec<u32> = self.calls.iter().filter(|c| !c.has_args).map(|c| c.index).collect();
+        for index in empty {
+            let delta = Delta::ToolCall {
+                index,
+                id: String::new(),
+                name: String::new(),
+                args: "{}".to_string(),
+                signature: String::new(),
+            };
+            // The slot exists already, so the assembler cannot refuse it.
+            if self.emit(delta).is_ok() {
+                if let Some(call) = self.calls.iter_mut().find(|c| c.index == index) {
+                    call.has_args = true;
+                }
+            }
+        }
+    }
+
+    /// Check a delta against the assembler's bounds, then queue it.
+    fn emit(&mut self, delta: Delta) -> Result<(), ModelError> {
+        self.assembler
+            .push(&delta)
+            .map_err(|e| decode_error("stream chunk", &e.to_string(), false, self.key.as_ref()))?;
+        self.queue.push_back(delta);
+        Ok(())
+    }
+}
+
+impl StreamDecoder for ChatStream {
+    fn feed(&mut self, chunk: &[u8]) {
+        if !self.done && self.error.is_none() {
+            self.sse.feed(chunk);
+        }
+    }
+
+    fn end(&mut self) {
+        self.sse.finish();
+    }
+
+    fn next_delta(&mut self) -> Option<Result<Delta, ModelError>> {
+        self.pump();
+        if let Some(delta) = self.queue.pop_front() {
+            return Some(Ok(delta));
+        }
+        match &self.error {
+            Some(error) if !self.error_reported => {
+                self.error_reported = true;
+                Some(Err(error.clone()))
+            }
+            _ => None,
+        }
+    }
+
+    fn partial(&self) -> Message {
+        self.assembler.snapshot()
+    }
+
+    fn finish(mut self) -> Result<Response, ModelError> {
+        self.sse.finish();
+        while self.error.is_none() && !self.done {
+            self.queue.clear();
+            self.pump();
+            if self.queue.is_empty() {
+                break;
+            }
+        }
+        if let Some(error) = self.error {
+            return Err(error);
+        }
+        let missing = if !self.done {
+            Some("the stream ended before its [DONE] marker")
+        } else if self.finish_reason.is_none() {
+            Some("the stream ended without a finish reason")
+        } else {
+            None
+        };
+        if let Some(what) = missing {
+            return Err(with_request_id(ModelError::new(ModelErrorKind::Truncated, what), &self.head));
+        }
+        let finish_reason =
+            if self.refused { FinishReason::ContentFilter } else { self.finish_reason.unwrap_or_default() };
+        Ok(Response { message: self.assembler.finish(), usage: self.usage, finish_reason })
+    }
+}

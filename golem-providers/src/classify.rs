@@ -1,0 +1,108 @@
+//! Failure classification shared by every codec (SPEC PROV-COMMON-04/05,
+//! ERR-06).
+//!
+//! Providers differ in where they put the message and code of an error; what
+//! the run machine needs from every one of them is the same: a kind, whether
+//! another attempt may succeed, the Retry-After hint, the request id, and a
+//! message that never holds the configured key. Codecs extract the
+//! provider-specific parts and call these helpers for the rest.
+
+use crate::http::HttpResponseHead;
+use crate::secret::Secret;
+use golem_core::model::{ModelError, ModelErrorKind};
+
+/// Bodies that are not the provider's error format (an HTML page from a
+/// proxy, say) are quoted up to this many bytes; enough to recognise them.
+pub const MAX_QUOTED_BODY: usize = 256;
+
+/// An error for a non-2xx response: 401/403 → auth, 408/429/5xx retryable,
+/// other statuses fatal; Retry-After and the request id taken from `head`.
+///
+/// `message` and `code` are the provider's, already extracted from the body;
+/// both are scrubbed of `key`.
+///
+/// ```
+/// use golem_providers::classify::api_error;
+/// use golem_providers::http::HttpResponseHead;
+/// use golem_core::model::ModelErrorKind;
+///
+/// let head = HttpResponseHead::new(429, vec![("retry-after".into(), "3".into())]);
+/// let err = api_error(&head, "slow down", "rate_limit_exceeded", None);
+/// assert!(err.retryable);
+/// assert_eq!(err.retry_after, Some(std::time::Duration::from_secs(3)));
+/// assert_eq!(err.kind, ModelErrorKind::Api);
+/// ```
+pub fn api_error(head: &HttpResponseHead, message: &str, code: &str, key: Option<&Secret>) -> ModelError {
+    let message = if message.trim().is_empty() { format!("HTTP status {}", head.status) } else { message.to_string() };
+    let mut error = ModelError::api(head.status, scrub(&message, key)).with_code(scrub(code, key));
+    error.retry_after = head.retry_after();
+    error.request_id = head.request_id().unwrap_or_default().to_string();
+    error
+}
+
+/// An error reported inside a successful response (an `{"error": …}` stream
+/// chunk or body). There is no status to go by, so a numeric `code` in the
+/// HTTP range is read as one; otherwise retryability follows the provider's
+/// code and type — rate limits, overload and server faults are worth another
+/// attempt (SPEC PROV-COMMON-05), anything else is not. The error's code is
+/// `code`, else `kind`.
+pub fn in_band_error(
+    head: &HttpResponseHead,
+    message: &str,
+    code: &str,
+    kind: &str,
+    key: Option<&Secret>,
+) -> ModelError {
+    let reported = if code.is_empty() { kind } else { code };
+    if let Some(status) = code.trim().parse::<u16>().ok().filter(|s| (400..600).contains(s)) {
+        return api_error(&HttpResponseHead { status, ..head.clone() }, message, reported, key);
+    }
+    let lowered = format!("{code} {kind}").to_ascii_lowercase();
+    let retryable = ["rate_limit", "overload", "server_error", "internal", "unavailable", "timeout", "api_error"]
+        .iter()
+        .any(|marker| lowered.contains(marker));
+    let message = if message.trim().is_empty() { "the provider reported an error" } else { message };
+    let mut error = ModelError::new(ModelErrorKind::Api, scrub(message, key))
+        .with_code(scrub(reported, key))
+        .with_retryable(retryable);
+    error.request_id = head.request_id().unwrap_or_default().to_string();
+    error
+}
+
+/// A response that could not be decoded. `retryable` is true for damage a
+/// new attempt may not repeat (undecodable JSON, a malformed stream: the
+/// issue treats them like a reset) and false for well-formed answers that
+/// make no sense (no choices).
+pub fn decode_error(stage: &str, detail: &str, retryable: bool, key: Option<&Secret>) -> ModelError {
+    ModelError::new(ModelErrorKind::Decode, scrub(&format!("decode error ({stage}): {detail}"), key))
+        .with_retryable(retryable)
+}
+
+/// A request that could not be encoded (never retried).
+pub fn encode_error(what: &str) -> ModelError {
+    ModelError::new(ModelErrorKind::Encode, format!("cannot encode the request: {what}"))
+}
+
+/// Content this provider cannot take, naming the part and how to fix it
+/// (SPEC MM-01; never retried).
+pub fn unsupported(what: &str, hint: &str) -> ModelError {
+    ModelError::new(ModelErrorKind::Unsupported, format!("{what} is not supported: {hint}"))
+}
+
+/// `body` quoted for an error message: scrubbed of `key`, then cut to at
+/// most [`MAX_QUOTED_BODY`] characters with control characters flattened.
+pub fn quote_body(body: &[u8], key: Option<&Secret>) -> String {
+    let text = scrub(&String::from_utf8_lossy(body), key);
+    let mut out: String = text.chars().take(MAX_QUOTED_BODY).map(|c| if c.is_control() { ' ' } else { c }).collect();
+    if text.chars().nth(MAX_QUOTED_BODY).is_some() {
+        out.push('…');
+    }
+    out.trim().to_string()
+}
+
+fn scrub(text: &str, key: Option<&Secret>) -> String {
+    match key {
+        Some(key) => key.scrub(text),
+        None => text.to_string(),
+    }
+}

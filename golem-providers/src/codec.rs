@@ -1,0 +1,103 @@
+//! The seam between codecs and transports.
+//!
+//! A transport is generic over [`HttpCodec`]: it asks the codec for an
+//! [`HttpRequest`], sends it, and hands back what arrived. For a plain call
+//! that is the response head and the whole body ([`HttpCodec::decode`]); for
+//! a streamed call the transport creates a [`StreamDecoder`] once the head
+//! is in, feeds it each chunk as it arrives, forwards every [`Delta`] it
+//! yields to the caller's sink, and finally asks it for the authoritative
+//! [`Response`] (SPEC MODEL-04).
+//!
+//! ```
+//! use golem_providers::codec::{HttpCodec, StreamDecoder};
+//! use golem_providers::http::HttpResponseHead;
+//! use golem_core::model::{Delta, ModelError, Request, Response};
+//!
+//! /// What a transport's streaming call does with a codec, minus the socket.
+//! fn stream_call<C: HttpCodec>(
+//!     codec: &C,
+//!     request: &Request,
+//!     head: HttpResponseHead,
+//!     chunks: &[&[u8]],
+//!     sink: &mut dyn FnMut(Delta),
+//! ) -> Result<Response, ModelError> {
+//!     let _http = codec.encode(request, true)?; // the transport sends this
+//!     if !head.is_success() {
+//!         let body: Vec<u8> = chunks.concat(); // read the error body whole
+//!         return codec.decode(request, &head, &body);
+//!     }
+//!     let mut decoder = codec.stream_decoder(request, &head);
+//!     for chunk in chunks {
+//!         decoder.feed(chunk);
+//!         while let Some(delta) = decoder.next_delta() {
+//!             sink(delta?);
+//!         }
+//!     }
+//!     decoder.end();
+//!     while let Some(delta) = decoder.next_delta() {
+//!         sink(delta?);
+//!     }
+//!     decoder.finish()
+//! }
+//! # let _ = stream_call::<golem_providers::openai::Codec>;
+//! ```
+
+use crate::http::{HttpRequest, HttpResponseHead};
+use golem_core::message::Message;
+use golem_core::model::{Capabilities, Delta, ModelError, Request, Response};
+
+/// A provider's pure half: request building, response parsing, stream
+/// parsing and failure classification. Implementations never do I/O, read
+/// the environment or a clock.
+pub trait HttpCodec: Send + Sync {
+    /// The incremental stream parser this codec uses.
+    type Stream: StreamDecoder;
+
+    /// Build the HTTP request for `request`, streamed or not. Errors are of
+    /// kind `Encode` or `Unsupported` and are never retryable.
+    fn encode(&self, request: &Request, stream: bool) -> Result<HttpRequest, ModelError>;
+
+    /// Decode a whole response. A non-2xx `head` yields the classified
+    /// error; so does a 2xx body that cannot be decoded. `request` is the
+    /// one that was encoded: codecs need it to synthesize missing call ids
+    /// deterministically (SPEC PROV-COMMON-06).
+    fn decode(&self, request: &Request, head: &HttpResponseHead, body: &[u8]) -> Result<Response, ModelError>;
+
+    /// A stream parser for a 2xx streamed response. (For any other status,
+    /// read the body whole and call [`Self::decode`], which classifies it.)
+    fn stream_decoder(&self, request: &Request, head: &HttpResponseHead) -> Self::Stream;
+
+    /// What the configured provider supports (SPEC MODEL-03).
+    fn capabilities(&self) -> Capabilities;
+}
+
+/// An incremental stream parser: `feed` bytes, drain `next_delta`, call
+/// `end` at the end of the body, drain again, then `finish`.
+///
+/// The same bytes give the same deltas and the same response however they
+/// are split into chunks (SPEC STREAM-06), and the deltas, assembled by
+/// [`golem_core::stream::StreamAssembler`], equal the message of the
+/// response `finish` returns (SPEC STREAM-05, MODEL-04).
+pub trait StreamDecoder: Send {
+    /// Take the next chunk of the body. Parsing happens in
+    /// [`Self::next_delta`].
+    fn feed(&mut self, chunk: &[u8]);
+
+    /// The body ended (cleanly, as far as the transport knows).
+    fn end(&mut self);
+
+    /// The next delta; `None` when more input is needed or the stream is
+    /// over. An error is yielded once and is terminal: `finish` returns it
+    /// again.
+    fn next_delta(&mut self) -> Option<Result<Delta, ModelError>>;
+
+    /// The message assembled so far — partial evidence when the transport
+    /// fails mid-stream.
+    fn partial(&self) -> Message;
+
+    /// The authoritative response, or why the stream failed: a stream that
+    /// ended without its terminal marker is `Truncated` (retryable), never a
+    /// success (SPEC STREAM-07). Deltas not yet drained are parsed too, so
+    /// the response is complete even if the caller stopped draining.
+    fn finish(self) -> Result<Response, ModelError>;
+}

@@ -1,0 +1,188 @@
+//! OpenAI-compatible client configuration (SPEC PROV-COMMON-02, PROV-OAI-01).
+
+use super::error::ConfigError;
+use super::presets::{KeyRule, Preset};
+use crate::chat_completions::{Dialect, Tuning};
+use crate::secret::Secret;
+use crate::validate;
+
+/// A validated configuration: a preset, a model, credentials and tuning.
+///
+/// ```
+/// use golem_providers::openai::{Config, Preset};
+/// use golem_providers::chat_completions::Tuning;
+///
+/// let config = Config::builder(Preset::openai(), "gpt-4o-mini")
+///     .api_key("sk-test")
+///     .tuning(Tuning::new().temperature(0.0))
+///     .build()
+///     .unwrap();
+/// assert_eq!(config.base_url(), "https://api.openai.com/v1");
+/// assert!(!format!("{config:?}").contains("sk-test"));
+///
+/// // Keys come from the environment through a lookup you pass in.
+/// let env = |name: &str| (name == "GROQ_API_KEY").then(|| "gsk-test".to_string());
+/// let groq = Config::from_env(Preset::groq(), "llama-3.3-70b-versatile", env).unwrap();
+/// assert_eq!(groq.api_key().map(|k| k.expose()), Some("gsk-test"));
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Config {
+    preset: Preset,
+    base_url: String,
+    api_key: Option<Secret>,
+    model: String,
+    tuning: Tuning,
+    dialect: Dialect,
+    headers: Vec<(String, String)>,
+}
+
+impl Config {
+    /// Start a config for `model` on `preset`.
+    pub fn builder(preset: Preset, model: impl Into<String>) -> ConfigBuilder {
+        ConfigBuilder {
+            config: Config {
+                preset,
+                base_url: preset.base_url.to_string(),
+                api_key: None,
+                model: model.into(),
+                tuning: Tuning::new(),
+                dialect: preset.dialect,
+                headers: Vec::new(),
+            },
+        }
+    }
+
+    /// A config for `model` on `preset` with the key read from the preset's
+    /// variable through `lookup` (e.g. `|name| std::env::var(name).ok()`).
+    /// Codecs never read the environment themselves (SPEC PROV-COMMON-01).
+    pub fn from_env(
+        preset: Preset,
+        model: impl Into<String>,
+        lookup: impl Fn(&str) -> Option<String>,
+    ) -> Result<Config, ConfigError> {
+        Config::builder(preset, model).key_from_env(lookup).build()
+    }
+
+    /// The preset.
+    pub fn preset(&self) -> &Preset {
+        &self.preset
+    }
+
+    /// The base URL, without a trailing slash.
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    /// The key, if any.
+    pub fn api_key(&self) -> Option<&Secret> {
+        self.api_key.as_ref()
+    }
+
+    /// The model name.
+    pub fn model(&self) -> &str {
+        &self.model
+    }
+
+    /// The tuning fields.
+    pub fn tuning(&self) -> &Tuning {
+        &self.tuning
+    }
+
+    /// The dialect in force (the preset's, unless overridden).
+    pub fn dialect(&self) -> &Dialect {
+        &self.dialect
+    }
+
+    /// Extra plain headers sent with every request.
+    pub fn headers(&self) -> &[(String, String)] {
+        &self.headers
+    }
+}
+
+/// Builds a [`Config`]; [`ConfigBuilder::build`] validates.
+#[derive(Clone, Debug)]
+pub struct ConfigBuilder {
+    config: Config,
+}
+
+impl ConfigBuilder {
+    /// Use another base URL (a proxy, a self-hosted server); a trailing `/`
+    /// is trimmed.
+    pub fn base_url(mut self, url: impl Into<String>) -> Self {
+        self.config.base_url = url.into();
+        self
+    }
+
+    /// Set the API key. An empty key counts as none.
+    pub fn api_key(mut self, key: impl Into<Secret>) -> Self {
+        let key = key.into();
+        self.config.api_key = (!key.is_empty()).then_some(key);
+        self
+    }
+
+    /// Read the key from the preset's variable through `lookup`, if the
+    /// preset names one and it is set; a key set explicitly is kept.
+    pub fn key_from_env(mut self, lookup: impl Fn(&str) -> Option<String>) -> Self {
+        if self.config.api_key.is_none() {
+            if let Some(key) = self.config.preset.key_env.and_then(lookup) {
+                self = self.api_key(key);
+            }
+        }
+        self
+    }
+
+    /// Set the tuning fields.
+    pub fn tuning(mut self, tuning: Tuning) -> Self {
+        self.config.tuning = tuning;
+        self
+    }
+
+    /// Override the preset's dialect (e.g. to turn on forced tool choice
+    /// for a service known to honour it).
+    pub fn dialect(mut self, dialect: Dialect) -> Self {
+        self.config.dialect = dialect;
+        self
+    }
+
+    /// Add a plain header sent with every request (OpenRouter's
+    /// `HTTP-Referer`, say). Credentials go in [`Self::api_key`].
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.config.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// Validate and build.
+    pub fn build(self) -> Result<Config, ConfigError> {
+        let mut config = self.config;
+        config.base_url = validate::trim_base_url(&config.base_url);
+        if let Some(reason) = validate::base_url_problem(&config.base_url) {
+            return Err(ConfigError::InvalidBaseUrl { url: config.base_url, reason });
+        }
+        if config.model.trim().is_empty() {
+            return Err(ConfigError::MissingModel);
+        }
+        match &config.api_key {
+            None if config.preset.key == KeyRule::Required => {
+                return Err(ConfigError::MissingKey { preset: config.preset.name, var: config.preset.key_env });
+            }
+            Some(key) if !validate::is_credential(key.expose()) => return Err(ConfigError::InvalidKey),
+            _ => {}
+        }
+        for (name, value) in &config.headers {
+            let reason = if !validate::is_header_name(name) {
+                Some("not a valid header name")
+            } else if validate::CREDENTIAL_HEADERS.iter().any(|c| c.eq_ignore_ascii_case(name)) {
+                Some("credentials go in api_key, which is kept secret")
+            } else if !validate::is_header_value(value) {
+                Some("the value holds line breaks or non-ASCII characters")
+            } else {
+                None
+            };
+            if let Some(reason) = reason {
+                return Err(ConfigError::InvalidHeader { name: name.clone(), reason });
+            }
+        }
+        config.tuning.validate()?;
+        Ok(config)
+    }
+}

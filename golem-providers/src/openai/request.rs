@@ -1,0 +1,23 @@
+//! The HTTP request for an OpenAI-compatible service (SPEC PROV-OAI-01):
+//! `POST {base}/chat/completions`, `Authorization: Bearer <key>` as a
+//! secret header, none when a local preset has no key.
+
+use super::config::Config;
+use crate::chat_completions::encode_body;
+use crate::http::{HeaderValue, HttpRequest};
+use crate::secret::Secret;
+use golem_core::model::{ModelError, Request};
+
+/// Build the HTTP request for `request`.
+pub fn encode(config: &Config, request: &Request, stream: bool) -> Result<HttpRequest, ModelError> {
+    let body = encode_body(request, Some(config.model()), config.tuning(), config.dialect(), stream)?;
+    let mut http = HttpRequest::post_json(format!("{}/chat/completions", config.base_url()), body, stream);
+    if let Some(key) = config.api_key() {
+        let bearer = Secret::new(format!("Bearer {}", key.expose()));
+        http = http.with_header("authorization", HeaderValue::Secret(bearer));
+    }
+    for (name, value) in config.headers() {
+        http = http.with_header(name.to_ascii_lowercase(), HeaderValue::Plain(value.clone()));
+    }
+    Ok(http)
+}

@@ -1,0 +1,305 @@
+//! An incremental Server-Sent Events decoder (WHATWG "event stream
+//! interpretation"; SPEC STREAM-06, STREAM-08).
+//!
+//! Bytes go in with [`SseDecoder::feed`] in chunks of any size; events come
+//! out of [`SseDecoder::next`]; [`SseDecoder::finish`] marks the end of the
+//! body. A partial line or event is a normal state, never an error, and the
+//! events are the same for any chunking of the same bytes — a line end split
+//! across chunks (`\r` then `\n`) is one line end.
+//!
+//! Memory is bounded: a line longer than [`MAX_LINE`] or an event larger
+//! than [`MAX_EVENT`] is an error, after which the decoder yields nothing
+//! more. Lines are found with `memchr` over whole slices, so decoding runs at
+//! memory speed rather than byte by byte.
+//!
+//! ```
+//! use golem_providers::sse::SseDecoder;
+//!
+//! let mut decoder = SseDecoder::new();
+//! decoder.feed(b"event: greeting\ndata: hel");
+//! assert!(decoder.next().is_none()); // the event is not complete yet
+//! decoder.feed(b"lo\ndata: world\r\n\r\n: a comment\n");
+//! let event = decoder.next().unwrap().unwrap();
+//! assert_eq!((event.event.as_str(), event.data.as_str()), ("greeting", "hello\nworld"));
+//! decoder.finish();
+//! assert!(decoder.next().is_none());
+//! ```
+
+/// The longest line accepted, terminator excluded (SPEC STREAM-08).
+pub const MAX_LINE: usize = 1 << 20;
+
+/// The largest event accepted: its data plus its type (SPEC STREAM-08).
+pub const MAX_EVENT: usize = 8 << 20;
+
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// One dispatched event.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SseEvent {
+    /// The `event:` type; empty means the default type, `message`.
+    pub event: String,
+    /// The `data:` lines joined with `\n`.
+    pub data: String,
+    /// The last event id seen on the stream so far (it persists across
+    /// events, as the standard says).
+    pub id: Option<String>,
+    /// A `retry:` reconnection time in milliseconds given within this event.
+    pub retry: Option<u64>,
+}
+
+impl SseEvent {
+    /// The event type, with the default applied.
+    pub fn event_type(&self) -> &str {
+        if self.event.is_empty() {
+            "message"
+        } else {
+            &self.event
+        }
+    }
+}
+
+/// Why a stream could not be decoded. Errors are terminal.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SseError {
+    /// A line is longer than [`MAX_LINE`].
+    #[error("event-stream line {line} is longer than {limit} bytes")]
+    LineTooLong {
+        /// The 1-based line number.
+        line: u64,
+        /// The limit.
+        limit: usize,
+    },
+    /// An event is larger than [`MAX_EVENT`].
+    #[error("event-stream event ending at line {line} is larger than {limit} bytes")]
+    EventTooLarge {
+        /// The 1-based line number where the limit was crossed.
+        line: u64,
+        /// The limit.
+        limit: usize,
+    },
+    /// A field value is not UTF-8. The standard would substitute U+FFFD;
+    /// for model output that silently corrupts text, so it is an error.
+    #[error("event-stream line {line} is not valid UTF-8")]
+    InvalidUtf8 {
+        /// The 1-based line number.
+        line: u64,
+    },
+}
+
+/// The unconsumed input and where line scanning stands.
+#[derive(Debug, Default)]
+struct Input {
+    buf: Vec<u8>,
+    /// Start of the unconsumed bytes.
+    pos: usize,
+    /// How far past `pos` the current partial line has been searched
+    /// already, so feeding a long line piecemeal stays linear.
+    scanned: usize,
+    /// The previous line ended with `\r`; a `\n` right after it belongs to
+    /// the same line end.
+    skip_lf: bool,
+    bom_checked: bool,
+    eof: bool,
+}
+
+/// The event being assembled.
+#[derive(Debug, Default)]
+struct Pending {
+    data: String,
+    event: String,
+    retry: Option<u64>,
+    last_id: Option<String>,
+    line: u64,
+}
+
+/// The decoder. See the [module docs](self).
+#[derive(Debug, Default)]
+pub struct SseDecoder {
+    input: Input,
+    pending: Pending,
+    failed: bool,
+    eof_dispatched: bool,
+}
+
+impl SseDecoder {
+    /// A decoder at the start of a stream.
+    pub fn new() -> Self {
+        SseDecoder::default()
+    }
+
+    /// Append a chunk of the body. Cheap: parsing happens in [`Self::next`].
+    pub fn feed(&mut self, chunk: &[u8]) {
+        if self.failed || self.input.eof {
+            return;
+        }
+        let input = &mut self.input;
+        if input.pos > 0 && input.pos >= input.buf.len() - input.pos {
+            // Compact only once the consumed prefix outweighs what is left,
+            // so the bytes moved never exceed the bytes consumed: linear
+            // however the caller interleaves feeding and draining.
+            input.buf.drain(..input.pos);
+            input.pos = 0;
+        }
+        input.buf.extend_from_slice(chunk);
+    }
+
+    /// Mark the end of the body. Afterwards [`Self::next`] also yields an
+    /// event whose final blank line is missing: a body that ends right after
+    /// `data: [DONE]` is complete as far as HTTP is concerned, and dropping
+    /// that event would turn a finished stream into a truncated one.
+    pub fn finish(&mut self) {
+        self.input.eof = true;
+    }
+
+    /// True after [`Self::next`] returned an error.
+    pub fn is_failed(&self) -> bool {
+        self.failed
+    }
+
+    /// The next complete event, `None` when more input is needed (or after
+    /// the end, or after an error).
+    #[allow(clippy::should_implement_trait)] // a fallible pull parser, like httparse; not an Iterator on purpose
+    pub fn next(&mut self) -> Option<Result<SseEvent, SseError>> {
+        if self.failed {
+            return None;
+        }
+        let result = self.next_inner();
+        if matches!(result, Some(Err(_))) {
+            self.failed = true;
+            self.input.buf = Vec::new();
+            self.input.pos = 0;
+        }
+        result
+    }
+
+    fn next_inner(&mut self) -> Option<Result<SseEvent, SseError>> {
+        let input = &mut self.input;
+        if !input.bom_checked {
+            let rest = &input.buf[input.pos..];
+            if rest.len() < BOM.len() && BOM.starts_with(rest) && !input.eof {
+                return None;
+            }
+            if rest.starts_with(BOM) {
+                input.pos += BOM.len();
+            }
+            input.bom_checked = true;
+        }
+        loop {
+            let input = &mut self.input;
+            if input.skip_lf {
+                match input.buf.get(input.pos) {
+                    Some(b'\n') => {
+                        input.pos += 1;
+                        input.skip_lf = false;
+                    }
+                    Some(_) => input.skip_lf = false,
+                    None if input.eof => input.skip_lf = false,
+                    None => return None,
+                }
+            }
+            let rest = &input.buf[input.pos..];
+            let line_end = memchr::memchr2(b'\n', b'\r', &rest[input.scanned..]).map(|i| input.scanned + i);
+            let line = match line_end {
+                Some(end) => {
+                    input.skip_lf = rest[end] == b'\r';
+                    input.pos += end + 1;
+                    input.scanned = 0;
+                    &input.buf[input.pos - end - 1..input.pos - 1]
+                }
+                None if rest.len() > MAX_LINE => {
+                    return Some(Err(SseError::LineTooLong { line: self.pending.line + 1, limit: MAX_LINE }));
+                }
+                None if input.eof && !rest.is_empty() => {
+                    input.pos = input.buf.len();
+                    input.scanned = 0;
+                    &input.buf[input.pos - rest.len()..]
+                }
+                None if input.eof => {
+                    if self.eof_dispatched {
+                        return None;
+                    }
+                    self.eof_dispatched = true;
+                    return self.pending.dispatch().map(Ok);
+                }
+                None => {
+                    input.scanned = rest.len();
+                    return None;
+                }
+            };
+            match self.pending.line(line) {
+                Ok(Some(event)) => return Some(Ok(event)),
+                Ok(None) => {}
+                Err(e) => return Some(Err(e)),
+            }
+        }
+    }
+}
+
+impl Pending {
+    /// Interpret one line; a blank line dispatches.
+    fn line(&mut self, line: &[u8]) -> Result<Option<SseEvent>, SseError> {
+        self.line += 1;
+        if line.len() > MAX_LINE {
+            return Err(SseError::LineTooLong { line: self.line, limit: MAX_LINE });
+        }
+        if line.is_empty() {
+            return Ok(self.dispatch());
+        }
+        let (name, value) = match memchr::memchr(b':', line) {
+            Some(0) => return Ok(None), // a comment
+            Some(i) => {
+                let value = &line[i + 1..];
+                (&line[..i], value.strip_prefix(b" ").unwrap_or(value))
+            }
+            None => (line, &b""[..]),
+        };
+        match name {
+            b"data" => {
+                let value = self.utf8(value)?;
+                if self.data.len() + value.len() + 1 + self.event.len() > MAX_EVENT {
+                    return Err(SseError::EventTooLarge { line: self.line, limit: MAX_EVENT });
+                }
+                self.data.push_str(value);
+                self.data.push('\n');
+            }
+            b"event" => {
+                let value = self.utf8(value)?;
+                if self.data.len() + value.len() > MAX_EVENT {
+                    return Err(SseError::EventTooLarge { line: self.line, limit: MAX_EVENT });
+                }
+                self.event.clear();
+                self.event.push_str(value);
+            }
+            b"id" if !value.contains(&0) => {
+                let value = self.utf8(value)?;
+                self.last_id = (!value.is_empty()).then(|| value.to_string());
+            }
+            b"retry" if !value.is_empty() && value.iter().all(u8::is_ascii_digit) => {
+                // Overflowing values are ignored like any other invalid one.
+                if let Some(ms) = std::str::from_utf8(value).ok().and_then(|v| v.parse().ok()) {
+                    self.retry = Some(ms);
+                }
+            }
+            _ => {}
+        }
+        Ok(None)
+    }
+
+    fn utf8<'a>(&self, value: &'a [u8]) -> Result<&'a str, SseError> {
+        std::str::from_utf8(value).map_err(|_| SseError::InvalidUtf8 { line: self.line })
+    }
+
+    /// End the current event: yield it if it has data, else just reset.
+    fn dispatch(&mut self) -> Option<SseEvent> {
+        let retry = self.retry.take();
+        if self.data.is_empty() {
+            self.event.clear();
+            return None;
+        }
+        self.data.pop(); // the '\n' after the last data line
+        let capacity = self.data.capacity().min(64 << 10);
+        let data = std::mem::replace(&mut self.data, String::with_capacity(capacity));
+        Some(SseEvent { event: std::mem::take(&mut self.event), data, id: self.last_id.clone(), retry })
+    }
+}

@@ -1,0 +1,80 @@
+//! Fuzz-style properties (SPEC ARCH-02): no input makes the SSE decoder,
+//! the stream decoder or the response decoder panic, and the stream decoder
+//! gives the same outcome for any chunking of the same bytes (STREAM-06).
+
+mod support;
+
+use golem_core::model::Request;
+use golem_core::Message;
+use golem_providers::codec::HttpCodec;
+use golem_providers::http::HttpResponseHead;
+use golem_providers::openai::{Codec, Config, Preset};
+use proptest::prelude::*;
+use support::{run_stream, split_at};
+
+fn codec() -> Codec {
+    Codec::new(Config::builder(Preset::openai(), "m").api_key("sk-fuzz-key").build().unwrap())
+}
+
+/// Bytes that look like a chat stream often enough to reach deep states.
+fn streamish() -> impl Strategy<Value = Vec<u8>> {
+    let piece = prop_oneof![
+        Just(b"data: ".to_vec()),
+        Just(b"\n\n".to_vec()),
+        Just(b"\r\n".to_vec()),
+        Just(b"data: [DONE]\n\n".to_vec()),
+        Just(br#"{"choices":[{"index":0,"delta":{"content":"hi"}}]}"#.to_vec()),
+        Just(br#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":3,"id":"c","function":{"name":"t","arguments":"{"}}]}}]}"#.to_vec()),
+        Just(br#"{"choices":[{"index":0,"delta":{"reasoning":"r"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1}}"#.to_vec()),
+        Just(br#"{"error":{"message":"x","code":429}}"#.to_vec()),
+        Just(br#"{"choices":[{"delta":{"tool_calls":[{"function":{"arguments":1e400}}]}}]}"#.to_vec()),
+        proptest::collection::vec(any::<u8>(), 0..12),
+    ];
+    proptest::collection::vec(piece, 0..24).prop_map(|pieces| pieces.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    #[test]
+    fn the_stream_decoder_never_panics_and_ignores_chunking(body in streamish(), cuts in proptest::collection::vec(0usize..2000, 0..6)) {
+        let request = Request::new(vec![Message::user("x")]);
+        let head = HttpResponseHead::new(200, vec![]);
+        let whole = run_stream(&codec(), &request, &head, [&body]);
+        let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c.min(body.len())).collect();
+        cuts.sort_unstable();
+        let split = run_stream(&codec(), &request, &head, split_at(&body, &cuts));
+        prop_assert_eq!(split.0, whole.0);
+        prop_assert_eq!(split.1, whole.1);
+    }
+
+    #[test]
+    fn random_bytes_never_panic_any_decoder(body in proptest::collection::vec(any::<u8>(), 0..1500), status in 100u16..600) {
+        let request = Request::new(vec![Message::user("x")]);
+        let head = HttpResponseHead::new(status, vec![("retry-after".into(), String::from_utf8_lossy(&body[..body.len().min(40)]).into_owned())]);
+        let _ = codec().decode(&request, &head, &body);
+        let _ = run_stream(&codec(), &request, &HttpResponseHead::new(200, vec![]), body.chunks(5));
+    }
+
+    #[test]
+    fn json_shaped_garbage_never_panics_the_body_decoder(body in streamish()) {
+        let request = Request::new(vec![]);
+        let _ = codec().decode(&request, &HttpResponseHead::new(200, vec![]), &body[body.len().min(6)..]);
+    }
+}
+
+proptest! {
+    /// The bodies of the crate's fuzz entry points, run by `cargo test`.
+    #[test]
+    fn fuzz_entry_points_hold(data in proptest::collection::vec(any::<u8>(), 0..600), shaped in streamish()) {
+        golem_providers::fuzzing::sse(&data);
+        golem_providers::fuzzing::chat_stream(&data);
+        golem_providers::fuzzing::chat_response(&data);
+        golem_providers::fuzzing::http_date(&data);
+        let mut seeded = vec![shaped.len().min(255) as u8 / 2];
+        seeded.extend_from_slice(&shaped);
+        golem_providers::fuzzing::sse(&seeded);
+        golem_providers::fuzzing::chat_stream(&seeded);
+        golem_providers::fuzzing::chat_response(&seeded);
+    }
+}

@@ -1,0 +1,219 @@
+//! Test support: the shared fixtures, golden files, recorded-request
+//! conversion and stream driving. Each test binary uses part of it.
+#![allow(dead_code)]
+
+use golem_core::message::{Message, Role, ToolArgs, ToolCall};
+use golem_core::model::{Delta, ModelError, Request, Response, WireToolChoice};
+use golem_core::tool::ToolDefinition;
+use golem_providers::codec::{HttpCodec, StreamDecoder};
+use golem_providers::http::HttpResponseHead;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// `shared/` beside the workspace (CI lays it there; so does a checkout).
+pub fn shared_dir() -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared");
+    assert!(
+        dir.join("fixtures/recorded").is_dir(),
+        "the shared fixtures are missing: expected {} (a copy of shared/ beside the repository)",
+        dir.display()
+    );
+    dir
+}
+
+/// A recorded case directory, e.g. `openai/chat_tool_call_gpt4o`.
+pub fn case_dir(case: &str) -> PathBuf {
+    shared_dir().join("fixtures/recorded").join(case)
+}
+
+pub fn read(path: &Path) -> Vec<u8> {
+    std::fs::read(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
+}
+
+pub fn read_json(path: &Path) -> Value {
+    serde_json::from_slice(&read(path)).unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()))
+}
+
+/// The manifest's interactions: (n, status, response file name).
+pub fn interactions(case: &str) -> Vec<(usize, u16, String)> {
+    let manifest = read_json(&case_dir(case).join("manifest.json"));
+    manifest["interactions"]
+        .as_array()
+        .expect("interactions")
+        .iter()
+        .map(|i| {
+            (
+                i["n"].as_u64().unwrap() as usize,
+                i["status"].as_u64().unwrap() as u16,
+                i["response_file"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// The response head of interaction `n` (1-based), headers from the YAML
+/// cassette.
+pub fn cassette_head(case: &str, n: usize) -> HttpResponseHead {
+    let path = case_dir(case).with_extension("yaml");
+    let yaml: serde_norway::Value =
+        serde_norway::from_slice(&read(&path)).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let interaction = &yaml["interactions"][n - 1]["response"];
+    let status = interaction["status"]["code"].as_u64().expect("status") as u16;
+    let mut headers = Vec::new();
+    if let serde_norway::Value::Mapping(map) = &interaction["headers"] {
+        for (name, values) in map {
+            let name = name.as_str().unwrap().to_string();
+            match values {
+                serde_norway::Value::Sequence(values) => {
+                    for v in values {
+                        headers.push((name.clone(), yaml_scalar(v)));
+                    }
+                }
+                other => headers.push((name, yaml_scalar(other))),
+            }
+        }
+    }
+    HttpResponseHead::new(status, headers)
+}
+
+fn yaml_scalar(v: &serde_norway::Value) -> String {
+    match v {
+        serde_norway::Value::String(s) => s.clone(),
+        serde_norway::Value::Number(n) => n.to_string(),
+        serde_norway::Value::Bool(b) => b.to_string(),
+        _ => String::new(),
+    }
+}
+
+/// Compare `actual` with `tests/golden/<name>.json`; `GOLEM_BLESS=1`
+/// rewrites the file instead.
+pub fn golden(name: &str, actual: &Value) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(format!("{name}.json"));
+    let text = serde_json::to_string_pretty(actual).unwrap() + "\n";
+    if std::env::var_os("GOLEM_BLESS").is_some() {
+        std::fs::write(&path, &text).unwrap();
+        return;
+    }
+    let expected = read_json(&path);
+    assert_eq!(&expected, actual, "golden {name} differs; actual:\n{text}");
+}
+
+/// Remove null-valued object keys everywhere: Chat Completions treats an
+/// explicit null like an absent field.
+pub fn drop_nulls(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            map.retain(|_, v| !v.is_null());
+            map.values_mut().for_each(drop_nulls);
+        }
+        Value::Array(items) => items.iter_mut().for_each(drop_nulls),
+        _ => {}
+    }
+}
+
+/// A golem request equivalent to a recorded Chat Completions body:
+/// messages, tools and tool choice. Tool messages get their tool name from
+/// the call they answer (golem stores it; the wire does not carry it).
+pub fn request_from_recorded(body: &Value) -> Request {
+    let mut messages: Vec<Message> = Vec::new();
+    for m in body["messages"].as_array().expect("messages") {
+        let content = m["content"].as_str().unwrap_or_default().to_string();
+        let message = match m["role"].as_str().unwrap() {
+            "system" => Message::system(content),
+            "user" => Message::user(content),
+            "assistant" => {
+                let calls = m["tool_calls"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|c| {
+                        ToolCall::new(
+                            c["id"].as_str().unwrap(),
+                            c["function"]["name"].as_str().unwrap(),
+                            ToolArgs::new(c["function"]["arguments"].as_str().unwrap()),
+                        )
+                    })
+                    .collect();
+                Message { content, tool_calls: calls, ..Message::new(Role::Assistant) }
+            }
+            "tool" => {
+                let id = m["tool_call_id"].as_str().unwrap();
+                let name = messages
+                    .iter()
+                    .flat_map(|m| &m.tool_calls)
+                    .find(|c| c.id == id)
+                    .map(|c| c.name.clone())
+                    .unwrap_or_default();
+                Message::tool_result(id, name, content)
+            }
+            other => panic!("unexpected role {other}"),
+        };
+        messages.push(message);
+    }
+    let tools = body["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|t| ToolDefinition {
+            name: t["function"]["name"].as_str().unwrap().to_string(),
+            description: t["function"]["description"].as_str().unwrap_or_default().to_string(),
+            parameters: t["function"]["parameters"].clone(),
+        })
+        .collect();
+    let tool_choice = match &body["tool_choice"] {
+        Value::String(s) if s == "auto" => Some(WireToolChoice::Auto),
+        Value::Object(o) => Some(WireToolChoice::Tool(o["function"]["name"].as_str().unwrap().to_string())),
+        _ => None,
+    };
+    Request { messages, tools: Arc::new(tools), output_schema: None, tool_choice }
+}
+
+/// What a stream decoder made of `chunks`: every delta (until the first
+/// error) and the final result.
+pub fn run_stream<C: HttpCodec>(
+    codec: &C,
+    request: &Request,
+    head: &HttpResponseHead,
+    chunks: impl IntoIterator<Item = impl AsRef<[u8]>>,
+) -> (Vec<Delta>, Result<Response, ModelError>) {
+    let mut decoder = codec.stream_decoder(request, head);
+    let mut deltas = Vec::new();
+    let drain = |decoder: &mut C::Stream, deltas: &mut Vec<Delta>| {
+        while let Some(delta) = decoder.next_delta() {
+            match delta {
+                Ok(d) => deltas.push(d),
+                Err(_) => break,
+            }
+        }
+    };
+    for chunk in chunks {
+        decoder.feed(chunk.as_ref());
+        drain(&mut decoder, &mut deltas);
+    }
+    decoder.end();
+    drain(&mut decoder, &mut deltas);
+    (deltas, decoder.finish())
+}
+
+/// `body` split into pieces at `cuts` (sorted positions).
+pub fn split_at<'a>(body: &'a [u8], cuts: &[usize]) -> Vec<&'a [u8]> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for &cut in cuts {
+        out.push(&body[start..cut]);
+        start = cut;
+    }
+    out.push(&body[start..]);
+    out
+}
+
+/// A response as JSON, for goldens and comparisons.
+pub fn response_json(response: &Response) -> Value {
+    serde_json::to_value(response).unwrap()
+}
+
+/// An error as JSON (the serialisable fields).
+pub fn error_json(error: &ModelError) -> Value {
+    serde_json::to_value(error).unwrap()
+}
