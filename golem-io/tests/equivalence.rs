@@ -344,7 +344,6 @@ fn async_drivers_stop_waiting_for_a_stuck_tool() {
 /// the tool stage. SPEC DRV-02: deadline-bound tools run on their own
 /// threads so the driver can stop waiting at a deadline.
 #[test]
-#[ignore = "blocking driver waits for an inline tool past a run deadline or caller cancellation"]
 fn blocking_driver_stops_waiting_for_a_stuck_tool() {
     assert_stops_promptly(Driver::Blocking);
 }

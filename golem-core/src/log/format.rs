@@ -36,6 +36,11 @@ pub struct LogHeader {
     /// here so every deadline it computes matches the recording.
     #[serde(default)]
     pub epoch: u64,
+    /// The first record was fed before the machine's first drain — a
+    /// cancellation that arrived before the run began, so no turn started.
+    /// Replay then feeds it first too.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fed_before_start: bool,
 }
 
 impl LogHeader {
@@ -52,6 +57,7 @@ impl LogHeader {
             seed,
             started_at_unix_ms: 0,
             epoch: 0,
+            fed_before_start: false,
         }
     }
 }

@@ -11,7 +11,8 @@ use crate::time::Moment;
 pub struct Replay {
     /// The machine after the last record; continue it to resume a crash.
     pub machine: RunMachine,
-    /// The outputs of `RunMachine::new`'s drain, then of each record.
+    /// The outputs of the first drain after `RunMachine::new` (empty when
+    /// the header says the first record came before it), then of each record.
     pub outputs: Vec<Vec<Output>>,
     /// The machine time of the last record (the run's time when the log
     /// stops; the header's epoch for a log without records).
@@ -73,7 +74,8 @@ pub fn replay_prefix(log: &EventLog, count: usize) -> Result<Replay, ReplayError
     let header = &log.header;
     let epoch = Moment::from_nanos(header.epoch);
     let mut machine = RunMachine::new(header.config.clone(), header.start.clone(), epoch)?;
-    let mut outputs = vec![machine.drain()];
+    let first = if header.fed_before_start { Vec::new() } else { machine.drain() };
+    let mut outputs = vec![first];
     let mut last_at = epoch;
     for (index, record) in log.records.iter().take(count).enumerate() {
         let Some(input) = record.input.clone() else { continue };

@@ -467,6 +467,30 @@ impl RunMachine {
     /// Caller cancellation in the middle of a batch: keep what finished,
     /// interrupt the rest (SPEC ERR-05).
     pub(super) fn close_batch_on_cancel(&mut self) {
+        // Every call announced with tool_start gets its tool_end, in
+        // emission order: finished ones with their answer, the rest canceled.
+        if let Phase::Tools(batch) = &self.phase {
+            let group = batch.groups.get(batch.group).cloned().unwrap_or_default();
+            let ends: Vec<EventKind> = group
+                .iter()
+                .map(|&i| {
+                    let slot = &batch.slots[i];
+                    match slot.state {
+                        SlotState::Running { .. } | SlotState::Waiting => EventKind::ToolEnd {
+                            call_id: slot.call.id.clone(),
+                            tool: slot.call.name.clone(),
+                            result: None,
+                            error: Some("canceled: the run was stopped".to_string()),
+                            approved: false,
+                        },
+                        _ => end_event(slot),
+                    }
+                })
+                .collect();
+            for end in ends {
+                self.emit(end);
+            }
+        }
         let Phase::Tools(batch) = &mut self.phase else { return };
         for slot in batch.slots.iter_mut() {
             if slot.result.is_some() {

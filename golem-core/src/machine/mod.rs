@@ -75,6 +75,9 @@ pub struct RunMachine {
 
 #[derive(Debug)]
 enum Phase {
+    /// The conversation is open; the first turn starts at the first poll, so
+    /// a cancellation fed right after `new` stops the run before any request.
+    Starting,
     /// Approved re-runs of a deferred resume are executing.
     Resuming(resume::Resume),
     /// A model call is in flight or backing off.
@@ -171,6 +174,9 @@ impl RunMachine {
     /// Take the next output: queued commands and events first, then `Wait`
     /// (with the earliest deadline) or `Done`, which is absorbing.
     pub fn poll_output(&mut self) -> Output {
+        if matches!(self.phase, Phase::Starting) && self.outcome.is_none() && self.poisoned.is_none() {
+            self.begin_turn();
+        }
         if let Some(output) = self.queue.pop_front() {
             return output;
         }
@@ -262,7 +268,7 @@ impl RunMachine {
             Phase::Tools(b) => b.in_flight_ids(),
             Phase::Resuming(r) => r.in_flight().into_iter().collect(),
             Phase::Decoding(d) => vec![d.id.0],
-            Phase::Done => Vec::new(),
+            Phase::Starting | Phase::Done => Vec::new(),
         };
         for id in in_flight {
             if self.ids.is_pending(IdKind::Model, id) {
@@ -299,7 +305,7 @@ impl RunMachine {
             Phase::Model(_) => self.model_timers(),
             Phase::Tools(_) => self.batch_timers(),
             Phase::Resuming(_) => self.resume_timers(),
-            Phase::Decoding(_) | Phase::Done => {}
+            Phase::Starting | Phase::Decoding(_) | Phase::Done => {}
         }
     }
 
@@ -308,7 +314,7 @@ impl RunMachine {
             Phase::Model(m) => m.deadline(),
             Phase::Tools(b) => b.deadline().map(|d| (d, WaitReason::ToolDeadline)),
             Phase::Resuming(r) => r.deadline().map(|d| (d, WaitReason::ToolDeadline)),
-            Phase::Decoding(_) | Phase::Done => None,
+            Phase::Starting | Phase::Decoding(_) | Phase::Done => None,
         };
         let run = self.run_deadline.map(|d| (d, WaitReason::RunDeadline));
         match (phase, run) {

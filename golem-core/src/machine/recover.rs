@@ -19,7 +19,7 @@ impl RunMachine {
             Phase::Decoding(_) => self.recover_decode(),
             Phase::Tools(_) => self.recover_batch(),
             Phase::Resuming(_) => self.recover_rerun(),
-            Phase::Done => {}
+            Phase::Starting | Phase::Done => {}
         }
     }
 }

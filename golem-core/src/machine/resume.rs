@@ -148,7 +148,7 @@ impl RunMachine {
             }
         }
         self.ev.messages = messages;
-        self.begin_turn();
+        self.phase = Phase::Starting;
     }
 
     fn next_rerun(&mut self) {

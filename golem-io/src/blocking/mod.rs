@@ -21,9 +21,12 @@ where
     Deps: Send + Sync + 'static,
 {
     let Launch { agent, deps, begin, mut observers, clock, cancel, log } = run;
-    let (mut machine, mut pending) = exec::begin(&agent.config, begin, clock.as_ref(), log)?;
+    let (mut machine, mut next) = exec::begin(&agent.config, begin, clock.as_ref(), log, cancel.as_ref())?;
     let mut work = Executor::new(agent, deps, Arc::clone(&clock), cancel);
     loop {
+        if let Some(input) = next.take() {
+            machine.feed(clock.now(), input)?;
+        }
         // After every input, drain until Wait or Done (SPEC MACH-01).
         let deadline = loop {
             match machine.poll() {
@@ -38,10 +41,6 @@ where
                 Output::Done => return work.finish(machine.outcome()?),
             }
         };
-        let input = match pending.take() {
-            Some(input) => input,
-            None => work.next_input(deadline)?,
-        };
-        machine.feed(clock.now(), input)?;
+        next = Some(work.next_input(deadline)?);
     }
 }

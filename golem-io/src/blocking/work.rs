@@ -50,6 +50,8 @@ pub(crate) struct Executor<Deps, O> {
     rx: Receiver<Report>,
     kept: Kept<O>,
     cancel: Option<CancelGuard>,
+    /// Run nothing on the calling thread (a caller token or run deadline applies).
+    stay_free: bool,
 }
 
 impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
@@ -60,6 +62,9 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
         cancel: Option<CancellationToken>,
     ) -> Self {
         let (tx, rx) = channel();
+        // With a caller's token or a run deadline, the driver must be free to
+        // stop waiting at any moment, so nothing runs on its thread (DRV-02).
+        let stay_free = cancel.is_some() || agent.config.run_deadline.is_some();
         // The caller's cancellation wakes the driver like any answer would,
         // so it takes effect even while the driver is blocked waiting; one
         // that came first is fed before any work starts.
@@ -90,6 +95,7 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
             rx,
             kept: Kept::new(),
             cancel,
+            stay_free,
         }
     }
 
@@ -194,7 +200,7 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
 
     fn launch(&mut self, work: Work) {
         let alone = self.pending.is_empty() && self.in_flight.is_empty();
-        if alone && !needs_thread(&work) {
+        if alone && !self.stay_free && !needs_thread(&work) {
             // A lone call has no machine-side cancel; it hears the caller's.
             let token = self.cancel.as_ref().map_or_else(CancellationToken::new, |g| g.0.clone());
             match self.job(token).run(work, None) {

@@ -42,27 +42,32 @@ pub(crate) struct Launch<'a, Deps, O> {
 }
 
 /// Create (or take over) the machine, open the log, and say which input, if
-/// any, goes in before the driver waits for anything.
+/// any, goes in before the first drain: a cancellation that came before the
+/// run (so it makes no request), or the recovery of a continued run.
 pub(crate) fn begin<'a>(
     config: &golem_core::RunConfig,
     begin: Begin,
     clock: &dyn Clock,
     log: Option<LogOut<'a>>,
+    cancel: Option<&CancellationToken>,
 ) -> Result<(Stepper<'a>, Option<Input>), Error> {
+    let canceled = cancel.is_some_and(CancellationToken::is_cancelled).then(super::caller_cancel);
     match begin {
         Begin::Fresh(start) => {
             let now = clock.now();
+            // A run that cannot start leaves no log behind.
+            let machine = RunMachine::new(config.clone(), start.clone(), now)?;
             let recorder = match log {
                 Some(out) => {
-                    let mut header = LogHeader::new(config.clone(), start.clone());
+                    let mut header = LogHeader::new(config.clone(), start);
                     header.epoch = now.as_nanos();
                     header.started_at_unix_ms = unix_ms();
+                    header.fed_before_start = canceled.is_some();
                     Some(Recorder::new(out, header, true)?)
                 }
                 None => None,
             };
-            let machine = RunMachine::new(config.clone(), start, now)?;
-            Ok((Stepper::new(machine, recorder), None))
+            Ok((Stepper::new(machine, recorder), canceled))
         }
         Begin::Continue { machine, header } => {
             let recorder = match log {
@@ -70,7 +75,7 @@ pub(crate) fn begin<'a>(
                 None => None,
             };
             // Whatever was in flight died with the old process.
-            Ok((Stepper::new(*machine, recorder), Some(Input::Recover)))
+            Ok((Stepper::new(*machine, recorder), Some(canceled.unwrap_or(Input::Recover))))
         }
     }
 }

@@ -221,6 +221,21 @@ impl<Deps> Tool<Deps> {
         self
     }
 
+    /// Builder-style: what a crash resume does when this tool's call had
+    /// started but its result was lost (SPEC LOG-06): tell the model it may
+    /// not have completed (the default), run it again, or ask a human.
+    pub fn on_unknown_outcome(mut self, policy: golem_core::tool::UnknownOutcome) -> Self {
+        self.spec.on_unknown_outcome = policy;
+        self
+    }
+
+    /// Builder-style: running this tool twice does no harm, so a crash
+    /// resume runs a call whose outcome was lost again
+    /// ([`UnknownOutcome::Redo`](golem_core::tool::UnknownOutcome::Redo)).
+    pub fn idempotent(self) -> Self {
+        self.on_unknown_outcome(golem_core::tool::UnknownOutcome::Redo)
+    }
+
     /// Builder-style: a barrier in parallel execution — earlier calls
     /// finish, this one runs alone, later ones follow (SPEC TOOL-08).
     pub fn sequential(mut self) -> Self {

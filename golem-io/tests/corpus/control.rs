@@ -206,22 +206,18 @@ fn caller_cancel_before_start() -> Box<dyn Case> {
         Ok(text("never", (1, 1)))
     });
     let agent = Agent::<()>::builder(model).build().unwrap();
-    // The machine counts the request when it commands the first CallModel,
-    // before the driver feeds it the cancellation, so `requests` reads 1
-    // although no provider call was made (SPEC USAGE-06 says provider
-    // calls); the probe shows the model was never called.
+    // The driver feeds the cancellation before the first turn starts, so no
+    // request is made or counted (SPEC USAGE-06 counts provider calls); the
+    // probe shows the model was never called.
     let pin = Pin::failed(Stage::Model, "run canceled by the caller");
-    case(agent, ()).probe(&probe).step(Step::prompt("hi", pin.messages(0).requests(1)).cancellation(&token)).boxed()
+    case(agent, ()).probe(&probe).step(Step::prompt("hi", pin.messages(0).requests(0)).cancellation(&token)).boxed()
 }
 
 fn run_deadline() -> Box<dyn Case> {
     let (probe, gate) = (Probe::default(), Gate::new());
     let model =
         ScriptedModel::new().respond(calls(vec![call("z1", "stuck", "{}")], (10, 4))).respond(text("never", (1, 1)));
-    // The tool timeout never fires; it only puts the call on its own thread.
-    // Without it the blocking driver runs the lone call inline and cannot
-    // stop waiting at the run deadline (see the ignored test
-    // `run_deadline_stops_waiting_for_an_inline_tool` in equivalence.rs).
+    // The tool timeout never fires; the run deadline ends the run first.
     let agent = Agent::builder(model)
         .tool(stuck("stuck", &probe, &gate))
         .tool_timeout(GIVE_UP * 2)

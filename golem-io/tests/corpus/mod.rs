@@ -56,6 +56,36 @@ pub enum Driver {
     /// `RunBuilder::call_async` inside a current-thread tokio runtime
     /// (without tokio's timer: deadlines are async-io's).
     Tokio,
+    /// The blocking driver, recording an event log ([`take_logs`]).
+    RecordedBlocking,
+    /// The async driver under `smol::block_on`, recording an event log.
+    RecordedSmol,
+}
+
+/// A log buffer the run writes to while the test keeps a handle.
+#[derive(Clone, Default)]
+struct SharedLog(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for SharedLog {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+thread_local! {
+    /// Logs recorded by the `Recorded*` drivers on this thread, in order.
+    static LOGS: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The logs the `Recorded*` drivers wrote on this thread since the last call
+/// (one per run; a run that could not start writes none).
+pub fn take_logs() -> Vec<String> {
+    LOGS.with(|logs| std::mem::take(&mut *logs.borrow_mut()))
 }
 
 impl Driver {
@@ -76,6 +106,19 @@ where
         Driver::Tokio => {
             let runtime = tokio::runtime::Builder::new_current_thread().build().expect("a tokio runtime");
             runtime.block_on(run.call_async())
+        }
+        Driver::RecordedBlocking | Driver::RecordedSmol => {
+            let log = SharedLog::default();
+            let run = run.record(log.clone());
+            let result = match driver {
+                Driver::RecordedBlocking => run.call(),
+                _ => smol::block_on(run.call_async()),
+            };
+            let bytes = std::mem::take(&mut *log.0.lock().unwrap_or_else(|p| p.into_inner()));
+            if !bytes.is_empty() {
+                LOGS.with(|logs| logs.borrow_mut().push(String::from_utf8(bytes).expect("logs are UTF-8")));
+            }
+            result
         }
     }
 }
