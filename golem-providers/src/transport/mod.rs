@@ -17,7 +17,13 @@
 //! time out connecting (10 s by default) and on silence, accept gzip with
 //! the size cap applied after decompression, keep no cookies and follow no
 //! redirects. Failures are [`TransportError`]s, which convert into
-//! retryable or fatal [`ModelError`](golem_core::ModelError)s.
+//! retryable or fatal [`ModelError`](golem_core::ModelError)s; they name
+//! hosts, never headers, so they cannot carry a key (SPEC ERR-06).
+//!
+//! One caveat on logs: ureq-proto, under both transports, dumps the raw
+//! bytes it writes and parses at the `log` crate's `trace` level — request
+//! headers included. Keep `ureq_proto` below `trace` wherever a key must
+//! not reach the logs (ureq's own `debug` output redacts credentials).
 
 mod asynchronous;
 mod blocking;
