@@ -259,3 +259,50 @@ fn gzip(bytes: &[u8]) -> Vec<u8> {
     encoder.write_all(bytes).unwrap();
     encoder.finish().unwrap()
 }
+
+/// Mangled and random responses end in a response or an error, never a
+/// panic (SPEC ARCH-02). Each case is served once by a raw socket.
+#[test]
+fn hostile_responses_never_panic() {
+    let valid = b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\ncontent-encoding: gzip\r\n\r\n5\r\nhello\r\n0\r\n\r\n";
+    let mut seed = 0x9E37_79B9_7F4A_7C15_u64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let sender = Sender::new(KIND, TransportConfig::new().read_timeout(Duration::from_secs(5)));
+    for case in 0..40 {
+        let mut bytes = valid.to_vec();
+        match case % 4 {
+            // Flip bytes of a valid response.
+            0 | 1 => {
+                for _ in 0..1 + next() % 6 {
+                    let at = (next() % bytes.len() as u64) as usize;
+                    bytes[at] = next() as u8;
+                }
+            }
+            // Cut it anywhere.
+            2 => bytes.truncate((next() % bytes.len() as u64) as usize),
+            // A valid head over random body bytes.
+            _ => {
+                bytes.truncate(valid.iter().position(|&b| b == b'5').unwrap_or(0));
+                bytes.extend((0..next() % 300).map(|_| next() as u8));
+            }
+        }
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let server = std::thread::spawn(move || {
+            if let Ok((mut stream, _)) = listener.accept() {
+                let mut buf = [0u8; 4096];
+                let _ = stream.read(&mut buf);
+                let _ = stream.write_all(&bytes);
+            }
+        });
+        if let Ok((_, body)) = sender.send(&post(&url)) {
+            let _ = body.read_to_end();
+        }
+        server.join().unwrap();
+    }
+}
