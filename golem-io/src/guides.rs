@@ -71,3 +71,11 @@ pub struct DriversAndRuntimes;
 /// `docs/guides/record-replay-resume.md`
 #[doc = include_str!("../../docs/guides/record-replay-resume.md")]
 pub struct RecordReplayResume;
+
+/// `docs/guides/security.md` (its `golem-providers` block is `ignore`).
+#[doc = include_str!("../../docs/guides/security.md")]
+pub struct Security;
+
+/// `docs/guides/migration-from-go.md`
+#[doc = include_str!("../../docs/guides/migration-from-go.md")]
+pub struct MigrationFromGo;
