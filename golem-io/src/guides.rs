@@ -79,3 +79,7 @@ pub struct Security;
 /// `docs/guides/migration-from-go.md`
 #[doc = include_str!("../../docs/guides/migration-from-go.md")]
 pub struct MigrationFromGo;
+
+/// `README.md`: its quick start is compiled and run too.
+#[doc = include_str!("../../README.md")]
+pub struct Readme;
