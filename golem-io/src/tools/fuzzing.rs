@@ -17,3 +17,16 @@ pub fn html_text(data: &[u8]) {
         }
     }
 }
+
+/// Arbitrary bytes as a SKILL.md: never a panic; a split body is a suffix
+/// of the input and the frontmatter reader always answers.
+#[cfg(feature = "skills")]
+pub fn frontmatter(data: &[u8]) {
+    use super::skills::frontmatter;
+    let text = String::from_utf8_lossy(data);
+    if let Ok((yaml, body)) = frontmatter::split(&text) {
+        assert!(text.ends_with(body), "the body is the end of the file");
+        let _ = frontmatter::parse(yaml);
+    }
+    let _ = frontmatter::parse(&text);
+}
