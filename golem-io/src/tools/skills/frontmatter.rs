@@ -79,7 +79,8 @@ pub fn parse(yaml: &str) -> Result<Frontmatter, String> {
 fn scalar(key: &str, value: Option<&Value>) -> Result<Option<String>, String> {
     match value {
         None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s.clone())),
+        // Block scalars keep a final newline; a name or description has no use for it.
+        Some(Value::String(s)) => Ok(Some(s.trim().to_string())),
         Some(Value::Bool(b)) => Ok(Some(b.to_string())),
         Some(Value::Number(n)) => Ok(Some(n.to_string())),
         Some(_) => Err(format!("{key} must be a string")),
