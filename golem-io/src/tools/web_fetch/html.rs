@@ -209,6 +209,9 @@ impl Text {
     /// A link target worth showing: not a fragment or script, resolved
     /// against the page when possible.
     fn link_target(&self, href: &str) -> Option<String> {
+        // As a browser's URL parser does: tabs and newlines vanish.
+        let href: String = href.chars().filter(|c| !matches!(c, '\t' | '\n' | '\r')).collect();
+        let href = href.trim();
         let lower = href.to_ascii_lowercase();
         if href.is_empty() || href.starts_with('#') || lower.starts_with("javascript:") {
             return None;
