@@ -307,3 +307,11 @@ fn the_tool_runs_under_both_drivers() {
     assert_eq!(spec.name(), "web_fetch");
     assert_eq!(spec.spec().definition.description, golem_io::tools::web_fetch::texts::DESCRIPTION);
 }
+
+#[test]
+fn a_url_normalised_by_the_parser_is_not_called_a_redirect() {
+    let server = Server::start(|_| Reply::ok("text/plain", "same page"));
+    let fetched = private().fetch(&format!("HTTP://LOCALHOST:{}", server.addr.port())).unwrap();
+    assert_eq!((fetched.redirects, fetched.model_text().as_str()), (0, "same page"));
+    assert_eq!(fetched.url, format!("http://localhost:{}/", server.addr.port()));
+}

@@ -77,6 +77,7 @@ impl FileRead {
         Tool::new(texts::TOOL_NAME, texts::DESCRIPTION, texts::schema(), move |_ctx: &ToolContext<Deps>, args| {
             reader.call(args)
         })
+        .idempotent()
     }
 
     /// Read `path` as the tool would (lines `start..=end` when given) and

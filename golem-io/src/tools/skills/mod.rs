@@ -131,6 +131,7 @@ impl Skills {
             texts::schema(),
             move |_: &ToolContext<Deps>, args| skills.call(args),
         )
+        .idempotent()
     }
 
     /// What a call for `name` returns (SPEC SKILL-05), or the correctable

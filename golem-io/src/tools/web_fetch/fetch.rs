@@ -23,6 +23,8 @@ pub struct Fetched {
     pub requested: String,
     /// The URL the body came from, after redirects.
     pub url: String,
+    /// How many redirects were followed.
+    pub redirects: u32,
     /// The response status (2xx).
     pub status: u16,
     /// The media type, lowercased, without parameters; `None` when the
@@ -39,10 +41,10 @@ pub struct Fetched {
 
 impl Fetched {
     /// What the model reads: the text, the truncation marker when cut, and
-    /// a first line naming the final URL when a redirect moved it.
+    /// a first line naming the final URL when redirects were followed.
     pub fn model_text(&self) -> String {
         let mut out = String::new();
-        if self.url != self.requested {
+        if self.redirects > 0 {
             out.push_str(&texts::redirected(&self.url));
         }
         out.push_str(&self.text);
@@ -218,7 +220,7 @@ impl Fetcher {
             if !status.is_success() {
                 return Err(FetchError::Status { url: url.to_string(), status: status.as_u16() });
             }
-            return self.read(raw, url, response);
+            return self.read(raw, url, redirects, response);
         }
     }
 
@@ -256,7 +258,13 @@ impl Fetcher {
     }
 
     /// Read the body: at most `max_bytes + 1` bytes, typed, decoded.
-    fn read(&self, requested: &str, url: Url, mut response: Response<Body>) -> Result<Fetched, FetchError> {
+    fn read(
+        &self,
+        requested: &str,
+        url: Url,
+        redirects: u32,
+        mut response: Response<Body>,
+    ) -> Result<Fetched, FetchError> {
         let header =
             response.headers().get(header::CONTENT_TYPE).map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
         let (media, charset) = match header.as_deref().map(body::parse_content_type) {
@@ -288,6 +296,7 @@ impl Fetcher {
         Ok(Fetched {
             requested: requested.trim().to_string(),
             url: url.to_string(),
+            redirects,
             status: response.status().as_u16(),
             content_type: media,
             text,

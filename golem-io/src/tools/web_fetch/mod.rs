@@ -94,6 +94,7 @@ impl WebFetch {
         Tool::new(texts::TOOL_NAME, texts::DESCRIPTION, texts::schema(), move |ctx: &ToolContext<Deps>, args| {
             fetcher.call(ctx.cancellation(), args)
         })
+        .idempotent()
     }
 
     /// Fetch `url` as the tool would, without a model.
