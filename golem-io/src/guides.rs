@@ -2,6 +2,13 @@
 //! ```` ```rust ```` block of every guide is a test of this crate
 //! (`cargo test -p golem-io --doc`). Only built under `cfg(doctest)`, so
 //! nothing here is part of the public API.
+//!
+//! The guides of the common tools need the tools' features (`web-fetch`,
+//! `file-read`, `command`, `skills`): `cargo test --workspace` enables them
+//! through the examples crate; alone, run
+//! `cargo test -p golem-io --doc --features web-fetch,file-read,command,skills`.
+//! Without a guide's feature its item is not compiled and its blocks are not
+//! tested.
 
 /// `docs/guides/getting-started.md`
 #[doc = include_str!("../../docs/guides/getting-started.md")]
@@ -59,10 +66,30 @@ pub struct TestingWithoutAProvider;
 #[doc = include_str!("../../docs/guides/multimodal-input.md")]
 pub struct MultimodalInput;
 
-/// `docs/guides/providers.md` (its `golem-providers` blocks are `ignore`:
-/// golem-io's doctests cannot see that crate).
+/// `docs/guides/providers.md` (its `golem-providers` blocks are `no_run`:
+/// compiled against the dev-dependency, never run, since they need keys).
 #[doc = include_str!("../../docs/guides/providers.md")]
 pub struct Providers;
+
+/// `docs/guides/web-fetch.md`
+#[cfg(all(doctest, feature = "web-fetch"))]
+#[doc = include_str!("../../docs/guides/web-fetch.md")]
+pub struct WebFetch;
+
+/// `docs/guides/file-read.md`
+#[cfg(all(doctest, feature = "file-read"))]
+#[doc = include_str!("../../docs/guides/file-read.md")]
+pub struct FileRead;
+
+/// `docs/guides/command-execution.md` (the `command` tool is Unix only).
+#[cfg(all(doctest, feature = "command", unix))]
+#[doc = include_str!("../../docs/guides/command-execution.md")]
+pub struct CommandExecution;
+
+/// `docs/guides/skills.md`
+#[cfg(all(doctest, feature = "skills"))]
+#[doc = include_str!("../../docs/guides/skills.md")]
+pub struct Skills;
 
 /// `docs/guides/drivers-and-runtimes.md`
 #[doc = include_str!("../../docs/guides/drivers-and-runtimes.md")]
@@ -72,7 +99,7 @@ pub struct DriversAndRuntimes;
 #[doc = include_str!("../../docs/guides/record-replay-resume.md")]
 pub struct RecordReplayResume;
 
-/// `docs/guides/security.md` (its `golem-providers` block is `ignore`).
+/// `docs/guides/security.md` (its `golem-providers` block is `no_run`).
 #[doc = include_str!("../../docs/guides/security.md")]
 pub struct Security;
 
