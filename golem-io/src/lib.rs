@@ -99,6 +99,8 @@ mod error;
 mod exec;
 mod history;
 mod instructions;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 mod output;
 mod record;
 mod result;
