@@ -134,6 +134,11 @@ impl McpClient {
         self.shared.lock().session.server_info().cloned()
     }
 
+    /// The server's process id, for a stdio server.
+    pub fn process_id(&self) -> Option<u32> {
+        self.shared.transport.process_id()
+    }
+
     /// Every tool the server lists, following `nextCursor` (SPEC MCP-04).
     pub fn list_tools(&self) -> Result<Vec<McpTool>, McpError> {
         let mut pager = Pager::new();

@@ -26,6 +26,10 @@ pub(crate) trait Transport: Send + Sync + 'static {
     fn send_request(&self, shared: &Arc<Shared>, id: u64, message: Message);
     /// Send a reply or a notification, after those sent before it.
     fn send(&self, shared: &Arc<Shared>, message: Message);
+    /// The server's process id (stdio).
+    fn process_id(&self) -> Option<u32> {
+        None
+    }
     /// Shut the connection down; idempotent.
     fn close(&self, shared: &Arc<Shared>);
 }

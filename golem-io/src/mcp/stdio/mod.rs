@@ -171,6 +171,10 @@ impl Transport for StdioTransport {
         self.start_reader(shared)
     }
 
+    fn process_id(&self) -> Option<u32> {
+        Some(self.process.id())
+    }
+
     fn send_request(&self, _shared: &Arc<Shared>, _id: u64, message: Message) {
         self.enqueue(&message);
     }

@@ -36,6 +36,10 @@ impl Process {
         Process { state: Mutex::new(State { child, status: None, shut_down: false }) }
     }
 
+    pub(crate) fn id(&self) -> u32 {
+        self.lock().child.id()
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
