@@ -1,12 +1,19 @@
-//! Quickstart: an agent with a typed tool reading a run dependency, run on
-//! golem's offline `TestModel` (which calls every tool with schema-valid
-//! arguments, then answers), printing the output, message count and usage.
+//! Quickstart: an agent with a typed tool reading a run dependency,
+//! printing the output, message count and usage.
 //!
-//! Swap `TestModel` for a provider from `golem-providers` to talk to a real
-//! model; nothing else changes.
+//! With `OPENAI_API_KEY` or `GOLEM_BASE_URL` set it talks to a real
+//! OpenAI-compatible endpoint (model from `OPENAI_MODEL`, default
+//! gpt-4o-mini; `GOLEM_BASE_URL` for a local or proxy server, key
+//! optional there). Without either it runs on golem's offline `TestModel`,
+//! which calls every tool with schema-valid arguments, then answers.
 
 use golem_core::testing::TestModel;
+use golem_core::Model;
 use golem_io::{Agent, Tool, ToolContext, ToolError};
+use golem_providers::client::DEFAULT_OPENAI_MODEL;
+use golem_providers::openai::{Config, Preset};
+use golem_providers::OpenAi;
+use std::sync::Arc;
 
 /// The run's dependencies, shared by every tool call of the run.
 struct Settings {
@@ -24,8 +31,35 @@ fn forecast(ctx: &ToolContext<Settings>, args: ForecastArgs) -> Result<String, T
     Ok(format!("{}: sunny, 31 {}", args.city, ctx.deps().units))
 }
 
+fn var(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+/// A real endpoint when the environment names one, else the offline fake.
+fn model() -> Result<(Arc<dyn Model>, String), Box<dyn std::error::Error>> {
+    let model_name = var("OPENAI_MODEL").unwrap_or_else(|| DEFAULT_OPENAI_MODEL.to_string());
+    if let Some(base_url) = var("GOLEM_BASE_URL") {
+        // Any OpenAI-compatible server; vLLM's preset sends a key only
+        // when one is configured.
+        let mut config = Config::builder(Preset::vllm(), &model_name).base_url(&base_url);
+        if let Some(key) = var("OPENAI_API_KEY") {
+            config = config.api_key(key);
+        }
+        return Ok((Arc::new(OpenAi::new(config.build()?)), format!("{model_name} at {base_url}")));
+    }
+    if var("OPENAI_API_KEY").is_some() {
+        let client = OpenAi::from_env()?;
+        let label = format!("{} at {}", client.config().model(), client.config().base_url());
+        return Ok((Arc::new(client), label));
+    }
+    let fake = TestModel::new().answer_text("Pack sunglasses.");
+    Ok((Arc::new(fake), "the offline TestModel (set OPENAI_API_KEY or GOLEM_BASE_URL for a real one)".into()))
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let agent = Agent::builder(TestModel::new().answer_text("Pack sunglasses."))
+    let (model, label) = model()?;
+    println!("model: {label}");
+    let agent = Agent::builder(model)
         .instructions("You are a concise weather assistant.")
         .tool(Tool::typed("forecast", "Today's forecast for a city.", forecast))
         .build()?;

@@ -10,9 +10,13 @@
 //! share: HTTP as plain data, an SSE decoder, Retry-After and HTTP-date
 //! parsing, failure classification and a redacting [`Secret`].
 //!
-//! **Not in scope:** I/O. Nothing in these modules opens a socket, reads
-//! the environment or a clock; transports move the bytes and pass in
-//! whatever the outside world knows (the response head, the wall clock).
+//! **Not in scope of the codecs:** I/O. No codec opens a socket, reads
+//! the environment or a clock; the [`transport`]s move the bytes and pass
+//! in whatever the outside world knows (the response head, the wall clock).
+//!
+//! **Clients:** [`OpenAi`] and [`AzureOpenAi`] (see [`client`]) glue a
+//! codec to a blocking and an async transport and implement golem's
+//! `Model` and `AsyncModel`, streaming included.
 //!
 //! Providers: [`openai`] (OpenAI and the OpenAI-compatible presets) and
 //! [`azure`] (Azure OpenAI deployments), both speaking the
@@ -58,3 +62,6 @@ mod validate;
 
 pub use codec::{HttpCodec, StreamDecoder};
 pub use secret::Secret;
+pub mod client;
+pub mod transport;
+pub use client::{AzureOpenAi, Client, OpenAi};

@@ -6,6 +6,8 @@
 //! - [`TestModel`]: calls every tool with schema-valid arguments, then
 //!   answers with schema-valid output — no script needed.
 //! - [`sample_for_schema`]: the schema-to-value generator behind it.
+//! - [`Sim`]: the simulated-time harness for the machine itself (TEST-03),
+//!   re-exported from [`crate::sim`].
 //! - [`response_deltas`], [`StreamAssembler`] and [`assemble`]: the one
 //!   streaming semantics (STREAM-05) — a response as the deltas a stream
 //!   yields, and deltas back into the message. Every fake streams through
@@ -27,6 +29,7 @@ pub use crate::stream::{
     assemble, response_deltas, stream_response, AssembleError, StreamAssembler, MAX_INDEX, MAX_THINKING_BLOCKS,
     MAX_TOOL_CALLS,
 };
+pub use crate::sim::{ModelReply, Sim, ToolReply};
 pub use fn_model::FnModel;
 pub use schema_sample::sample_for_schema;
 pub use scripted::{ScriptedModel, DEFAULT_CHUNK_SIZE};

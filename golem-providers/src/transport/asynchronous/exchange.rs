@@ -1,0 +1,196 @@
+//! One HTTP/1.1 exchange up to the response head, driven through
+//! ureq-proto's sans-IO client: it writes the request head, we write the
+//! bytes; we read bytes, it parses the response head.
+
+use super::super::config::TransportConfig;
+use super::super::error::{TimeoutPhase, TransportError};
+use super::super::{classify_io, now_unix};
+use super::conn::Conn;
+use super::timeout::with_timeout;
+use crate::http::{HttpRequest, HttpResponseHead};
+use futures_lite::{AsyncReadExt, AsyncWriteExt};
+use ureq_proto::client::state::{RecvBody, RecvResponse};
+use ureq_proto::client::{Call, RecvResponseResult, SendRequestResult};
+use ureq_proto::http;
+
+/// Response heads larger than this are refused: real ones are a few KiB,
+/// and the buffer must not grow without bound on a hostile server.
+const MAX_HEAD: usize = 64 * 1024;
+
+/// Bytes asked of the socket per read.
+pub(crate) const READ_CHUNK: usize = 16 * 1024;
+
+/// What follows the head.
+pub(crate) enum AfterHead {
+    /// A body to read.
+    Body(Box<Call<RecvBody>>),
+    /// No body; the connection may be reused if `reusable`.
+    Done { reusable: bool },
+}
+
+/// A failed exchange. `silent` is true when the server sent nothing at all
+/// before the connection failed — the mark of a pooled connection the
+/// server had already closed, which is safe to retry on a fresh one.
+pub(crate) struct Failed {
+    pub(crate) error: TransportError,
+    pub(crate) silent: bool,
+}
+
+impl From<TransportError> for Failed {
+    fn from(error: TransportError) -> Self {
+        Failed { error, silent: false }
+    }
+}
+
+/// Send `request` over `conn` and read the response head. Bytes read past
+/// the head are left in `input` for the body.
+pub(crate) async fn exchange(
+    conn: &mut Conn,
+    request: &HttpRequest,
+    config: &TransportConfig,
+    host: &str,
+    input: &mut Vec<u8>,
+) -> Result<(HttpResponseHead, AfterHead), Failed> {
+    let call = Call::new(http_request(request, config)?).map_err(TransportError::protocol)?;
+    let receive = send(conn, call.proceed(), request, config, host).await?;
+    receive_head(conn, receive, config, host, input).await
+}
+
+pub(crate) fn http_request(
+    request: &HttpRequest,
+    config: &TransportConfig,
+) -> Result<http::Request<()>, TransportError> {
+    let mut builder = http::Request::builder().method(request.method.as_str()).uri(request.url.as_str());
+    for (name, value) in &request.headers {
+        if http::HeaderName::from_bytes(name.as_bytes()).is_err()
+            || http::HeaderValue::from_str(value.expose()).is_err()
+        {
+            return Err(TransportError::invalid(format!("header {name:?} cannot be sent")));
+        }
+        builder = builder.header(name.as_str(), value.expose());
+    }
+    if request.header("user-agent").is_none() {
+        builder = builder.header("user-agent", config.user_agent.as_str());
+    }
+    if request.header("accept-encoding").is_none() {
+        builder = builder.header("accept-encoding", "gzip");
+    }
+    if request.header("content-length").is_none() && (!request.body.is_empty() || request.method.as_str() == "POST") {
+        builder = builder.header("content-length", request.body.len());
+    }
+    builder.body(()).map_err(|_| TransportError::invalid("the URL cannot be sent"))
+}
+
+/// Write the request head and body; the call then waits for the response.
+async fn send(
+    conn: &mut Conn,
+    mut call: Call<ureq_proto::client::state::SendRequest>,
+    request: &HttpRequest,
+    config: &TransportConfig,
+    host: &str,
+) -> Result<Call<RecvResponse>, Failed> {
+    let head_size: usize =
+        request.url.len() + request.headers.iter().map(|(n, v)| n.len() + v.expose().len() + 4).sum::<usize>();
+    let mut out = vec![0u8; (head_size + 1024).max(8 * 1024)];
+    while !call.can_proceed() {
+        let n = call.write(&mut out).map_err(TransportError::protocol)?;
+        if n == 0 {
+            return Err(TransportError::protocol("the request head could not be written").into());
+        }
+        write(conn, &out[..n], config, host).await?;
+    }
+    let receive = match call.proceed().map_err(TransportError::protocol)? {
+        Some(SendRequestResult::RecvResponse(call)) => call,
+        Some(SendRequestResult::SendBody(mut call)) => {
+            // The body is sized (we set content-length), so it goes to the
+            // socket as is and the call is told how much was written.
+            write(conn, &request.body, config, host).await?;
+            call.consume_direct_write(request.body.len()).map_err(TransportError::protocol)?;
+            call.proceed().ok_or_else(|| TransportError::protocol("the request body was not accepted"))?
+        }
+        Some(SendRequestResult::Await100(_)) | None => {
+            return Err(TransportError::protocol("unexpected request state").into());
+        }
+    };
+    let flushed = with_timeout(config.read_timeout, read_timeout(config), async {
+        conn.flush().await.map_err(|e| classify_io(e, host, config))
+    });
+    flushed.await.map_err(|error| Failed { silent: is_reset(&error), error })?;
+    Ok(receive)
+}
+
+async fn write(conn: &mut Conn, bytes: &[u8], config: &TransportConfig, host: &str) -> Result<(), Failed> {
+    let written = with_timeout(config.read_timeout, read_timeout(config), async {
+        conn.write_all(bytes).await.map_err(|e| classify_io(e, host, config))
+    });
+    written.await.map_err(|error| Failed { silent: is_reset(&error), error })
+}
+
+async fn receive_head(
+    conn: &mut Conn,
+    mut call: Call<RecvResponse>,
+    config: &TransportConfig,
+    host: &str,
+    input: &mut Vec<u8>,
+) -> Result<(HttpResponseHead, AfterHead), Failed> {
+    let mut received_any = false;
+    let response = loop {
+        let (used, response) = call.try_response(input, false).map_err(TransportError::protocol)?;
+        input.drain(..used.min(input.len()));
+        if let Some(response) = response {
+            break response;
+        }
+        if input.len() > MAX_HEAD {
+            return Err(TransportError::protocol("the response head is too large").into());
+        }
+        let n = read_more(conn, input, config, host)
+            .await
+            .map_err(|error| Failed { silent: !received_any && is_reset(&error), error })?;
+        if n == 0 {
+            let error = TransportError::reset("the server closed the connection before responding");
+            return Err(Failed { error, silent: !received_any });
+        }
+        received_any = true;
+    };
+    let headers = response
+        .headers()
+        .iter()
+        .map(|(name, value)| (name.as_str().to_string(), String::from_utf8_lossy(value.as_bytes()).into_owned()))
+        .collect();
+    let mut head = HttpResponseHead::new(response.status().as_u16(), headers);
+    head.now_unix = now_unix();
+    let after = match call.proceed() {
+        Some(RecvResponseResult::RecvBody(body)) => AfterHead::Body(Box::new(body)),
+        Some(RecvResponseResult::Redirect(redirect)) => AfterHead::Done { reusable: !redirect.must_close_connection() },
+        Some(RecvResponseResult::Cleanup(done)) => AfterHead::Done { reusable: !done.must_close_connection() },
+        None => return Err(TransportError::protocol("incomplete response head").into()),
+    };
+    Ok((head, after))
+}
+
+/// Read what the socket has (waiting at most the read timeout) onto the
+/// end of `input`; 0 means the server closed the connection.
+pub(crate) async fn read_more(
+    conn: &mut Conn,
+    input: &mut Vec<u8>,
+    config: &TransportConfig,
+    host: &str,
+) -> Result<usize, TransportError> {
+    let start = input.len();
+    input.resize(start + READ_CHUNK, 0);
+    let read = with_timeout(config.read_timeout, read_timeout(config), async {
+        conn.read(&mut input[start..]).await.map_err(|e| classify_io(e, host, config))
+    })
+    .await;
+    let n = *read.as_ref().unwrap_or(&0);
+    input.truncate(start + n);
+    read
+}
+
+fn read_timeout(config: &TransportConfig) -> TransportError {
+    TransportError::Timeout { phase: TimeoutPhase::Read, after: config.read_timeout }
+}
+
+fn is_reset(error: &TransportError) -> bool {
+    matches!(error, TransportError::Reset { .. })
+}

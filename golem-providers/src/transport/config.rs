@@ -1,0 +1,161 @@
+//! Transport settings shared by both implementations (SPEC PROV-COMMON-07).
+
+use super::error::TransportError;
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::CertificateDer;
+use std::fmt;
+use std::time::Duration;
+
+/// The default connect timeout (TCP and TLS together), per SPEC
+/// PROV-COMMON-07.
+pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The default longest silence while waiting for the server. It matches
+/// the machine's default model-call deadline (SPEC RETRY-07), which
+/// governs; this one only bounds a call the driver has stopped waiting for.
+pub const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// The default cap on a response body after decompression: far above any
+/// real completion, low enough that a hostile or broken server cannot
+/// exhaust memory.
+pub const DEFAULT_MAX_BODY: u64 = 64 * 1024 * 1024;
+
+/// How long an idle keep-alive connection stays in the pool. Servers
+/// commonly close idle connections after 60–120 s; reusing one they closed
+/// costs a retry, so we give up on them a little earlier.
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(50);
+
+/// How a transport connects, waits and reads.
+///
+/// TLS is always verified against the webpki (Mozilla) roots; extra roots
+/// can be added (a corporate proxy's CA, a test CA) but nothing can be
+/// switched off. No cookies are kept, redirects are not followed, and no
+/// proxy is read from the environment.
+///
+/// ```
+/// use golem_providers::transport::TransportConfig;
+/// use std::time::Duration;
+///
+/// let config = TransportConfig::new().read_timeout(Duration::from_secs(60)).max_body(8 << 20);
+/// assert_eq!(config.connect_timeout_value(), Duration::from_secs(10));
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct TransportConfig {
+    pub(crate) connect_timeout: Duration,
+    pub(crate) read_timeout: Duration,
+    pub(crate) max_body: u64,
+    pub(crate) max_idle_per_host: usize,
+    pub(crate) idle_timeout: Duration,
+    pub(crate) extra_roots: Vec<CertificateDer<'static>>,
+    pub(crate) user_agent: String,
+}
+
+impl Default for TransportConfig {
+    fn default() -> Self {
+        TransportConfig {
+            connect_timeout: DEFAULT_CONNECT_TIMEOUT,
+            read_timeout: DEFAULT_READ_TIMEOUT,
+            max_body: DEFAULT_MAX_BODY,
+            max_idle_per_host: 8,
+            idle_timeout: DEFAULT_IDLE_TIMEOUT,
+            extra_roots: Vec::new(),
+            user_agent: concat!("golem/", env!("CARGO_PKG_VERSION")).to_string(),
+        }
+    }
+}
+
+impl TransportConfig {
+    /// The defaults.
+    pub fn new() -> Self {
+        TransportConfig::default()
+    }
+
+    /// The longest wait to open a connection, TLS handshake included.
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// The longest silence while sending the request or waiting for the
+    /// next bytes of the response. It restarts with every read, so a
+    /// stream that keeps delivering is never cut.
+    pub fn read_timeout(mut self, timeout: Duration) -> Self {
+        self.read_timeout = timeout;
+        self
+    }
+
+    /// The cap on a response body, counted after decompression.
+    pub fn max_body(mut self, bytes: u64) -> Self {
+        self.max_body = bytes;
+        self
+    }
+
+    /// How many idle connections are kept per host (0 turns keep-alive
+    /// reuse off).
+    pub fn max_idle_per_host(mut self, n: usize) -> Self {
+        self.max_idle_per_host = n;
+        self
+    }
+
+    /// How long an idle connection stays reusable.
+    pub fn idle_timeout(mut self, timeout: Duration) -> Self {
+        self.idle_timeout = timeout;
+        self
+    }
+
+    /// The `User-Agent` sent with every request.
+    pub fn user_agent(mut self, agent: impl Into<String>) -> Self {
+        self.user_agent = agent.into();
+        self
+    }
+
+    /// Trust this root certificate (DER) in addition to the webpki roots.
+    pub fn add_root_certificate(mut self, der: impl Into<Vec<u8>>) -> Self {
+        self.extra_roots.push(CertificateDer::from(der.into()));
+        self
+    }
+
+    /// Trust every certificate of a PEM bundle in addition to the webpki
+    /// roots.
+    pub fn add_root_certificates_pem(mut self, pem: &[u8]) -> Result<Self, TransportError> {
+        let mut added = 0;
+        for cert in CertificateDer::pem_slice_iter(pem) {
+            let cert = cert.map_err(|e| TransportError::invalid(format!("bad PEM root certificate: {e}")))?;
+            self.extra_roots.push(cert);
+            added += 1;
+        }
+        if added == 0 {
+            return Err(TransportError::invalid("no certificate in the PEM bundle"));
+        }
+        Ok(self)
+    }
+
+    /// The connect timeout in force.
+    pub fn connect_timeout_value(&self) -> Duration {
+        self.connect_timeout
+    }
+
+    /// The read timeout in force.
+    pub fn read_timeout_value(&self) -> Duration {
+        self.read_timeout
+    }
+
+    /// The body cap in force.
+    pub fn max_body_value(&self) -> u64 {
+        self.max_body
+    }
+}
+
+impl fmt::Debug for TransportConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TransportConfig")
+            .field("connect_timeout", &self.connect_timeout)
+            .field("read_timeout", &self.read_timeout)
+            .field("max_body", &self.max_body)
+            .field("max_idle_per_host", &self.max_idle_per_host)
+            .field("idle_timeout", &self.idle_timeout)
+            .field("extra_roots", &self.extra_roots.len())
+            .field("user_agent", &self.user_agent)
+            .finish()
+    }
+}
