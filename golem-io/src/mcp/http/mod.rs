@@ -127,9 +127,10 @@ impl HttpInner {
             let version = if is_init { None } else { shared.protocol_version() };
             let response = self.post(message, session.as_deref(), version.as_deref())?;
             let status = response.status().as_u16();
-            if status == 404 && session.is_some() && !retried {
+            if status == 404 && session.is_some() && expect.is_some() && !retried {
                 // The server forgot the session: start a new one, then send
-                // this message again, once (SPEC MCP-06).
+                // this request again, once (SPEC MCP-06). Only requests: a
+                // notification sent while re-initializing must not recurse.
                 retried = true;
                 self.reinitialize(shared, session.as_deref())?;
                 continue;
