@@ -38,6 +38,8 @@ pub struct SseDecoder {
     failed: Option<SseError>,
     /// Set on the first error; the decoder takes nothing more after it.
     broken: bool,
+    /// A byte-order mark may open the stream; it is not part of a field.
+    past_first_line: bool,
     cap: usize,
 }
 
@@ -114,7 +116,10 @@ impl SseDecoder {
         self.data = String::new();
     }
 
-    fn line(&mut self, line: &[u8]) {
+    fn line(&mut self, mut line: &[u8]) {
+        if !std::mem::replace(&mut self.past_first_line, true) {
+            line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+        }
         if line.is_empty() {
             return self.dispatch();
         }
