@@ -250,6 +250,16 @@ pub enum BuildError {
     NoModel,
 }
 
+/// A schema for tool arguments: a JSON object whose `type`, when given,
+/// is `"object"` — providers reject anything else as parameters.
+fn is_object_schema(schema: &serde_json::Value) -> bool {
+    match schema.get("type") {
+        None => schema.is_object(),
+        Some(serde_json::Value::String(t)) => t == "object",
+        Some(_) => false,
+    }
+}
+
 impl RunConfig {
     /// Check every build rule, returning the first broken one.
     pub fn validate(&self) -> Result<(), BuildError> {
@@ -271,7 +281,7 @@ impl RunConfig {
             if !names.insert(name) {
                 return Err(BuildError::DuplicateTool(name.to_string()));
             }
-            if !tool.definition.parameters.is_object() {
+            if !is_object_schema(&tool.definition.parameters) {
                 return Err(BuildError::SchemaNotObject(format!("tool {name}")));
             }
             if tool.timeout == Some(Duration::ZERO) {
@@ -295,7 +305,7 @@ impl RunConfig {
                 if names.contains(name.as_str()) {
                     return Err(BuildError::OutputToolCollision(name.clone()));
                 }
-                if !schema.is_object() {
+                if !is_object_schema(schema) {
                     return Err(BuildError::SchemaNotObject("the output tool".to_string()));
                 }
             }

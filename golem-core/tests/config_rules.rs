@@ -147,3 +147,18 @@ fn machine_refuses_invalid_config_as_setup_error() {
     .unwrap_err();
     assert_eq!(err, machine::SetupError::Config(BuildError::ZeroMaxIterations));
 }
+
+#[test]
+fn cfg_03_tool_and_output_tool_schemas_must_describe_objects() {
+    let string_schema =
+        RunConfig { tools: vec![ToolSpec::new("t", "", json!({"type": "string"}))], ..RunConfig::default() };
+    assert_eq!(check(string_schema), Err(BuildError::SchemaNotObject("tool t".into())));
+    let array_output = RunConfig {
+        output: OutputMode::Tool { name: "out".into(), description: String::new(), schema: json!({"type": "array"}) },
+        ..RunConfig::default()
+    };
+    assert_eq!(check(array_output), Err(BuildError::SchemaNotObject("the output tool".into())));
+    // No `type` at all (e.g. a bare `{}` or an `anyOf`) is left to the provider.
+    let untyped = RunConfig { tools: vec![ToolSpec::new("t", "", json!({}))], ..RunConfig::default() };
+    assert_eq!(check(untyped), Ok(()));
+}

@@ -246,3 +246,17 @@ fn log_06_a_call_that_never_started_just_runs() {
     assert_eq!(second.executions(), 1);
     assert!(second.event_lines().contains(&"recovered c1 roll started=false Redo".to_string()));
 }
+
+#[test]
+fn log_05_a_last_line_torn_by_the_crash_is_dropped() {
+    let mut first = sim(false, Some(3));
+    assert!(first.run_until_crash().is_none());
+    let text = first.log().to_jsonl();
+    let whole = EventLog::parse(&text).unwrap();
+    // The crash cut the next write in half.
+    let torn = format!("{text}{}", r#"{"at":99,"input":{"tool_fini"#);
+    assert_eq!(EventLog::parse(&torn).unwrap(), whole);
+    // A broken line that is not the last one is still an error.
+    let broken = format!("{text}{}\n", r#"{"at":99,"input":{"tool_fini"#);
+    assert!(matches!(EventLog::parse(&broken), Err(LogError::Record { .. })));
+}

@@ -136,3 +136,16 @@ fn untrusted_role_from_model_is_forced_to_assistant() {
     assert_eq!(summary.messages[1].role, Role::Assistant);
     assert!(summary.messages[1].tool_call_id.is_empty());
 }
+
+#[test]
+fn tool_02_a_malformed_result_part_is_fatal_at_the_tool_stage() {
+    let replies = vec![ModelReply::ok(MS, Response::tool_calls(vec![ToolCall::new("c1", "lookup", "{}")]))];
+    let bad = Part { media_type: String::new(), ..Part::image_data("image/png", vec![1u8, 2, 3]) };
+    let mut sim =
+        Sim::new(cfg(3, 0), Start::prompt("go"), Sim::scripted(replies)).unwrap().tool("lookup", move |_, _| {
+            ToolReply::outcome(MS, machine::ToolOutcome::Output { content: "chart".into(), parts: vec![bad.clone()] })
+        });
+    let Outcome::Failed(err) = sim.run() else { panic!() };
+    assert_eq!(err.stage, Stage::Tool);
+    assert!(err.to_string().contains("result part 0 is invalid"), "{err}");
+}

@@ -41,6 +41,11 @@ struct TokenState {
     cancelled: AtomicBool,
     wakers: Mutex<Vec<(u64, WakeFn)>>,
     next_waker: AtomicU64,
+    /// Set by `cancel_after_turn`: a run holding the token finishes its
+    /// current turn (and that turn's tool batch) before it stops. Shared
+    /// apart from the token so wake callbacks can read it without holding
+    /// the token (which holds them).
+    after_turn: Arc<AtomicBool>,
 }
 
 impl CancellationToken {
@@ -55,6 +60,22 @@ impl CancellationToken {
         if !self.0.cancelled.swap(true, Ordering::SeqCst) {
             wakers.iter().for_each(|(_, wake)| wake());
         }
+    }
+
+    /// Ask a run holding this token to stop once its current turn — the
+    /// model call and its tool batch — has finished, before the next model
+    /// call (SPEC MACH-07 `AfterTurn`). Work other than runs (a tool holding
+    /// the token) sees an ordinary cancellation. No effect once cancelled.
+    pub fn cancel_after_turn(&self) {
+        if !self.is_cancelled() {
+            self.0.after_turn.store(true, Ordering::SeqCst);
+        }
+        self.cancel();
+    }
+
+    /// The flag `cancel_after_turn` sets, for drivers.
+    pub(crate) fn after_turn_flag(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.0.after_turn)
     }
 
     /// True once [`cancel`](Self::cancel) was called.

@@ -97,6 +97,8 @@ mod decode;
 mod delegation;
 mod error;
 mod exec;
+#[cfg(doctest)]
+mod guides;
 mod history;
 mod instructions;
 #[cfg(feature = "mcp")]

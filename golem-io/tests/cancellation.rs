@@ -94,3 +94,34 @@ fn a_sub_run_stops_when_the_parent_gives_up_on_the_delegation() {
     }
     assert!(sub_canceled.load(Ordering::SeqCst), "the sub-run inherited the cancellation");
 }
+
+/// SPEC MACH-07 `AfterTurn`: the batch under way finishes and its results
+/// stay in the evidence; the next model call never happens.
+#[test]
+fn mach_07_cancel_after_turn_lets_the_batch_finish() {
+    for async_driver in [false, true] {
+        let token = CancellationToken::new();
+        let stopper = token.clone();
+        let model = ScriptedModel::new()
+            .respond(Response::tool_calls(vec![ToolCall::new("c1", "wrap_up", "{}")]))
+            .text("never asked");
+        let wrap_up = golem_io::Tool::new(
+            "wrap_up",
+            "Finish and ask the run to stop after this turn.",
+            serde_json::json!({"type": "object"}),
+            move |_: &golem_io::ToolContext<()>, _| {
+                stopper.cancel_after_turn();
+                Ok::<_, golem_io::ToolError>("wrapped up")
+            },
+        );
+        let agent = Agent::builder(model.clone()).tool(wrap_up).build().unwrap();
+        let run = agent.run_with(()).prompt("go").cancellation(token);
+        let err = if async_driver { futures_lite::future::block_on(run.call_async()) } else { run.call() }.unwrap_err();
+        let run_error = err.as_run().expect("a run error");
+        assert_eq!(run_error.stage, Stage::Model);
+        assert!(err.is_canceled());
+        let partial = run_error.partial.as_ref().expect("evidence");
+        assert_eq!(partial.messages.last().map(|m| m.content.as_str()), Some("wrapped up"));
+        assert_eq!(model.request_count(), 1, "no model call after the turn");
+    }
+}

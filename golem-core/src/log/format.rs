@@ -200,9 +200,22 @@ impl EventLog {
         out
     }
 
-    /// Read a log. A trailing line without its newline is accepted (a
-    /// crash may cut the last write); blank lines are skipped.
+    /// Read a log; blank lines are skipped. A last line without its newline
+    /// that is not valid JSON is a write the crash cut short: it is dropped,
+    /// since the driver acts on an input only after its line is flushed, so
+    /// nothing it caused happened (the resumed run redoes it).
     pub fn parse(text: &str) -> Result<EventLog, LogError> {
+        let text = match text.rfind('\n') {
+            Some(end) if end + 1 < text.len() => {
+                let last = &text[end + 1..];
+                if serde_json::from_str::<serde_json::Value>(last).is_err() {
+                    &text[..=end]
+                } else {
+                    text
+                }
+            }
+            _ => text,
+        };
         let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
         let (_, first) = lines.next().ok_or(LogError::Empty)?;
         let raw: serde_json::Value = serde_json::from_str(first).map_err(|e| LogError::Header(e.to_string()))?;

@@ -6,7 +6,7 @@ use super::io::{ApiMisuse, Command, Outcome, ToolCallId, ToolOutcome};
 use super::limits;
 use super::{Phase, RunMachine};
 use crate::deferral::{DeferKind, DeferredRequests, PendingCall};
-use crate::error::{CancelReason, Cause, Stage, ToolFailure, ToolFailureKind};
+use crate::error::{CancelReason, Cause, CauseRecord, Stage, ToolFailure, ToolFailureKind};
 use crate::event::EventKind;
 use crate::message::{Message, ToolCall};
 use crate::texts;
@@ -398,6 +398,15 @@ impl RunMachine {
         match &slot.state {
             SlotState::Finished { id, outcome } => match outcome {
                 ToolOutcome::Output { content, parts } => {
+                    // Media a tool returns is checked like a prompt's: a malformed
+                    // part would only fail later, at the provider (SPEC TOOL-02).
+                    if let Some((index, error)) =
+                        parts.iter().enumerate().find_map(|(i, p)| p.validate().err().map(|e| (i, e)))
+                    {
+                        let cause =
+                            CauseRecord::new("invalid_part", format!("result part {index} is invalid: {error}"));
+                        return fail(*id, ToolFailureKind::Fatal { cause });
+                    }
                     let msg = Message::tool_result(call.id.clone(), call.name.clone(), content.clone());
                     slot.result = Some(msg.with_parts(parts.clone()));
                     None
@@ -567,6 +576,10 @@ impl RunMachine {
             let started = self.started.contains(&old.0);
             let policy = self.cfg.tool(&call.name).map(|t| t.on_unknown_outcome).unwrap_or_default();
             let decision = if started { policy } else { UnknownOutcome::Redo };
+            if started && decision == UnknownOutcome::Redo {
+                // The body may run a second time: that is a second dispatch.
+                self.ev.tool_calls += 1;
+            }
             self.ids.abandon(old.0);
             self.emit(EventKind::Recovered { call_id: call.id.clone(), tool: call.name.clone(), started, decision });
             let state = match decision {

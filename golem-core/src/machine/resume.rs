@@ -6,7 +6,7 @@ use super::io::{Command, Prompt, SetupError, Start, ToolCallId, ToolOutcome};
 use super::limits;
 use super::{Phase, RunMachine};
 use crate::deferral::{DeferredResults, ResolutionError};
-use crate::error::{CancelReason, Cause, Stage, ToolFailure, ToolFailureKind};
+use crate::error::{CancelReason, Cause, CauseRecord, Stage, ToolFailure, ToolFailureKind};
 use crate::event::EventKind;
 use crate::history;
 use crate::message::{Message, Role, ToolCall};
@@ -192,6 +192,15 @@ impl RunMachine {
         let detail = |what: &str| ToolFailureKind::ApprovedRerun { detail: what.to_string() };
         match outcome {
             ToolOutcome::Output { content, parts } => {
+                if let Some((index, error)) =
+                    parts.iter().enumerate().find_map(|(i, p)| p.validate().err().map(|e| (i, e)))
+                {
+                    let record = CauseRecord::new("invalid_part", format!("result part {index} is invalid: {error}"));
+                    let cause = failure(ToolFailureKind::Fatal { cause: record });
+                    self.emit(end(None, Some(format!("result part {index} is invalid: {error}"))));
+                    self.fail(Stage::Tool, cause);
+                    return;
+                }
                 let msg = Message::tool_result(call.id.clone(), call.name.clone(), content.clone()).with_parts(parts);
                 resume.results.push(msg);
                 self.emit(end(Some(content), None));

@@ -25,11 +25,11 @@ mod schema_sample;
 mod scripted;
 mod test_model;
 
+pub use crate::sim::{ModelReply, Sim, ToolReply};
 pub use crate::stream::{
     assemble, response_deltas, stream_response, AssembleError, StreamAssembler, MAX_INDEX, MAX_THINKING_BLOCKS,
     MAX_TOOL_CALLS,
 };
-pub use crate::sim::{ModelReply, Sim, ToolReply};
 pub use fn_model::FnModel;
 pub use schema_sample::sample_for_schema;
 pub use scripted::{ScriptedModel, DEFAULT_CHUNK_SIZE};

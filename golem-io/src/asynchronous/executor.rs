@@ -51,6 +51,8 @@ pub(crate) struct Executor<Deps, O> {
     kept: Kept<O>,
     /// The caller's cancellation, until it fires once.
     cancel: Option<Cancelled>,
+    /// The caller token's after-turn flag.
+    after_turn: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// A streamed fragment and the call it belongs to.
@@ -74,9 +76,10 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
         let (delta_tx, delta_rx) = async_channel::unbounded();
         // A cancellation that came first is fed before any work starts.
         let mut ready = VecDeque::new();
+        let after_turn = cancel.as_ref().map(CancellationToken::after_turn_flag).unwrap_or_default();
         let cancel = cancel.and_then(|token| {
             if token.is_cancelled() {
-                ready.push_back(caller_cancel());
+                ready.push_back(caller_cancel(&after_turn));
                 return None;
             }
             Some(token.cancelled())
@@ -95,6 +98,7 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
             streaming: None,
             kept: Kept::new(),
             cancel,
+            after_turn,
         }
     }
 
@@ -196,7 +200,7 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
         .await;
         Ok(match woke {
             Woke::Delta(id, delta) => Input::ModelDelta { id, delta },
-            Woke::Cancel => caller_cancel(),
+            Woke::Cancel => caller_cancel(&self.after_turn),
             Woke::Tick => Input::Tick,
             Woke::Answer(Answer { input, error }) => {
                 // The call may have streamed its last fragments in the very

@@ -52,6 +52,8 @@ pub(crate) struct Executor<Deps, O> {
     cancel: Option<CancelGuard>,
     /// Run nothing on the calling thread (a caller token or run deadline applies).
     stay_free: bool,
+    /// The caller token's after-turn flag.
+    after_turn: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
@@ -65,18 +67,19 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
         // With a caller's token or a run deadline, the driver must be free to
         // stop waiting at any moment, so nothing runs on its thread (DRV-02).
         let stay_free = cancel.is_some() || agent.config.run_deadline.is_some();
+        let after_turn = cancel.as_ref().map(CancellationToken::after_turn_flag).unwrap_or_default();
         // The caller's cancellation wakes the driver like any answer would,
         // so it takes effect even while the driver is blocked waiting; one
         // that came first is fed before any work starts.
         let mut ready = VecDeque::new();
         let cancel = cancel.and_then(|token| {
             if token.is_cancelled() {
-                ready.push_back(caller_cancel());
+                ready.push_back(caller_cancel(&after_turn));
                 return None;
             }
-            let tx = tx.clone();
+            let (tx, flag) = (tx.clone(), Arc::clone(&after_turn));
             let key = token.on_cancel(move || {
-                let _ = tx.send(Report { id: None, input: caller_cancel(), last: false, error: None });
+                let _ = tx.send(Report { id: None, input: caller_cancel(&flag), last: false, error: None });
             });
             Some(CancelGuard(token, key))
         });
@@ -96,6 +99,7 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
             kept: Kept::new(),
             cancel,
             stay_free,
+            after_turn,
         }
     }
 
@@ -213,7 +217,7 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
                 // now (a duplicate after the run ends is ignored).
                 None => {
                     self.cancel = None;
-                    self.ready.push_back(caller_cancel());
+                    self.ready.push_back(caller_cancel(&self.after_turn));
                 }
             }
             return;

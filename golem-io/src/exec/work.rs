@@ -56,9 +56,15 @@ pub(crate) fn order(command: Command) -> Order {
     }
 }
 
-/// The input that the caller's cancellation becomes.
-pub(crate) fn caller_cancel() -> Input {
-    Input::Cancel { reason: CancelReason::Caller, mode: CancelMode::Immediate }
+/// The input that the caller's cancellation becomes; `after_turn` is the
+/// token's [`cancel_after_turn`](crate::CancellationToken::cancel_after_turn) flag.
+pub(crate) fn caller_cancel(after_turn: &std::sync::atomic::AtomicBool) -> Input {
+    let mode = if after_turn.load(std::sync::atomic::Ordering::SeqCst) {
+        CancelMode::AfterTurn
+    } else {
+        CancelMode::Immediate
+    };
+    Input::Cancel { reason: CancelReason::Caller, mode }
 }
 
 /// A sink forwarding each fragment toward the machine; it stops the model
