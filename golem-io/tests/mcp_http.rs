@@ -84,7 +84,7 @@ fn timeouts_cancellation_and_parallel_calls() {
     for call in calls {
         assert_eq!(text(&call.join().unwrap().unwrap()), "slept 1.0");
     }
-    assert!(start.elapsed() < Duration::from_millis(2500), "{:?}", start.elapsed());
+    assert!(start.elapsed() < Duration::from_millis(2800), "{:?}", start.elapsed());
 }
 
 #[test]

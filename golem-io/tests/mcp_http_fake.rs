@@ -102,8 +102,11 @@ fn sse_streams_carry_server_requests_and_notifications_before_the_answer() {
     assert_eq!(result["content"][0]["text"], "done");
     assert!(client.tools_changed());
     assert_eq!(logs.lock().unwrap()[0].data, "working");
-    let replies: Vec<Value> =
-        fake.requests().iter().filter(|r| r.rpc_method() == "reply").map(FakeRequest::json).collect();
+    // Replies go out on their own threads.
+    let replied = || fake.requests().into_iter().filter(|r| r.rpc_method() == "reply").collect::<Vec<_>>();
+    assert!(mcp_support::eventually(Duration::from_secs(5), || replied().len() == 2));
+    let mut replies: Vec<Value> = replied().iter().map(FakeRequest::json).collect();
+    replies.sort_by_key(|r| r["id"].is_number());
     assert_eq!(replies[0], json!({"jsonrpc": "2.0", "id": "srv-ping", "result": {}}));
     assert_eq!((replies[1]["id"].clone(), replies[1]["error"]["code"].clone()), (json!(41), json!(-32601)));
     let reply_request = fake.requests().into_iter().find(|r| r.rpc_method() == "reply").unwrap();
@@ -231,7 +234,7 @@ fn bad_answers_are_typed_errors() {
             .chunk(Duration::from_secs(5), ": still here\n\n"),
     });
     let client =
-        McpClient::http(HttpConfig::new(&fake.url), ClientOptions::new().timeout(Duration::from_millis(500))).unwrap();
+        McpClient::http(HttpConfig::new(&fake.url), ClientOptions::new().timeout(Duration::from_secs(20))).unwrap();
     let call = |name: &str| client.call_tool(name, json!({}), None).unwrap_err();
     assert!(matches!(call("accepted"), McpError::NoResponse { .. }));
     assert!(matches!(call("garbage"), McpError::Parse(_)));
@@ -239,6 +242,8 @@ fn bad_answers_are_typed_errors() {
     assert!(matches!(call("teapot"), McpError::HttpStatus { status: 418, .. }));
     assert!(matches!(call("huge"), McpError::BodyTooLarge { .. }));
     let start = Instant::now();
-    assert!(matches!(call("hang"), McpError::Timeout { .. }));
+    let params = json!({"name": "hang", "arguments": {}});
+    let error = client.request_with_timeout("tools/call", params, Duration::from_millis(500), None).unwrap_err();
+    assert!(matches!(error, McpError::Timeout { .. }), "{error:?}");
     assert!(start.elapsed() < Duration::from_secs(2), "a stalled stream does not hold the caller");
 }

@@ -3,9 +3,9 @@
 //! and notifications before it), or not at all (202).
 //!
 //! Each request runs its exchange on its own thread, so parallel tool calls
-//! are not serialized and a caller can give up on a stalled stream.
-//! Replies and notifications are posted on the thread that produced them,
-//! in order.
+//! are not serialized and a caller can give up on a stalled stream. Replies
+//! and notifications get a thread each too, except the handshake's
+//! `notifications/initialized`, which must arrive before what follows it.
 
 mod config;
 
@@ -254,9 +254,19 @@ impl Transport for HttpTransport {
     }
 
     fn send(&self, shared: &Arc<Shared>, message: Message) {
-        if let Err(error) = self.0.exchange(shared, &message, None) {
-            let what = message.method().unwrap_or("a reply").to_string();
-            shared.note("warning", format!("could not send {what}: {error}"));
+        // `notifications/initialized` must reach the server before any
+        // request that follows the handshake, so it goes out here and now.
+        // Everything else (pongs, cancellations) goes on its own thread, so
+        // a stalled server never holds up a caller who is giving up.
+        if message.method() == Some("notifications/initialized") {
+            return self.0.post_quietly(shared, &message);
+        }
+        let (shared_, inner) = (Arc::clone(shared), Arc::clone(&self.0));
+        let spawned = std::thread::Builder::new()
+            .name("golem-mcp-http".into())
+            .spawn(move || inner.post_quietly(&shared_, &message));
+        if let Err(error) = spawned {
+            shared.note("warning", format!("could not start a thread to send a message: {error}"));
         }
     }
 
@@ -266,6 +276,14 @@ impl Transport for HttpTransport {
 }
 
 impl HttpInner {
+    /// Send a reply or notification; a failure is only worth a log line.
+    fn post_quietly(&self, shared: &Arc<Shared>, message: &Message) {
+        if let Err(error) = self.exchange(shared, message, None) {
+            let what = message.method().unwrap_or("a reply");
+            shared.note("warning", format!("could not send {what}: {error}"));
+        }
+    }
+
     fn close(&self, shared: &Arc<Shared>) {
         if self.closed.swap(true, Ordering::SeqCst) {
             return;
