@@ -111,6 +111,7 @@ mod run_async;
 mod run_stream;
 mod schema;
 mod tool;
+pub mod tools;
 
 pub use agent::Agent;
 pub use builder::AgentBuilder;

@@ -1,0 +1,267 @@
+//! The `read_file` tool (SPEC FILE): read a text file confined to a root
+//! folder.
+//!
+//! - **Confined.** The path must be relative, without `..` segments or NUL
+//!   bytes; it is resolved with every symlink followed and must land inside
+//!   the (canonical) root. Directories, FIFOs, devices and sockets are
+//!   refused from their metadata, before anything is opened. The file is
+//!   then opened without following symlinks (on Linux with
+//!   `openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)` from the root), and the
+//!   opened handle's device and inode must be the checked path's, so a file
+//!   swapped in between is never read.
+//! - **Text only.** A NUL in the first 8 KiB, or invalid UTF-8 (bar a
+//!   sequence cut by the cap), is a failed result "binary file".
+//! - **Bounded.** 1 MiB by default; past it the text is cut and a marker
+//!   added. With a line range (`start_line`, `end_line`, 1-based,
+//!   inclusive) the cap counts the returned lines, a start past the end is
+//!   a correctable rejection giving the line count, and an end past the end
+//!   clamps.
+//!
+//! Path mistakes are correctable rejections the model can act on; binary
+//! files are failed results (texts in [`texts`]).
+//!
+//! ```
+//! use golem_io::tools::file_read::FileRead;
+//!
+//! let dir = tempfile::tempdir()?;
+//! std::fs::write(dir.path().join("notes.txt"), "one\ntwo\nthree\n")?;
+//! let files = FileRead::builder(dir.path()).build()?;
+//! assert_eq!(files.read("notes.txt", Some(2), Some(3))?, "two\nthree\n");
+//! assert!(files.read("../etc/passwd", None, None).unwrap_err().is_rejection());
+//! let tool: golem_io::Tool<()> = files.tool();
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod content;
+mod open;
+pub mod texts;
+
+use crate::{Tool, ToolContext, ToolError, ToolResult};
+use serde::Deserialize;
+use serde_json::Value;
+use std::fmt;
+use std::io;
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+
+/// The byte cap unless configured (SPEC FILE-01).
+pub const DEFAULT_MAX_BYTES: u64 = 1 << 20;
+
+/// A configured reader: cheap to clone, shared by every tool made from it.
+#[derive(Clone)]
+pub struct FileRead {
+    inner: Arc<Reader>,
+}
+
+struct Reader {
+    root: PathBuf,
+    max_bytes: u64,
+    #[cfg(target_os = "linux")]
+    root_fd: Option<std::os::fd::OwnedFd>,
+}
+
+impl FileRead {
+    /// A builder for a reader confined to `root`.
+    pub fn builder(root: impl Into<PathBuf>) -> FileReadBuilder {
+        FileReadBuilder { root: root.into(), max_bytes: DEFAULT_MAX_BYTES }
+    }
+
+    /// The canonical root.
+    pub fn root(&self) -> &Path {
+        &self.inner.root
+    }
+
+    /// The `read_file` tool, for an agent with any deps.
+    pub fn tool<Deps: Send + Sync + 'static>(&self) -> Tool<Deps> {
+        let reader = self.clone();
+        Tool::new(texts::TOOL_NAME, texts::DESCRIPTION, texts::schema(), move |_ctx: &ToolContext<Deps>, args| {
+            reader.call(args)
+        })
+        .idempotent()
+    }
+
+    /// Read `path` as the tool would (lines `start..=end` when given) and
+    /// return what the model reads.
+    pub fn read(&self, path: &str, start_line: Option<u64>, end_line: Option<u64>) -> Result<String, ReadError> {
+        let range = content::Range::new(start_line, end_line)?;
+        let resolved = self.inner.resolve(path)?;
+        let file = self.inner.open(path, &resolved)?;
+        content::read(path, file, range, self.inner.max_bytes)
+    }
+
+    fn call(&self, args: Value) -> Result<ToolResult, ToolError> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Args {
+            path: String,
+            #[serde(default)]
+            start_line: Option<u64>,
+            #[serde(default)]
+            end_line: Option<u64>,
+        }
+        let args: Args =
+            serde_json::from_value(args).map_err(|e| ToolError::Reject(texts::bad_args(&e.to_string())))?;
+        Ok(ToolResult::text(self.read(&args.path, args.start_line, args.end_line)?))
+    }
+}
+
+impl fmt::Debug for FileRead {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FileRead").field("root", &self.inner.root).field("max_bytes", &self.inner.max_bytes).finish()
+    }
+}
+
+/// Configuration for [`FileRead`].
+#[derive(Clone, Debug)]
+pub struct FileReadBuilder {
+    root: PathBuf,
+    max_bytes: u64,
+}
+
+impl FileReadBuilder {
+    /// The byte cap (default 1 MiB).
+    pub fn max_bytes(mut self, max_bytes: u64) -> Self {
+        self.max_bytes = max_bytes;
+        self
+    }
+
+    /// Check the root (an existing directory, stored canonical) and build.
+    pub fn build(self) -> Result<FileRead, BuildError> {
+        if self.max_bytes == 0 {
+            return Err(BuildError::ZeroMaxBytes);
+        }
+        let root = std::fs::canonicalize(&self.root)
+            .map_err(|source| BuildError::Root { root: self.root.clone(), source: Arc::new(source) })?;
+        if !root.is_dir() {
+            return Err(BuildError::NotADirectory(self.root));
+        }
+        #[cfg(target_os = "linux")]
+        let root_fd = open::open_root(&root);
+        let reader = Reader {
+            root,
+            max_bytes: self.max_bytes,
+            #[cfg(target_os = "linux")]
+            root_fd,
+        };
+        Ok(FileRead { inner: Arc::new(reader) })
+    }
+}
+
+/// A [`FileReadBuilder`] configuration that cannot work.
+#[derive(Clone, Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// The byte cap is zero.
+    #[error("read_file: max bytes must be greater than zero")]
+    ZeroMaxBytes,
+    /// The root cannot be resolved.
+    #[error("read_file: root {}: {source}", root.display())]
+    Root {
+        /// The root as given.
+        root: PathBuf,
+        /// Why it cannot be resolved.
+        #[source]
+        source: Arc<io::Error>,
+    },
+    /// The root is not a directory.
+    #[error("read_file: root {} is not a directory", .0.display())]
+    NotADirectory(PathBuf),
+}
+
+/// Why a read produced no text. Its `Display` is the text the model reads.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReadError {
+    /// The model should fix its call (SPEC FILE-02).
+    #[error("{0}")]
+    Rejected(String),
+    /// A definitive failure: a binary file, a swapped file, an I/O error.
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl ReadError {
+    /// True for a correctable rejection.
+    pub fn is_rejection(&self) -> bool {
+        matches!(self, ReadError::Rejected(_))
+    }
+}
+
+impl From<ReadError> for ToolError {
+    fn from(error: ReadError) -> Self {
+        match error {
+            ReadError::Rejected(reason) => ToolError::Reject(reason),
+            ReadError::Failed(reason) => ToolError::Failed(reason),
+        }
+    }
+}
+
+/// A path that passed every check: canonical, inside the root, a regular
+/// file, with the identity it had when checked.
+struct Resolved {
+    canonical: PathBuf,
+    metadata: std::fs::Metadata,
+}
+
+impl Reader {
+    /// The model's path, checked as text, then resolved and checked on disk
+    /// without opening anything.
+    fn resolve(&self, path: &str) -> Result<Resolved, ReadError> {
+        let reject = |text: String| Err(ReadError::Rejected(text));
+        if path.is_empty() {
+            return reject(texts::PATH_REQUIRED.into());
+        }
+        if path.contains('\0') {
+            return reject(texts::PATH_NUL.into());
+        }
+        let relative = Path::new(path);
+        if relative.is_absolute() || relative.has_root() || path.starts_with(['/', '\\']) {
+            return reject(texts::absolute(path));
+        }
+        if path.split(['/', '\\']).any(|segment| segment == "..")
+            || relative.components().any(|c| matches!(c, Component::ParentDir | Component::Prefix(_)))
+        {
+            return reject(texts::parent_segment(path));
+        }
+        let canonical = std::fs::canonicalize(self.root.join(relative)).map_err(|e| resolve_error(path, &e))?;
+        if !canonical.starts_with(&self.root) {
+            return reject(texts::escapes(path));
+        }
+        // `canonical` has no symlinks left, so this is the file itself.
+        let metadata = std::fs::symlink_metadata(&canonical).map_err(|e| resolve_error(path, &e))?;
+        if metadata.is_dir() {
+            return reject(texts::directory(path));
+        }
+        if !metadata.is_file() {
+            return reject(texts::not_regular(path));
+        }
+        Ok(Resolved { canonical, metadata })
+    }
+
+    /// Open the checked file and make sure it is still the one checked.
+    fn open(&self, path: &str, resolved: &Resolved) -> Result<std::fs::File, ReadError> {
+        #[cfg(target_os = "linux")]
+        let file = open::open_confined(self.root_fd.as_ref(), &self.root, &resolved.canonical);
+        #[cfg(not(target_os = "linux"))]
+        let file = open::open_confined(&resolved.canonical);
+        let file = file.map_err(|e| match e.kind() {
+            io::ErrorKind::NotFound => ReadError::Rejected(texts::not_found(path)),
+            _ if open::is_symlink_refusal(&e) => ReadError::Failed(texts::changed(path)),
+            _ => ReadError::Failed(texts::io(path, &e.to_string())),
+        })?;
+        let opened = file.metadata().map_err(|e| ReadError::Failed(texts::io(path, &e.to_string())))?;
+        if !opened.is_file() || !open::same_file(&opened, &resolved.metadata) {
+            return Err(ReadError::Failed(texts::changed(path)));
+        }
+        Ok(file)
+    }
+}
+
+/// A path the system could not resolve: correctable, since the model chose it.
+fn resolve_error(path: &str, error: &io::Error) -> ReadError {
+    match error.kind() {
+        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory => ReadError::Rejected(texts::not_found(path)),
+        io::ErrorKind::PermissionDenied => ReadError::Failed(texts::io(path, &error.to_string())),
+        _ => ReadError::Rejected(texts::unresolvable(path, &error.to_string())),
+    }
+}

@@ -1,0 +1,117 @@
+//! What the model reads from `read_file` (SPEC FILE): the tool's name,
+//! description and schema, its rejections, failed results and marker.
+//! Upstream's literals (Go golem v0.8.1) where it had them.
+
+use serde_json::{json, Value};
+
+/// The tool's name.
+pub const TOOL_NAME: &str = "read_file";
+
+/// The tool's description (upstream's).
+pub const DESCRIPTION: &str = "Read one file and return its text content. The path is relative to the tool's configured root directory; paths outside it are rejected. Text-like files only.";
+
+/// The description of the `path` argument (SPEC FILE-01).
+pub const PATH_DESCRIPTION: &str = "File path relative to the root directory, without .. segments.";
+
+/// The description of the `start_line` argument.
+pub const START_LINE_DESCRIPTION: &str = "Optional first line to return, 1-based.";
+
+/// The description of the `end_line` argument.
+pub const END_LINE_DESCRIPTION: &str = "Optional last line to return, 1-based and inclusive.";
+
+/// The argument schema: `{path, start_line?, end_line?}`.
+pub fn schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": PATH_DESCRIPTION},
+            "start_line": {"type": "integer", "minimum": 1, "description": START_LINE_DESCRIPTION},
+            "end_line": {"type": "integer", "minimum": 1, "description": END_LINE_DESCRIPTION}
+        },
+        "required": ["path"],
+        "additionalProperties": false
+    })
+}
+
+/// Rejection: the arguments do not fit the schema.
+pub fn bad_args(serde_error: &str) -> String {
+    format!(
+        "arguments must be an object with a string path and optional integer start_line and end_line: {serde_error}"
+    )
+}
+
+/// Rejection: an empty path.
+pub const PATH_REQUIRED: &str = "path is required";
+
+/// Rejection: a NUL byte in the path.
+pub const PATH_NUL: &str = "path must not contain a NUL byte";
+
+/// Rejection: an absolute path.
+pub fn absolute(path: &str) -> String {
+    format!("path must be relative to the root directory, got {path:?}")
+}
+
+/// Rejection: a `..` segment.
+pub fn parent_segment(path: &str) -> String {
+    format!("path must stay within the root directory, got {path:?}")
+}
+
+/// Rejection: the resolved path (symlinks followed) leaves the root.
+pub fn escapes(path: &str) -> String {
+    format!("path must stay within the root directory: {path} resolves outside it")
+}
+
+/// Rejection: nothing at the path.
+pub fn not_found(path: &str) -> String {
+    format!("no such file: {path}")
+}
+
+/// Rejection: a path the system cannot resolve (a symlink loop, a name
+/// too long, …).
+pub fn unresolvable(path: &str, error: &str) -> String {
+    format!("cannot resolve {path}: {error}")
+}
+
+/// Rejection: a directory.
+pub fn directory(path: &str) -> String {
+    format!("{path} is a directory, not a file")
+}
+
+/// Rejection: a FIFO, device or socket (never opened).
+pub fn not_regular(path: &str) -> String {
+    format!("{path} is not a regular file")
+}
+
+/// Rejection: a line number below 1.
+pub const LINE_ZERO: &str = "start_line and end_line are 1-based and must be at least 1";
+
+/// Rejection: a range that ends before it starts.
+pub fn range_reversed(start: u64, end: u64) -> String {
+    format!("end_line {end} is before start_line {start}")
+}
+
+/// Rejection: a range starting after the last line (SPEC FILE-05).
+pub fn start_past_end(path: &str, start: u64, lines: u64) -> String {
+    format!("start_line {start} is past the end of {path}, which has {lines} lines")
+}
+
+/// Failed result: a binary file (SPEC FILE-04).
+pub fn binary(path: &str) -> String {
+    format!("{path}: binary file")
+}
+
+/// Failed result: the file was replaced between the checks and the open
+/// (SPEC FILE-03).
+pub fn changed(path: &str) -> String {
+    format!("{path} changed while it was being opened; not read")
+}
+
+/// Failed result: any other I/O error.
+pub fn io(path: &str, error: &str) -> String {
+    format!("cannot read {path}: {error}")
+}
+
+/// Marker after a cut (SPEC FILE-05).
+pub fn truncated(max_bytes: u64) -> String {
+    format!("\n\n[fileread: file truncated at {max_bytes} bytes]")
+}
