@@ -148,7 +148,7 @@ fn close_leaves_no_process_behind_and_is_idempotent() {
     assert!(alive(pid));
     let start = Instant::now();
     client.close();
-    assert!(start.elapsed() < Duration::from_secs(2), "the SDK server exits when stdin closes");
+    assert!(start.elapsed() < Duration::from_secs(4), "the SDK server exits when stdin closes, no SIGKILL needed");
     assert!(!alive(pid));
     client.close();
     assert!(matches!(client.list_tools(), Err(McpError::Closed)));
