@@ -101,6 +101,8 @@ mod exec;
 mod guides;
 mod history;
 mod instructions;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 mod output;
 mod record;
 mod result;

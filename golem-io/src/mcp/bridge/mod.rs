@@ -1,0 +1,189 @@
+//! Server tools as golem tools (SPEC MCP-07, MCP-08, MCP-10).
+//!
+//! A bridge is a snapshot of the server's tool list: [`McpBridge::tools`]
+//! turns it into ordinary [`Tool`]s for either driver, each holding a clone
+//! of the client's `Arc`. When the server says its list changed the bridge
+//! is [stale](McpBridge::is_stale); [`refresh`](McpBridge::refresh) lists
+//! again (and agents built before keep the tools they were given).
+
+mod content;
+mod names;
+
+pub use content::{tool_result, IsErrorAs};
+pub use names::{is_valid_name, model_name, MAX_NAME};
+
+use super::client::McpClient;
+use super::error::McpError;
+use super::listing::McpTool;
+use crate::context::ToolContext;
+use crate::tool::{Tool, ToolError};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How a bridge names and maps tools.
+#[derive(Clone, Debug, Default)]
+pub struct BridgeOptions {
+    prefix: Option<String>,
+    is_error_as: IsErrorAs,
+    timeout: Option<Duration>,
+}
+
+impl BridgeOptions {
+    /// No prefix, `isError` as a failed result, the client's timeout.
+    pub fn new() -> Self {
+        BridgeOptions::default()
+    }
+
+    /// Builder-style: name every tool `<prefix>_<name>`, so tools of
+    /// several servers can live in one agent.
+    pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.prefix = Some(prefix.into());
+        self
+    }
+
+    /// Builder-style: what an `isError` result becomes.
+    pub fn is_error_as(mut self, is_error_as: IsErrorAs) -> Self {
+        self.is_error_as = is_error_as;
+        self
+    }
+
+    /// Builder-style: the timeout of each `tools/call` (else the client's).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+}
+
+/// Why a bridge could not be built.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BridgeError {
+    /// Listing the tools failed.
+    #[error(transparent)]
+    Mcp(#[from] McpError),
+    /// Two server tools map to the same model-facing name.
+    #[error("MCP tools {first:?} and {second:?} both map to the tool name {name:?}")]
+    Collision {
+        /// The shared model-facing name.
+        name: String,
+        /// The first server tool.
+        first: String,
+        /// The second server tool.
+        second: String,
+    },
+}
+
+/// One bridged tool: the server's declaration and the name the model uses.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BridgedTool {
+    /// The model-facing name (valid for every provider).
+    pub name: String,
+    /// The server's declaration; its `name` goes on the wire.
+    pub server: McpTool,
+}
+
+/// A snapshot of an MCP server's tools, ready to hand to an agent.
+///
+/// ```no_run
+/// use golem_io::mcp::{BridgeOptions, ClientOptions, McpBridge, McpClient, StdioConfig};
+/// use golem_io::Agent;
+/// use golem_core::testing::TestModel;
+/// use std::sync::Arc;
+///
+/// let client = Arc::new(McpClient::stdio(StdioConfig::new("my-mcp-server"), ClientOptions::new())?);
+/// let bridge = McpBridge::with_options(Arc::clone(&client), BridgeOptions::new().prefix("srv"))?;
+/// let agent = Agent::<()>::builder(TestModel::new()).tools(bridge.tools()).build()?;
+/// let result = agent.run((), "use the server's tools")?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct McpBridge {
+    client: Arc<McpClient>,
+    options: BridgeOptions,
+    tools: Vec<BridgedTool>,
+}
+
+impl McpBridge {
+    /// List the server's tools with default options.
+    pub fn new(client: Arc<McpClient>) -> Result<McpBridge, BridgeError> {
+        McpBridge::with_options(client, BridgeOptions::new())
+    }
+
+    /// List the server's tools.
+    pub fn with_options(client: Arc<McpClient>, options: BridgeOptions) -> Result<McpBridge, BridgeError> {
+        let mut bridge = McpBridge { client, options, tools: Vec::new() };
+        bridge.refresh()?;
+        Ok(bridge)
+    }
+
+    /// List again, replacing the snapshot (kept as it was on error).
+    pub fn refresh(&mut self) -> Result<(), BridgeError> {
+        // Cleared first: a change announced while listing marks it again.
+        self.client.take_tools_changed();
+        self.tools = bridge_tools(self.options.prefix.as_deref(), self.client.list_tools()?)?;
+        Ok(())
+    }
+
+    /// True when the server announced a tool-list change since the last
+    /// listing.
+    pub fn is_stale(&self) -> bool {
+        self.client.tools_changed()
+    }
+
+    /// The snapshot: server declarations with their model-facing names.
+    pub fn listed(&self) -> &[BridgedTool] {
+        &self.tools
+    }
+
+    /// The client the tools call.
+    pub fn client(&self) -> &Arc<McpClient> {
+        &self.client
+    }
+
+    /// The snapshot as golem tools, for an agent with any `Deps`.
+    pub fn tools<Deps: Send + Sync + 'static>(&self) -> Vec<Tool<Deps>> {
+        self.tools.iter().map(|t| self.tool(t)).collect()
+    }
+
+    fn tool<Deps: Send + Sync + 'static>(&self, tool: &BridgedTool) -> Tool<Deps> {
+        let client = Arc::clone(&self.client);
+        let (name, wire) = (tool.name.clone(), tool.server.name.clone());
+        let (is_error_as, timeout) = (self.options.is_error_as, self.options.timeout);
+        let description = match (&tool.server.title, tool.server.description.is_empty()) {
+            (Some(title), true) => title.clone(),
+            _ => tool.server.description.clone(),
+        };
+        Tool::new(
+            tool.name.clone(),
+            description,
+            tool.server.input_schema.clone(),
+            move |ctx: &ToolContext<Deps>, args: Value| {
+                let params = serde_json::json!({"name": wire, "arguments": if args.is_null() { Value::Object(Default::default()) } else { args }});
+                let cancel = Some(ctx.cancellation());
+                let result = match timeout {
+                    Some(timeout) => client.request_with_timeout("tools/call", params, timeout, cancel),
+                    None => client.request("tools/call", params, cancel),
+                };
+                // Transport and protocol failures end the run (tool stage).
+                let result = result.map_err(ToolError::fatal)?;
+                tool_result(&name, &result, is_error_as)
+            },
+        )
+    }
+}
+
+/// Name the listed tools; two tools with one model-facing name are an error.
+fn bridge_tools(prefix: Option<&str>, listed: Vec<McpTool>) -> Result<Vec<BridgedTool>, BridgeError> {
+    let mut seen: HashMap<String, String> = HashMap::new();
+    let mut tools = Vec::with_capacity(listed.len());
+    for server in listed {
+        let name = model_name(prefix, &server.name);
+        if let Some(first) = seen.insert(name.clone(), server.name.clone()) {
+            return Err(BridgeError::Collision { name, first, second: server.name });
+        }
+        tools.push(BridgedTool { name, server });
+    }
+    Ok(tools)
+}

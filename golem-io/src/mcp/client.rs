@@ -1,0 +1,234 @@
+//! The MCP client the application owns: connect over stdio or streamable
+//! HTTP, then list and call tools (SPEC MCP-02..06, MCP-09, MCP-10).
+
+use super::error::McpError;
+use super::http::{HttpConfig, HttpTransport};
+use super::listing::{McpTool, Pager};
+use super::session::{LogMessage, ServerInfo, Session, SessionConfig, DEFAULT_TIMEOUT};
+use super::shared::{LogSink, Shared};
+use super::stdio::{StdioConfig, StdioTransport};
+use crate::cancel::CancellationToken;
+use serde_json::{json, Value};
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Settings shared by both transports.
+#[derive(Clone)]
+pub struct ClientOptions {
+    timeout: Duration,
+    client_version: String,
+    log: Option<LogSink>,
+}
+
+impl Default for ClientOptions {
+    fn default() -> Self {
+        ClientOptions { timeout: DEFAULT_TIMEOUT, client_version: env!("CARGO_PKG_VERSION").to_string(), log: None }
+    }
+}
+
+impl ClientOptions {
+    /// The defaults: a 60 s timeout per request, no log sink.
+    pub fn new() -> Self {
+        ClientOptions::default()
+    }
+
+    /// Builder-style: how long any request may wait for its answer.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Builder-style: the `clientInfo.version` sent in `initialize`.
+    pub fn client_version(mut self, version: impl Into<String>) -> Self {
+        self.client_version = version.into();
+        self
+    }
+
+    /// Builder-style: where the server's `notifications/message` logs (and
+    /// notes about skipped output) go. Called on the transport's threads.
+    pub fn on_log(mut self, sink: impl Fn(&LogMessage) + Send + Sync + 'static) -> Self {
+        self.log = Some(Arc::new(sink));
+        self
+    }
+
+    fn session(&self, allow_legacy_version: bool) -> Session {
+        Session::new(SessionConfig {
+            client_version: self.client_version.clone(),
+            request_timeout: self.timeout,
+            allow_legacy_version,
+        })
+    }
+}
+
+impl fmt::Debug for ClientOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ClientOptions")
+            .field("timeout", &self.timeout)
+            .field("client_version", &self.client_version)
+            .field("log", &self.log.is_some())
+            .finish()
+    }
+}
+
+/// A connected MCP client. The application owns it (usually in an `Arc`
+/// that bridged tools clone); dropping the last owner closes it.
+///
+/// Every method blocks the calling thread; the `_async` twins run the same
+/// work on the `blocking` thread pool, for any executor. Any number of
+/// requests may be in flight at once, from any threads.
+///
+/// ```no_run
+/// use golem_io::mcp::{ClientOptions, McpClient, StdioConfig};
+/// use serde_json::json;
+///
+/// let client = McpClient::stdio(StdioConfig::new("python3").arg("server.py"), ClientOptions::new())?;
+/// for tool in client.list_tools()? {
+///     println!("{}: {}", tool.name, tool.description);
+/// }
+/// let result = client.call_tool("echo", json!({"text": "hi"}), None)?;
+/// println!("{result}");
+/// client.close();
+/// # Ok::<(), golem_io::mcp::McpError>(())
+/// ```
+pub struct McpClient {
+    shared: Arc<Shared>,
+    timeout: Duration,
+}
+
+impl McpClient {
+    /// Start a stdio server and run the handshake. Protocol version
+    /// `2024-11-05` is accepted here (stdio) besides the current ones.
+    pub fn stdio(config: StdioConfig, options: ClientOptions) -> Result<McpClient, McpError> {
+        let transport = StdioTransport::spawn(&config)?;
+        let shared = Shared::new(options.session(true), Box::new(transport), options.log.clone());
+        let client = McpClient { shared, timeout: options.timeout };
+        client
+            .shared
+            .transport
+            .start(&client.shared)
+            .and_then(|()| client.handshake())
+            .inspect_err(|_| client.close())?;
+        Ok(client)
+    }
+
+    /// Connect to a streamable HTTP server and run the handshake.
+    pub fn http(config: HttpConfig, options: ClientOptions) -> Result<McpClient, McpError> {
+        let transport = HttpTransport::new(config, options.timeout);
+        let shared = Shared::new(options.session(false), Box::new(transport), options.log.clone());
+        let client = McpClient { shared, timeout: options.timeout };
+        client.handshake().inspect_err(|_| client.close())?;
+        Ok(client)
+    }
+
+    fn handshake(&self) -> Result<(), McpError> {
+        let (id, message) = self.shared.lock().session.start(Instant::now())?;
+        self.shared.transport.send_request(&self.shared, id, message);
+        self.shared.wait(id, "initialize", None).map(drop)
+    }
+
+    /// What the server said about itself (name, version, capabilities,
+    /// instructions, negotiated protocol version).
+    pub fn server_info(&self) -> Option<ServerInfo> {
+        self.shared.lock().session.server_info().cloned()
+    }
+
+    /// The server's process id, for a stdio server.
+    pub fn process_id(&self) -> Option<u32> {
+        self.shared.transport.process_id()
+    }
+
+    /// Every tool the server lists, following `nextCursor` (SPEC MCP-04).
+    pub fn list_tools(&self) -> Result<Vec<McpTool>, McpError> {
+        let mut pager = Pager::new();
+        while let Some(params) = pager.next_params() {
+            let result = self.request("tools/list", params, None)?;
+            pager.handle_page(&result)?;
+        }
+        Ok(pager.into_tools())
+    }
+
+    /// Call tool `name` (its wire name) with `arguments` (`{}` when null);
+    /// the raw `tools/call` result. `cancel` gives up early and tells the
+    /// server (`notifications/cancelled`).
+    pub fn call_tool(
+        &self,
+        name: &str,
+        arguments: Value,
+        cancel: Option<&CancellationToken>,
+    ) -> Result<Value, McpError> {
+        let arguments = if arguments.is_null() { json!({}) } else { arguments };
+        self.request("tools/call", json!({"name": name, "arguments": arguments}), cancel)
+    }
+
+    /// Any request (`resources/list`, `prompts/get`, …): its result, or the
+    /// server's JSON-RPC error as [`McpError::Protocol`].
+    pub fn request(&self, method: &str, params: Value, cancel: Option<&CancellationToken>) -> Result<Value, McpError> {
+        self.shared.call(method, params, Some(self.timeout), cancel)
+    }
+
+    /// [`request`](Self::request) with its own timeout.
+    pub fn request_with_timeout(
+        &self,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+        cancel: Option<&CancellationToken>,
+    ) -> Result<Value, McpError> {
+        self.shared.call(method, params, Some(timeout), cancel)
+    }
+
+    /// [`list_tools`](Self::list_tools) on the blocking thread pool.
+    pub fn list_tools_async(self: &Arc<Self>) -> impl Future<Output = Result<Vec<McpTool>, McpError>> + Send + 'static {
+        let client = Arc::clone(self);
+        blocking::unblock(move || client.list_tools())
+    }
+
+    /// [`call_tool`](Self::call_tool) on the blocking thread pool.
+    pub fn call_tool_async(
+        self: &Arc<Self>,
+        name: impl Into<String>,
+        arguments: Value,
+        cancel: Option<CancellationToken>,
+    ) -> impl Future<Output = Result<Value, McpError>> + Send + 'static {
+        let (client, name) = (Arc::clone(self), name.into());
+        blocking::unblock(move || client.call_tool(&name, arguments, cancel.as_ref()))
+    }
+
+    /// True when the server said its tools changed since the last listing
+    /// by a bridge (`notifications/tools/list_changed`).
+    pub fn tools_changed(&self) -> bool {
+        self.shared.is_stale()
+    }
+
+    pub(crate) fn take_tools_changed(&self) -> bool {
+        self.shared.take_stale()
+    }
+
+    /// End the session: pending requests fail with [`McpError::Closed`],
+    /// then the transport shuts down (stdio: stdin closed, 2 s, SIGTERM, 2
+    /// s, SIGKILL, reaped; HTTP: DELETE with the session id). Idempotent;
+    /// also done on drop.
+    pub fn close(&self) {
+        self.shared.fail_all(McpError::Closed);
+        self.shared.transport.close(&self.shared);
+    }
+}
+
+impl Drop for McpClient {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+impl fmt::Debug for McpClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let inner = self.shared.lock();
+        f.debug_struct("McpClient")
+            .field("server", &inner.session.server_info().map(|s| s.name.clone()))
+            .field("protocol_version", &inner.session.protocol_version())
+            .field("pending", &inner.session.pending_count())
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,138 @@
+//! What can go wrong talking to an MCP server (SPEC MCP-02..09, ERR-06).
+
+use super::jsonrpc::ParseError;
+use serde_json::Value;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// An MCP client failure. Cheap to clone: one failure (a server exit) fails
+/// every request in flight.
+///
+/// Never carries request headers, so configured secrets cannot leak through
+/// it (SPEC ERR-06).
+#[derive(Clone, Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum McpError {
+    /// The server answered with a JSON-RPC error.
+    #[error("MCP error {code}: {message}")]
+    Protocol {
+        /// The JSON-RPC error code.
+        code: i64,
+        /// The server's message.
+        message: String,
+        /// The server's extra data, if any.
+        data: Option<Value>,
+    },
+    /// The server chose a protocol version this client does not speak.
+    #[error("the server chose MCP protocol version {version:?}, which this client does not support")]
+    UnsupportedProtocolVersion {
+        /// The version the server answered with.
+        version: String,
+    },
+    /// A call was made before the initialize handshake finished.
+    #[error("the MCP session is not initialized")]
+    NotInitialized,
+    /// The server sent something that is not a JSON-RPC message.
+    #[error("invalid JSON-RPC message from the server: {0}")]
+    Parse(#[from] ParseError),
+    /// A result that does not have the shape the method promises.
+    #[error("invalid {method} result: {reason}")]
+    InvalidResult {
+        /// The method whose result it is.
+        method: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// `tools/list` pagination went wrong (a repeated cursor, too many pages).
+    #[error("tools/list pagination: {0}")]
+    Pagination(String),
+    /// No answer within the request timeout.
+    #[error("{method} timed out after {after:?}")]
+    Timeout {
+        /// The method called.
+        method: String,
+        /// The timeout that passed.
+        after: Duration,
+    },
+    /// The caller cancelled the request.
+    #[error("{method} was cancelled")]
+    Cancelled {
+        /// The method called.
+        method: String,
+    },
+    /// The stdio server process ended (or closed its stdout).
+    #[error("the MCP server exited ({status}); stderr tail: {stderr_tail:?}")]
+    ServerExited {
+        /// How it ended, as the OS reports it (`exit status: 1`, `signal: 9`, …).
+        status: String,
+        /// The last 64 KiB of what it wrote to stderr (lossy UTF-8).
+        stderr_tail: String,
+    },
+    /// The stdio server could not be started.
+    #[error("could not start the MCP server {program:?}: {source}")]
+    Spawn {
+        /// The program that was run.
+        program: String,
+        /// Why it failed.
+        #[source]
+        source: Arc<std::io::Error>,
+    },
+    /// A stdout line longer than the cap (the session is closed).
+    #[error("the MCP server wrote a line longer than {limit} bytes")]
+    LineTooLong {
+        /// The cap, in bytes.
+        limit: usize,
+    },
+    /// An HTTP response body larger than the cap.
+    #[error("the MCP server sent a body larger than {limit} bytes")]
+    BodyTooLarge {
+        /// The cap, in bytes.
+        limit: usize,
+    },
+    /// A non-2xx HTTP status (the URL without its query).
+    #[error("HTTP status {status} from {url}")]
+    HttpStatus {
+        /// The status code.
+        status: u16,
+        /// The endpoint, query and credentials stripped.
+        url: String,
+    },
+    /// An `Mcp-Session-Id` header with characters outside visible ASCII.
+    #[error("the server sent an invalid Mcp-Session-Id header")]
+    InvalidSessionId,
+    /// The HTTP exchange ended without the answer to the request.
+    #[error("the server answered {method} with no JSON-RPC response")]
+    NoResponse {
+        /// The method called.
+        method: String,
+    },
+    /// The HTTP request itself failed (connection, TLS, timeout, …).
+    #[error("HTTP transport: {0}")]
+    Http(String),
+    /// An SSE body that breaks the stream format or its bounds.
+    #[error("invalid SSE stream: {0}")]
+    Sse(String),
+    /// An I/O failure talking to the server.
+    #[error("MCP transport I/O: {0}")]
+    Io(#[source] Arc<std::io::Error>),
+    /// The client was closed.
+    #[error("the MCP client is closed")]
+    Closed,
+}
+
+impl McpError {
+    /// The JSON-RPC error a server answered with, as the typed variant.
+    pub(crate) fn protocol(error: super::jsonrpc::RpcError) -> Self {
+        McpError::Protocol { code: error.code, message: error.message, data: error.data }
+    }
+
+    pub(crate) fn invalid_result(method: &str, reason: impl Into<String>) -> Self {
+        McpError::InvalidResult { method: method.to_string(), reason: reason.into() }
+    }
+}
+
+impl From<std::io::Error> for McpError {
+    fn from(error: std::io::Error) -> Self {
+        McpError::Io(Arc::new(error))
+    }
+}

@@ -1,0 +1,87 @@
+//! Streamable HTTP settings, with header values kept out of `Debug`
+//! (SPEC MCP-06, ERR-06).
+
+use std::fmt;
+
+/// A header value that never shows in `Debug` or `Display`.
+#[derive(Clone, PartialEq, Eq)]
+pub(crate) struct Secret(pub(crate) String);
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("\"[redacted]\"")
+    }
+}
+
+/// Where a streamable HTTP MCP server listens and what every request
+/// carries.
+///
+/// ```
+/// use golem_io::mcp::HttpConfig;
+///
+/// let config = HttpConfig::new("http://127.0.0.1:8000/mcp").bearer_token("s3cret").header("X-Team", "blue");
+/// assert!(!format!("{config:?}").contains("s3cret"));
+/// ```
+#[derive(Clone)]
+pub struct HttpConfig {
+    pub(crate) url: String,
+    pub(crate) headers: Vec<(String, Secret)>,
+    pub(crate) bearer: Option<Secret>,
+}
+
+impl HttpConfig {
+    /// The MCP endpoint URL.
+    pub fn new(url: impl Into<String>) -> Self {
+        HttpConfig { url: url.into(), headers: Vec::new(), bearer: None }
+    }
+
+    /// Builder-style: a header sent with every request (its value is
+    /// redacted in `Debug`).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), Secret(value.into())));
+        self
+    }
+
+    /// Builder-style: `Authorization: Bearer <token>` on every request.
+    pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
+        self.bearer = Some(Secret(token.into()));
+        self
+    }
+
+    /// The endpoint as shown in errors: no credentials, query or fragment.
+    pub fn shown_url(&self) -> String {
+        shown_url(&self.url)
+    }
+}
+
+impl fmt::Debug for HttpConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let headers: Vec<(&str, &Secret)> = self.headers.iter().map(|(k, v)| (k.as_str(), v)).collect();
+        f.debug_struct("HttpConfig")
+            .field("url", &self.shown_url())
+            .field("headers", &headers)
+            .field("bearer", &self.bearer)
+            .finish()
+    }
+}
+
+/// `url` without user info, query or fragment — they may hold secrets.
+pub(crate) fn shown_url(url: &str) -> String {
+    let url = url.split(['?', '#']).next().unwrap_or_default();
+    let Some((scheme, rest)) = url.split_once("://") else { return url.to_string() };
+    let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let host = authority.rsplit_once('@').map_or(authority, |(_, host)| host);
+    format!("{scheme}://{host}{path}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shown_urls_lose_credentials_and_queries() {
+        assert_eq!(shown_url("https://u:p@h.example:8443/mcp?key=1#x"), "https://h.example:8443/mcp");
+        assert_eq!(shown_url("http://127.0.0.1:9/mcp"), "http://127.0.0.1:9/mcp");
+        assert_eq!(shown_url("not a url?x"), "not a url");
+    }
+}

@@ -1,0 +1,302 @@
+//! The streamable HTTP transport (SPEC MCP-06): every message is a POST;
+//! the answer comes back as JSON, as an SSE stream (with server requests
+//! and notifications before it), or not at all (202).
+//!
+//! Each request runs its exchange on its own thread, so parallel tool calls
+//! are not serialized and a caller can give up on a stalled stream. Replies
+//! and notifications get a thread each too, except the handshake's
+//! `notifications/initialized`, which must arrive before what follows it.
+
+mod config;
+
+pub use config::HttpConfig;
+
+use super::error::McpError;
+use super::jsonrpc::Message;
+use super::shared::{Shared, Transport};
+use super::sse::SseDecoder;
+use std::io::Read;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// The largest JSON body accepted (SPEC MCP-05's 32 MiB cap).
+pub const MAX_BODY: usize = 32 << 20;
+
+const ACCEPT: &str = "application/json, text/event-stream";
+const SESSION_HEADER: &str = "Mcp-Session-Id";
+const VERSION_HEADER: &str = "MCP-Protocol-Version";
+/// DELETE on close is a courtesy; it must not hold a closing client long.
+const CLOSE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The transport; its request threads share the inner part.
+pub(crate) struct HttpTransport(Arc<HttpInner>);
+
+struct HttpInner {
+    agent: ureq::Agent,
+    config: HttpConfig,
+    session_id: Mutex<Option<String>>,
+    /// One re-initialize at a time; the others wait and reuse its session.
+    reinit: Mutex<()>,
+    closed: AtomicBool,
+}
+
+impl HttpTransport {
+    pub(crate) fn new(config: HttpConfig, timeout: Duration) -> Self {
+        HttpTransport(Arc::new(HttpInner::new(config, timeout)))
+    }
+}
+
+impl HttpInner {
+    fn new(config: HttpConfig, timeout: Duration) -> Self {
+        let agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            // A redirect would resend the configured headers elsewhere.
+            .max_redirects(0)
+            .timeout_connect(Some(timeout.min(Duration::from_secs(30))))
+            // The session times requests out; this only bounds a stalled
+            // exchange thread after its caller gave up.
+            .timeout_global(Some(timeout.saturating_add(Duration::from_secs(5))))
+            .build()
+            .new_agent();
+        HttpInner {
+            agent,
+            config,
+            session_id: Mutex::new(None),
+            reinit: Mutex::new(()),
+            closed: AtomicBool::new(false),
+        }
+    }
+
+    fn session_id(&self) -> Option<String> {
+        self.session_id.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    fn set_session_id(&self, id: Option<String>) {
+        *self.session_id.lock().unwrap_or_else(|p| p.into_inner()) = id;
+    }
+
+    fn http_error(&self, error: ureq::Error) -> McpError {
+        match error {
+            ureq::Error::StatusCode(status) => McpError::HttpStatus { status, url: self.config.shown_url() },
+            // ureq's messages name the failure, never the request headers.
+            other => McpError::Http(other.to_string()),
+        }
+    }
+
+    fn post(
+        &self,
+        message: &Message,
+        session: Option<&str>,
+        version: Option<&str>,
+    ) -> Result<ureq::http::Response<ureq::Body>, McpError> {
+        let mut request =
+            self.agent.post(&self.config.url).header("Content-Type", "application/json").header("Accept", ACCEPT);
+        request = self.common_headers(request, session, version);
+        request.send(&message.to_bytes()[..]).map_err(|e| self.http_error(e))
+    }
+
+    fn common_headers<B>(
+        &self,
+        mut request: ureq::RequestBuilder<B>,
+        session: Option<&str>,
+        version: Option<&str>,
+    ) -> ureq::RequestBuilder<B> {
+        for (name, value) in &self.config.headers {
+            request = request.header(name.as_str(), value.0.as_str());
+        }
+        if let Some(token) = &self.config.bearer {
+            request = request.header("Authorization", format!("Bearer {}", token.0));
+        }
+        if let Some(session) = session {
+            request = request.header(SESSION_HEADER, session);
+        }
+        if let Some(version) = version {
+            request = request.header(VERSION_HEADER, version);
+        }
+        request
+    }
+
+    /// Post `message` and feed whatever answers it into the session; with
+    /// `expect`, fail unless request `expect` was answered.
+    fn exchange(&self, shared: &Arc<Shared>, message: &Message, expect: Option<u64>) -> Result<(), McpError> {
+        let is_init = message.method() == Some("initialize");
+        let mut retried = false;
+        loop {
+            let session = if is_init { None } else { self.session_id() };
+            let version = if is_init { None } else { shared.protocol_version() };
+            let response = self.post(message, session.as_deref(), version.as_deref())?;
+            let status = response.status().as_u16();
+            if status == 404 && session.is_some() && expect.is_some() && !retried {
+                // The server forgot the session: start a new one, then send
+                // this request again, once (SPEC MCP-06). Only requests: a
+                // notification sent while re-initializing must not recurse.
+                retried = true;
+                self.reinitialize(shared, session.as_deref())?;
+                continue;
+            }
+            if !(200..300).contains(&status) {
+                return Err(McpError::HttpStatus { status, url: self.config.shown_url() });
+            }
+            if is_init {
+                self.set_session_id(session_header(&response)?);
+            }
+            return self.read_answer(shared, response, expect, message.method().unwrap_or("response"));
+        }
+    }
+
+    fn reinitialize(&self, shared: &Arc<Shared>, stale: Option<&str>) -> Result<(), McpError> {
+        let _one_at_a_time = self.reinit.lock().unwrap_or_else(|p| p.into_inner());
+        if self.session_id().as_deref() != stale {
+            return Ok(()); // another request already did it
+        }
+        let (id, message) = shared.lock().session.restart(Instant::now())?;
+        if let Err(error) = self.exchange(shared, &message, Some(id)) {
+            shared.fail(id, error);
+        }
+        shared.wait(id, "initialize", None).map(drop)
+    }
+
+    fn read_answer(
+        &self,
+        shared: &Arc<Shared>,
+        response: ureq::http::Response<ureq::Body>,
+        expect: Option<u64>,
+        method: &str,
+    ) -> Result<(), McpError> {
+        let status = response.status().as_u16();
+        let content_type = header(&response, "content-type").unwrap_or_default().to_ascii_lowercase();
+        let body = response.into_body().into_reader();
+        if status != 202 {
+            if content_type.starts_with("text/event-stream") {
+                read_events(shared, body, expect)?;
+            } else {
+                read_json(shared, body)?;
+            }
+        }
+        match expect {
+            Some(id) if shared.is_pending(id) => Err(McpError::NoResponse { method: method.to_string() }),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The session id of an initialize response: visible ASCII only.
+fn session_header(response: &ureq::http::Response<ureq::Body>) -> Result<Option<String>, McpError> {
+    let Some(value) = response.headers().get(SESSION_HEADER) else { return Ok(None) };
+    let bytes = value.as_bytes();
+    if bytes.is_empty() || !bytes.iter().all(|b| (0x21..=0x7e).contains(b)) {
+        return Err(McpError::InvalidSessionId);
+    }
+    Ok(Some(String::from_utf8_lossy(bytes).into_owned()))
+}
+
+fn header(response: &ureq::http::Response<ureq::Body>, name: &str) -> Option<String> {
+    response.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_string)
+}
+
+fn read_json(shared: &Arc<Shared>, body: impl Read) -> Result<(), McpError> {
+    let mut bytes = Vec::new();
+    body.take(MAX_BODY as u64 + 1).read_to_end(&mut bytes)?;
+    if bytes.len() > MAX_BODY {
+        return Err(McpError::BodyTooLarge { limit: MAX_BODY });
+    }
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(());
+    }
+    for message in Message::parse_batch(&bytes)? {
+        shared.feed(message);
+    }
+    Ok(())
+}
+
+/// Feed the stream's messages until request `expect` is answered or the
+/// stream ends.
+fn read_events(shared: &Arc<Shared>, mut body: impl Read, expect: Option<u64>) -> Result<(), McpError> {
+    let mut decoder = SseDecoder::new();
+    let mut chunk = vec![0u8; 16 << 10];
+    loop {
+        let n = match body.read(&mut chunk) {
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e.into()),
+        };
+        if n == 0 {
+            decoder.finish();
+            return Ok(());
+        }
+        decoder.feed(&chunk[..n]);
+        while let Some(event) = decoder.next() {
+            let data = event.map_err(|e| McpError::Sse(e.to_string()))?;
+            match Message::parse_batch(data.as_bytes()) {
+                Ok(messages) => messages.into_iter().for_each(|m| shared.feed(m)),
+                Err(error) => shared.note("warning", format!("skipped an SSE event that is not JSON-RPC: {error}")),
+            }
+        }
+        // Stop reading once our answer is in (or the caller gave up).
+        if expect.is_some_and(|id| !shared.is_pending(id)) {
+            return Ok(());
+        }
+    }
+}
+
+impl Transport for HttpTransport {
+    fn send_request(&self, shared: &Arc<Shared>, id: u64, message: Message) {
+        let (shared_, inner) = (Arc::clone(shared), Arc::clone(&self.0));
+        let spawned = std::thread::Builder::new().name("golem-mcp-http".into()).spawn(move || {
+            if let Err(error) = inner.exchange(&shared_, &message, Some(id)) {
+                shared_.fail(id, error);
+            }
+        });
+        if let Err(error) = spawned {
+            shared.fail(id, error.into());
+        }
+    }
+
+    fn send(&self, shared: &Arc<Shared>, message: Message) {
+        // `notifications/initialized` must reach the server before any
+        // request that follows the handshake, so it goes out here and now.
+        // Everything else (pongs, cancellations) goes on its own thread, so
+        // a stalled server never holds up a caller who is giving up.
+        if message.method() == Some("notifications/initialized") {
+            return self.0.post_quietly(shared, &message);
+        }
+        let (shared_, inner) = (Arc::clone(shared), Arc::clone(&self.0));
+        let spawned = std::thread::Builder::new()
+            .name("golem-mcp-http".into())
+            .spawn(move || inner.post_quietly(&shared_, &message));
+        if let Err(error) = spawned {
+            shared.note("warning", format!("could not start a thread to send a message: {error}"));
+        }
+    }
+
+    fn close(&self, shared: &Arc<Shared>) {
+        self.0.close(shared);
+    }
+}
+
+impl HttpInner {
+    /// Send a reply or notification; a failure is only worth a log line.
+    fn post_quietly(&self, shared: &Arc<Shared>, message: &Message) {
+        if let Err(error) = self.exchange(shared, message, None) {
+            let what = message.method().unwrap_or("a reply");
+            shared.note("warning", format!("could not send {what}: {error}"));
+        }
+    }
+
+    fn close(&self, shared: &Arc<Shared>) {
+        if self.closed.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let Some(session) = self.session_id() else { return };
+        let version = shared.protocol_version();
+        let request = self.agent.delete(&self.config.url).config().timeout_global(Some(CLOSE_TIMEOUT)).build();
+        let request = self.common_headers(request, Some(&session), version.as_deref());
+        match request.call() {
+            // 405: the server does not let clients end sessions; fine.
+            Ok(response) if response.status().is_success() || response.status().as_u16() == 405 => {}
+            Ok(response) => shared.note("warning", format!("DELETE on close: HTTP status {}", response.status())),
+            Err(error) => shared.note("warning", format!("DELETE on close: {}", self.http_error(error))),
+        }
+    }
+}

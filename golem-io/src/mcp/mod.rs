@@ -1,0 +1,63 @@
+//! The MCP client (feature `mcp`, SPEC MCP): any Model Context Protocol
+//! server's tools as ordinary golem [`Tool`](crate::Tool)s, over stdio or
+//! streamable HTTP, under either driver.
+//!
+//! **Layers.** [`Session`] is the sans-IO protocol core: JSON-RPC ids and
+//! the pending-request table, the initialize handshake and version
+//! negotiation, server pings, notifications, timeouts — messages and time
+//! in, messages and events out. The transports drive it: [`StdioConfig`]
+//! starts a child process speaking newline-delimited JSON; [`HttpConfig`]
+//! posts to a streamable HTTP endpoint and reads JSON or SSE answers.
+//! [`McpClient`] is the connected pair, and [`McpBridge`] turns its tool
+//! list into golem tools.
+//!
+//! **Blocking and async.** Client calls block their thread and are safe to
+//! make from many threads at once; bridged tools are blocking tools, which
+//! the async driver runs on the `blocking` thread pool (no runtime of its
+//! own), and the `_async` client methods do the same. A cancelled or
+//! timed-out call tells the server with `notifications/cancelled`.
+//!
+//! **Not in scope:** sampling, elicitation, roots and the other client
+//! capabilities (the client declares none), resumable SSE streams and the
+//! standalone GET stream, OAuth flows (a bearer token may be configured).
+//!
+//! ```no_run
+//! use golem_core::testing::TestModel;
+//! use golem_io::mcp::{ClientOptions, McpBridge, McpClient, StdioConfig};
+//! use golem_io::Agent;
+//! use std::sync::Arc;
+//!
+//! let server = StdioConfig::new("python3").args(["-m", "my_mcp_server"]);
+//! let client = Arc::new(McpClient::stdio(server, ClientOptions::new())?);
+//! let bridge = McpBridge::new(Arc::clone(&client))?;
+//! let agent = Agent::<()>::builder(TestModel::new()).tools(bridge.tools()).build()?;
+//! println!("{}", agent.run((), "go")?.output().unwrap());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod bridge;
+mod client;
+mod error;
+#[doc(hidden)]
+pub mod fuzzing;
+mod http;
+mod jsonrpc;
+mod listing;
+mod session;
+mod shared;
+pub mod sse;
+mod stdio;
+
+pub use bridge::{
+    is_valid_name, model_name, tool_result, BridgeError, BridgeOptions, BridgedTool, IsErrorAs, McpBridge, MAX_NAME,
+};
+pub use client::{ClientOptions, McpClient};
+pub use error::McpError;
+pub use http::{HttpConfig, MAX_BODY};
+pub use jsonrpc::{Id, Message, ParseError, RpcError, METHOD_NOT_FOUND};
+pub use listing::{McpTool, Pager, MAX_PAGES};
+pub use session::{
+    LogMessage, ServerInfo, Session, SessionConfig, SessionEvent, DEFAULT_TIMEOUT, LEGACY_VERSION, PROTOCOL_VERSION,
+    SUPPORTED_VERSIONS,
+};
+pub use stdio::{StdioConfig, MAX_LINE, STDERR_TAIL};

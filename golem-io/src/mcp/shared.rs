@@ -1,0 +1,222 @@
+//! The state a client shares with its transport's threads: the session
+//! behind a lock, the answers waiting for their callers, and the loop a
+//! caller runs while it waits (timeouts, cancellation).
+
+use super::error::McpError;
+use super::jsonrpc::Message;
+use super::session::{LogMessage, Session, SessionEvent};
+use crate::cancel::CancellationToken;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+/// Where log messages go.
+pub(crate) type LogSink = Arc<dyn Fn(&LogMessage) + Send + Sync>;
+
+/// What moves messages to and from a server.
+pub(crate) trait Transport: Send + Sync + 'static {
+    /// Start reading from the server into `shared` (stdio's reader thread).
+    fn start(&self, _shared: &Arc<Shared>) -> Result<(), McpError> {
+        Ok(())
+    }
+    /// Send a request whose answer a caller waits for. Failures are fed back
+    /// into the session ([`Shared::fail`]).
+    fn send_request(&self, shared: &Arc<Shared>, id: u64, message: Message);
+    /// Send a reply or a notification, after those sent before it.
+    fn send(&self, shared: &Arc<Shared>, message: Message);
+    /// The server's process id (stdio).
+    fn process_id(&self) -> Option<u32> {
+        None
+    }
+    /// Shut the connection down; idempotent.
+    fn close(&self, shared: &Arc<Shared>);
+}
+
+pub(crate) struct Inner {
+    pub(crate) session: Session,
+    /// Answers not yet taken by their callers.
+    done: HashMap<u64, Result<Value, McpError>>,
+}
+
+/// The session and its transport, shared by the client, its tools and the
+/// transport's threads.
+pub(crate) struct Shared {
+    inner: Mutex<Inner>,
+    cond: Condvar,
+    pub(crate) transport: Box<dyn Transport>,
+    log: Option<LogSink>,
+    stale: AtomicBool,
+}
+
+impl Shared {
+    pub(crate) fn new(session: Session, transport: Box<dyn Transport>, log: Option<LogSink>) -> Arc<Shared> {
+        Arc::new(Shared {
+            inner: Mutex::new(Inner { session, done: HashMap::new() }),
+            cond: Condvar::new(),
+            transport,
+            log,
+            stale: AtomicBool::new(false),
+        })
+    }
+
+    pub(crate) fn lock(&self) -> MutexGuard<'_, Inner> {
+        // Every critical section leaves the session consistent; a panic in
+        // a log sink elsewhere must not wedge the client.
+        self.inner.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// A message from the server.
+    pub(crate) fn feed(self: &Arc<Self>, message: Message) {
+        let mut inner = self.lock();
+        inner.session.handle_message(Instant::now(), message);
+        self.pump(inner);
+    }
+
+    /// Request `id` failed in transit.
+    pub(crate) fn fail(self: &Arc<Self>, id: u64, error: McpError) {
+        let mut inner = self.lock();
+        inner.session.fail(id, error);
+        self.pump(inner);
+    }
+
+    /// The connection is gone.
+    pub(crate) fn fail_all(self: &Arc<Self>, error: McpError) {
+        let mut inner = self.lock();
+        inner.session.fail_all(error);
+        self.pump(inner);
+    }
+
+    /// A note from the transport (skipped output) for the log sink.
+    pub(crate) fn note(&self, level: &str, text: String) {
+        if let Some(sink) = &self.log {
+            sink(&LogMessage { level: level.into(), logger: Some("golem.mcp".into()), data: text.into() });
+        }
+    }
+
+    pub(crate) fn protocol_version(&self) -> Option<String> {
+        self.lock().session.protocol_version().map(str::to_string)
+    }
+
+    pub(crate) fn is_pending(&self, id: u64) -> bool {
+        self.lock().session.is_pending(id)
+    }
+
+    /// True once the server said its tools changed; reading clears it.
+    pub(crate) fn take_stale(&self) -> bool {
+        self.stale.swap(false, Ordering::SeqCst)
+    }
+
+    pub(crate) fn is_stale(&self) -> bool {
+        self.stale.load(Ordering::SeqCst)
+    }
+
+    /// Drain the session: send what it wants sent, then publish answers —
+    /// in that order, so a caller who sees an answer knows everything it
+    /// caused (`notifications/initialized` after `initialize`) went out.
+    pub(crate) fn pump(self: &Arc<Self>, mut inner: MutexGuard<'_, Inner>) {
+        let transmits: Vec<Message> = std::iter::from_fn(|| inner.session.poll_transmit()).collect();
+        let mut answers = Vec::new();
+        let mut logs = Vec::new();
+        while let Some(event) = inner.session.poll_event() {
+            match event {
+                SessionEvent::Completed { id, result } => answers.push((id, result)),
+                SessionEvent::Log(log) => logs.push(log),
+                SessionEvent::ToolsChanged => self.stale.store(true, Ordering::SeqCst),
+            }
+        }
+        drop(inner);
+        for message in transmits {
+            self.transport.send(self, message);
+        }
+        if !answers.is_empty() {
+            self.lock().done.extend(answers);
+            self.cond.notify_all();
+        }
+        if let Some(sink) = &self.log {
+            logs.iter().for_each(|log| sink(log));
+        }
+    }
+
+    /// Send `method` and wait for its answer, its timeout or `cancel`.
+    pub(crate) fn call(
+        self: &Arc<Self>,
+        method: &str,
+        params: Value,
+        timeout: Option<Duration>,
+        cancel: Option<&CancellationToken>,
+    ) -> Result<Value, McpError> {
+        if cancel.is_some_and(CancellationToken::is_cancelled) {
+            return Err(McpError::Cancelled { method: method.to_string() });
+        }
+        let (id, message) = {
+            let mut inner = self.lock();
+            let now = Instant::now();
+            match timeout {
+                Some(timeout) => inner.session.request_with_timeout(now, method, params, timeout)?,
+                None => inner.session.request(now, method, params)?,
+            }
+        };
+        self.transport.send_request(self, id, message);
+        self.wait(id, method, cancel)
+    }
+
+    /// Wait for the answer to request `id`.
+    pub(crate) fn wait(
+        self: &Arc<Self>,
+        id: u64,
+        method: &str,
+        cancel: Option<&CancellationToken>,
+    ) -> Result<Value, McpError> {
+        let registration = cancel.map(|token| {
+            let shared = Arc::clone(self);
+            // Taking the lock before notifying means the wake-up cannot fall
+            // between the waiter's check and its wait.
+            let key = token.on_cancel(move || {
+                let _inner = shared.lock();
+                shared.cond.notify_all();
+            });
+            (token, key)
+        });
+        let result = self.wait_locked(id, method, cancel);
+        if let Some((token, key)) = registration {
+            token.forget(key);
+        }
+        result
+    }
+
+    fn wait_locked(
+        self: &Arc<Self>,
+        id: u64,
+        method: &str,
+        cancel: Option<&CancellationToken>,
+    ) -> Result<Value, McpError> {
+        let mut inner = self.lock();
+        loop {
+            if let Some(result) = inner.done.remove(&id) {
+                return result;
+            }
+            if cancel.is_some_and(CancellationToken::is_cancelled) {
+                inner.session.cancel(id, "cancelled by the client");
+                self.pump(inner);
+                return Err(McpError::Cancelled { method: method.to_string() });
+            }
+            let now = Instant::now();
+            let deadline = inner.session.poll_timeout();
+            if deadline.is_some_and(|d| d <= now) {
+                inner.session.handle_timeout(now);
+                self.pump(inner);
+                inner = self.lock();
+                continue;
+            }
+            // With nothing pending the answer is being published; look
+            // again soon.
+            let wait = deadline.map_or(Duration::from_millis(50), |d| d - now).min(Duration::from_secs(1));
+            inner = match self.cond.wait_timeout(inner, wait) {
+                Ok((guard, _)) => guard,
+                Err(poisoned) => poisoned.into_inner().0,
+            };
+        }
+    }
+}

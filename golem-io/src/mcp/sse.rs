@@ -1,0 +1,162 @@
+//! A small incremental Server-Sent Events decoder for MCP's streamable
+//! HTTP (SPEC MCP-06, STREAM-08): bytes in through [`SseDecoder::feed`],
+//! the data of each `message` event out of [`SseDecoder::next`]. A line or
+//! an event past [`MAX_EVENT`] is an error, after which nothing more comes.
+//!
+//! ```
+//! use golem_io::mcp::sse::SseDecoder;
+//!
+//! let mut decoder = SseDecoder::new();
+//! decoder.feed(b"id: 1\ndata: \n\nevent: message\r\ndata: {\"a\":");
+//! assert_eq!(decoder.next(), None); // the priming event has no data
+//! decoder.feed(b"1}\r\n\r\n");
+//! assert_eq!(decoder.next(), Some(Ok("{\"a\":1}".to_string())));
+//! ```
+
+/// The largest event (and line) accepted: MCP's 32 MiB message cap.
+pub const MAX_EVENT: usize = 32 << 20;
+
+/// Why an SSE body was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SseError {
+    /// A line or an event larger than the cap.
+    #[error("an SSE event is larger than {0} bytes")]
+    TooLarge(usize),
+}
+
+/// Incremental SSE decoding that yields the data of `message` events.
+#[derive(Debug, Default)]
+pub struct SseDecoder {
+    pending: Vec<u8>,
+    /// A `\r` ended the last chunk: a `\n` opening the next is its pair.
+    after_cr: bool,
+    event: String,
+    data: String,
+    has_data: bool,
+    ready: std::collections::VecDeque<String>,
+    failed: Option<SseError>,
+    /// Set on the first error; the decoder takes nothing more after it.
+    broken: bool,
+    /// A byte-order mark may open the stream; it is not part of a field.
+    past_first_line: bool,
+    cap: usize,
+}
+
+impl SseDecoder {
+    /// A decoder with the [`MAX_EVENT`] cap.
+    pub fn new() -> Self {
+        SseDecoder::with_cap(MAX_EVENT)
+    }
+
+    /// A decoder with a smaller cap (tests).
+    pub fn with_cap(cap: usize) -> Self {
+        SseDecoder { cap, ..SseDecoder::default() }
+    }
+
+    /// Take in the next bytes of the body.
+    pub fn feed(&mut self, mut bytes: &[u8]) {
+        if self.broken {
+            return;
+        }
+        if self.after_cr {
+            self.after_cr = false;
+            if let Some(rest) = bytes.strip_prefix(b"\n") {
+                bytes = rest;
+            }
+        }
+        while let Some(at) = bytes.iter().position(|b| *b == b'\n' || *b == b'\r') {
+            let (line, rest) = bytes.split_at(at);
+            if self.pending.len() + line.len() > self.cap {
+                return self.fail();
+            }
+            self.pending.extend_from_slice(line);
+            let line = std::mem::take(&mut self.pending);
+            self.line(&line);
+            if self.broken {
+                return;
+            }
+            bytes = match rest {
+                [b'\r', b'\n', tail @ ..] => tail,
+                [b'\r'] => {
+                    self.after_cr = true;
+                    &[]
+                }
+                [_, tail @ ..] => tail,
+                [] => &[],
+            };
+        }
+        if self.pending.len() + bytes.len() > self.cap {
+            return self.fail();
+        }
+        self.pending.extend_from_slice(bytes);
+    }
+
+    /// The body ended: an unterminated event is dropped, as the standard says.
+    pub fn finish(&mut self) {
+        self.pending.clear();
+        self.data.clear();
+        self.event.clear();
+        self.has_data = false;
+    }
+
+    /// The data of the next complete `message` event, or the error.
+    #[allow(clippy::should_implement_trait)] // `Iterator` would hide the one-error-then-nothing contract
+    pub fn next(&mut self) -> Option<Result<String, SseError>> {
+        match self.ready.pop_front() {
+            Some(data) => Some(Ok(data)),
+            None => self.failed.take().map(Err),
+        }
+    }
+
+    fn fail(&mut self) {
+        self.broken = true;
+        self.failed = Some(SseError::TooLarge(self.cap));
+        self.pending = Vec::new();
+        self.data = String::new();
+    }
+
+    fn line(&mut self, mut line: &[u8]) {
+        if !std::mem::replace(&mut self.past_first_line, true) {
+            line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+        }
+        if line.is_empty() {
+            return self.dispatch();
+        }
+        let line = String::from_utf8_lossy(line);
+        let (field, value) = match line.find(':') {
+            Some(0) => return, // a comment
+            Some(at) => {
+                let value = &line[at + 1..];
+                (&line[..at], value.strip_prefix(' ').unwrap_or(value))
+            }
+            None => (&line[..], ""),
+        };
+        match field {
+            "event" => self.event = value.to_string(),
+            "data" => {
+                if self.data.len() + value.len() + 1 > self.cap {
+                    return self.fail();
+                }
+                if self.has_data {
+                    self.data.push('\n');
+                }
+                self.data.push_str(value);
+                self.has_data = true;
+            }
+            // `id` and `retry` serve reconnection, which this client does
+            // not do; unknown fields are ignored by the standard.
+            _ => {}
+        }
+    }
+
+    fn dispatch(&mut self) {
+        let event = std::mem::take(&mut self.event);
+        let data = std::mem::take(&mut self.data);
+        let has_data = std::mem::take(&mut self.has_data);
+        // Priming events carry an empty data line and no message.
+        if has_data && !data.trim().is_empty() && (event.is_empty() || event == "message") {
+            self.ready.push_back(data);
+        }
+    }
+}

@@ -1,0 +1,237 @@
+//! The stdio transport (SPEC MCP-05): the server is a child process
+//! speaking newline-delimited JSON-RPC on its stdin and stdout.
+//!
+//! Three threads serve it: a writer (so a server that stops reading never
+//! blocks a caller), a stdout reader that feeds the session, and a stderr
+//! reader that keeps the last 64 KiB for error messages.
+
+mod lines;
+mod process;
+
+pub use lines::{MAX_LINE, STDERR_TAIL};
+
+use super::error::McpError;
+use super::jsonrpc::Message;
+use super::shared::{Shared, Transport};
+use lines::{read_line, LineRead, Tail};
+use process::Process;
+use std::ffi::OsString;
+use std::io::{BufReader, Write};
+use std::path::PathBuf;
+use std::process::{ChildStdout, Command, Stdio};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// How to start a stdio MCP server: the program and its arguments (run
+/// directly, never through a shell), optionally a working directory and
+/// environment changes.
+///
+/// ```
+/// use golem_io::mcp::StdioConfig;
+///
+/// let config = StdioConfig::new("python3").arg("server.py").env("LOG_LEVEL", "debug").dir("/tmp");
+/// assert_eq!(config.program(), "python3");
+/// ```
+#[derive(Clone, Debug)]
+pub struct StdioConfig {
+    program: OsString,
+    args: Vec<OsString>,
+    dir: Option<PathBuf>,
+    env: Vec<(OsString, OsString)>,
+    clear_env: bool,
+}
+
+impl StdioConfig {
+    /// Run `program` (looked up on `PATH` when it has no slash).
+    pub fn new(program: impl Into<OsString>) -> Self {
+        StdioConfig { program: program.into(), args: Vec::new(), dir: None, env: Vec::new(), clear_env: false }
+    }
+
+    /// Builder-style: one more argument.
+    pub fn arg(mut self, arg: impl Into<OsString>) -> Self {
+        self.args.push(arg.into());
+        self
+    }
+
+    /// Builder-style: more arguments.
+    pub fn args<I, S>(mut self, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<OsString>,
+    {
+        self.args.extend(args.into_iter().map(Into::into));
+        self
+    }
+
+    /// Builder-style: the server's working directory.
+    pub fn dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.dir = Some(dir.into());
+        self
+    }
+
+    /// Builder-style: set an environment variable (over the inherited ones,
+    /// or over nothing after [`clear_env`](Self::clear_env)).
+    pub fn env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> Self {
+        self.env.push((key.into(), value.into()));
+        self
+    }
+
+    /// Builder-style: start from an empty environment instead of ours.
+    pub fn clear_env(mut self) -> Self {
+        self.clear_env = true;
+        self
+    }
+
+    /// The program, for messages.
+    pub fn program(&self) -> String {
+        self.program.to_string_lossy().into_owned()
+    }
+
+    fn command(&self) -> Command {
+        let mut command = Command::new(&self.program);
+        command.args(&self.args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        if let Some(dir) = &self.dir {
+            command.current_dir(dir);
+        }
+        if self.clear_env {
+            command.env_clear();
+        }
+        command.envs(self.env.iter().map(|(k, v)| (k, v)));
+        process::own_group(&mut command);
+        command
+    }
+}
+
+/// A running stdio server.
+pub(crate) struct StdioTransport {
+    writer: Mutex<Option<mpsc::Sender<Vec<u8>>>>,
+    process: Arc<Process>,
+    stdout: Mutex<Option<ChildStdout>>,
+    tail: Tail,
+}
+
+impl StdioTransport {
+    /// Spawn the server; its threads start with [`start`](Self::start).
+    pub(crate) fn spawn(config: &StdioConfig) -> Result<StdioTransport, McpError> {
+        let spawn_error = |e: std::io::Error| McpError::Spawn { program: config.program(), source: Arc::new(e) };
+        let mut child = config.command().spawn().map_err(spawn_error)?;
+        let (stdin, stdout, stderr) = (child.stdin.take(), child.stdout.take(), child.stderr.take());
+        let process = Arc::new(Process::new(child));
+        let tail = Tail::default();
+        let (Some(mut stdin), Some(stdout), Some(stderr)) = (stdin, stdout, stderr) else {
+            process.terminate();
+            return Err(spawn_error(std::io::Error::other("the child's pipes are missing")));
+        };
+        let collector = tail.clone();
+        let stderr_thread =
+            std::thread::Builder::new().name("golem-mcp-stderr".into()).spawn(move || collector.collect(stderr));
+        let (sender, receiver) = mpsc::channel::<Vec<u8>>();
+        let writer_thread = std::thread::Builder::new().name("golem-mcp-stdin".into()).spawn(move || {
+            // Ends when the client drops the sender (close) or the pipe
+            // breaks; dropping `stdin` then tells the server we are done.
+            for line in receiver {
+                if stdin.write_all(&line).and_then(|()| stdin.flush()).is_err() {
+                    break;
+                }
+            }
+        });
+        if let Err(e) = stderr_thread.and(writer_thread) {
+            process.terminate();
+            return Err(spawn_error(e));
+        }
+        Ok(StdioTransport { writer: Mutex::new(Some(sender)), process, stdout: Mutex::new(Some(stdout)), tail })
+    }
+
+    fn start_reader(&self, shared: &Arc<Shared>) -> Result<(), McpError> {
+        let Some(stdout) = self.stdout.lock().unwrap_or_else(|p| p.into_inner()).take() else { return Ok(()) };
+        let shared = Arc::clone(shared);
+        let process = Arc::clone(&self.process);
+        let tail = self.tail.clone();
+        std::thread::Builder::new()
+            .name("golem-mcp-stdout".into())
+            .spawn(move || read_stdout(stdout, &shared, &process, &tail))
+            .map(drop)
+            .map_err(McpError::from)
+    }
+
+    fn enqueue(&self, message: &Message) {
+        let mut line = message.to_bytes();
+        line.push(b'\n');
+        if let Some(writer) = &*self.writer.lock().unwrap_or_else(|p| p.into_inner()) {
+            // A closed writer means the server is going away; the reader
+            // reports that to every pending request.
+            let _ = writer.send(line);
+        }
+    }
+}
+
+impl Transport for StdioTransport {
+    fn start(&self, shared: &Arc<Shared>) -> Result<(), McpError> {
+        self.start_reader(shared)
+    }
+
+    fn process_id(&self) -> Option<u32> {
+        Some(self.process.id())
+    }
+
+    fn send_request(&self, _shared: &Arc<Shared>, _id: u64, message: Message) {
+        self.enqueue(&message);
+    }
+
+    fn send(&self, _shared: &Arc<Shared>, message: Message) {
+        self.enqueue(&message);
+    }
+
+    fn close(&self, _shared: &Arc<Shared>) {
+        // Dropping the sender ends the writer thread, which closes stdin.
+        self.writer.lock().unwrap_or_else(|p| p.into_inner()).take();
+        self.process.shut_down();
+    }
+}
+
+impl Drop for StdioTransport {
+    fn drop(&mut self) {
+        self.writer.lock().unwrap_or_else(|p| p.into_inner()).take();
+        self.process.shut_down();
+    }
+}
+
+/// The stdout reader: one message per line; non-JSON lines are skipped and
+/// logged; an over-long line or the end of the stream ends the session.
+fn read_stdout(stdout: ChildStdout, shared: &Arc<Shared>, process: &Process, tail: &Tail) {
+    let mut reader = BufReader::with_capacity(64 << 10, stdout);
+    let mut buf = Vec::new();
+    loop {
+        match read_line(&mut reader, &mut buf, MAX_LINE) {
+            Ok(LineRead::Line) => handle_line(shared, &buf),
+            Ok(LineRead::TooLong) => {
+                shared.fail_all(McpError::LineTooLong { limit: MAX_LINE });
+                // Keep the pipe flowing so the server is not stuck writing
+                // while it is shut down.
+                let _ = std::io::copy(&mut reader, &mut std::io::sink());
+                return;
+            }
+            Ok(LineRead::Eof) | Err(_) => break,
+        }
+    }
+    if !buf.is_empty() {
+        handle_line(shared, &buf);
+    }
+    let status = process.wait_exit(Duration::from_secs(2));
+    tail.wait_end(Duration::from_millis(500));
+    shared.fail_all(McpError::ServerExited { status, stderr_tail: tail.text() });
+}
+
+fn handle_line(shared: &Arc<Shared>, line: &[u8]) {
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return;
+    }
+    match Message::parse(line) {
+        Ok(message) => shared.feed(message),
+        Err(error) => {
+            let shown = String::from_utf8_lossy(&line[..line.len().min(200)]).into_owned();
+            shared.note("warning", format!("skipped a stdout line that is not JSON-RPC ({error}): {shown}"));
+        }
+    }
+}
