@@ -3,10 +3,10 @@
 //! (`cargo test -p golem-io --doc`). Only built under `cfg(doctest)`, so
 //! nothing here is part of the public API.
 //!
-//! The guides of the common tools need the tools' features (`web-fetch`,
-//! `file-read`, `command`, `skills`): `cargo test --workspace` enables them
-//! through the examples crate; alone, run
-//! `cargo test -p golem-io --doc --features web-fetch,file-read,command,skills`.
+//! The guides of the common tools and the MCP client need their features
+//! (`web-fetch`, `file-read`, `command`, `skills`, `mcp`): `cargo test
+//! --workspace` enables them through the examples crate; alone, run
+//! `cargo test -p golem-io --doc --features web-fetch,file-read,command,skills,mcp`.
 //! Without a guide's feature its item is not compiled and its blocks are not
 //! tested.
 
@@ -90,6 +90,11 @@ pub struct CommandExecution;
 #[cfg(all(doctest, feature = "skills"))]
 #[doc = include_str!("../../docs/guides/skills.md")]
 pub struct Skills;
+
+/// `docs/guides/mcp-client.md`
+#[cfg(all(doctest, feature = "mcp"))]
+#[doc = include_str!("../../docs/guides/mcp-client.md")]
+pub struct McpClient;
 
 /// `docs/guides/drivers-and-runtimes.md`
 #[doc = include_str!("../../docs/guides/drivers-and-runtimes.md")]
