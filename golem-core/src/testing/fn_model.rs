@@ -1,7 +1,7 @@
 //! The function-backed fake model (SPEC TEST-01).
 
 use super::scripted::{DEFAULT_CHUNK_SIZE, FAKE_CAPABILITIES};
-use crate::model::{AsyncModel, BoxFuture, Capabilities, DeltaSink, Model, ModelError, Request, Response};
+use crate::model::{AsyncModel, Capabilities, DeltaSink, Model, ModelError, Request, Response};
 use crate::stream::stream_response;
 use std::fmt;
 use std::sync::Arc;
@@ -83,24 +83,4 @@ impl Model for FnModel {
     }
 }
 
-impl AsyncModel for FnModel {
-    fn generate_async<'a>(&'a self, request: &'a Request) -> BoxFuture<'a, Result<Response, ModelError>> {
-        Box::pin(async move { Model::generate(self, request) })
-    }
-
-    fn stream_async<'a>(
-        &'a self,
-        request: &'a Request,
-        sink: &'a mut dyn DeltaSink,
-    ) -> BoxFuture<'a, Result<Response, ModelError>> {
-        Box::pin(async move { Model::stream(self, request, sink) })
-    }
-
-    fn capabilities(&self) -> Capabilities {
-        self.capabilities
-    }
-
-    fn as_blocking(&self) -> Option<&dyn Model> {
-        Some(self)
-    }
-}
+super::async_via_blocking!(FnModel);

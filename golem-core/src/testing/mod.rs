@@ -20,6 +20,38 @@
 //! fake implements both traits, name the trait when calling `capabilities`:
 //! `Model::capabilities(&fake)`.
 
+/// The fakes answer instantly, so their async face is their blocking one in
+/// a ready future (lazy: the work happens when polled, like any future).
+macro_rules! async_via_blocking {
+    ($fake:ty) => {
+        impl $crate::model::AsyncModel for $fake {
+            fn generate_async<'a>(
+                &'a self,
+                request: &'a $crate::model::Request,
+            ) -> $crate::model::BoxFuture<'a, Result<$crate::model::Response, $crate::model::ModelError>> {
+                Box::pin(async move { $crate::model::Model::generate(self, request) })
+            }
+
+            fn stream_async<'a>(
+                &'a self,
+                request: &'a $crate::model::Request,
+                sink: &'a mut dyn $crate::model::DeltaSink,
+            ) -> $crate::model::BoxFuture<'a, Result<$crate::model::Response, $crate::model::ModelError>> {
+                Box::pin(async move { $crate::model::Model::stream(self, request, sink) })
+            }
+
+            fn capabilities(&self) -> $crate::model::Capabilities {
+                $crate::model::Model::capabilities(self)
+            }
+
+            fn as_blocking(&self) -> Option<&dyn $crate::model::Model> {
+                Some(self)
+            }
+        }
+    };
+}
+use async_via_blocking;
+
 mod fn_model;
 mod schema_sample;
 mod scripted;

@@ -1,7 +1,7 @@
 //! The scripted fake model (SPEC TEST-01, TEST-02).
 
 use crate::message::ToolCall;
-use crate::model::{AsyncModel, BoxFuture, Capabilities, DeltaSink, Model, ModelError, Request, Response};
+use crate::model::{AsyncModel, Capabilities, DeltaSink, Model, ModelError, Request, Response};
 use crate::stream::stream_response;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -214,25 +214,4 @@ impl Model for ScriptedModel {
     }
 }
 
-impl AsyncModel for ScriptedModel {
-    fn generate_async<'a>(&'a self, request: &'a Request) -> BoxFuture<'a, Result<Response, ModelError>> {
-        // Lazy like any future: the step is taken when polled, not when built.
-        Box::pin(async move { Model::generate(self, request) })
-    }
-
-    fn stream_async<'a>(
-        &'a self,
-        request: &'a Request,
-        sink: &'a mut dyn DeltaSink,
-    ) -> BoxFuture<'a, Result<Response, ModelError>> {
-        Box::pin(async move { Model::stream(self, request, sink) })
-    }
-
-    fn capabilities(&self) -> Capabilities {
-        self.caps()
-    }
-
-    fn as_blocking(&self) -> Option<&dyn Model> {
-        Some(self)
-    }
-}
+super::async_via_blocking!(ScriptedModel);

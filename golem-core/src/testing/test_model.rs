@@ -4,7 +4,7 @@
 use super::sample_for_schema;
 use super::scripted::{DEFAULT_CHUNK_SIZE, FAKE_CAPABILITIES};
 use crate::message::{FinishReason, Message, Role, ToolArgs, ToolCall, Usage};
-use crate::model::{AsyncModel, BoxFuture, Capabilities, DeltaSink, Model, ModelError, Request, Response};
+use crate::model::{AsyncModel, Capabilities, DeltaSink, Model, ModelError, Request, Response};
 use crate::stream::stream_response;
 use crate::tool::ToolDefinition;
 
@@ -190,24 +190,4 @@ impl Model for TestModel {
     }
 }
 
-impl AsyncModel for TestModel {
-    fn generate_async<'a>(&'a self, request: &'a Request) -> BoxFuture<'a, Result<Response, ModelError>> {
-        Box::pin(async move { Model::generate(self, request) })
-    }
-
-    fn stream_async<'a>(
-        &'a self,
-        request: &'a Request,
-        sink: &'a mut dyn DeltaSink,
-    ) -> BoxFuture<'a, Result<Response, ModelError>> {
-        Box::pin(async move { Model::stream(self, request, sink) })
-    }
-
-    fn capabilities(&self) -> Capabilities {
-        self.capabilities
-    }
-
-    fn as_blocking(&self) -> Option<&dyn Model> {
-        Some(self)
-    }
-}
+super::async_via_blocking!(TestModel);
