@@ -8,7 +8,7 @@
 //! (determinism). Each run is checked against the scenario's pins, and a few
 //! scenarios get closer checks of their events below.
 
-mod corpus;
+use crate::corpus;
 
 use corpus::kit::{call, calls, stuck, text, Gate, Probe};
 use corpus::{Driver, Observation, Scenario};

@@ -3,7 +3,7 @@
 //! MCP-08, MCP-10).
 #![cfg(feature = "mcp")]
 
-mod mcp_support;
+use crate::mcp_support;
 
 use golem_core::testing::TestModel;
 use golem_core::{Role, Stage};

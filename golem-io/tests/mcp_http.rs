@@ -2,7 +2,7 @@
 //! 127.0.0.1 (SPEC MCP-02..04, MCP-06, MCP-09).
 #![cfg(feature = "mcp")]
 
-mod mcp_support;
+use crate::mcp_support;
 
 use golem_io::mcp::{HttpConfig, LogMessage, McpClient, McpError};
 use golem_io::CancellationToken;

@@ -3,7 +3,7 @@
 //! secrets (SPEC MCP-06, ERR-06).
 #![cfg(feature = "mcp")]
 
-mod mcp_support;
+use crate::mcp_support;
 
 use golem_io::mcp::{ClientOptions, HttpConfig, LogMessage, McpClient, McpError};
 use mcp_support::http_fake::{FakeHttp, FakeRequest, FakeResponse};

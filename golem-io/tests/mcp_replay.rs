@@ -4,7 +4,7 @@
 //! to the offered protocol version and clientInfo.
 #![cfg(feature = "mcp")]
 
-mod mcp_support;
+use crate::mcp_support;
 
 use golem_io::mcp::{
     tool_result, ClientOptions, HttpConfig, IsErrorAs, McpClient, Message, Pager, Session, SessionConfig, SessionEvent,

@@ -2,7 +2,7 @@
 //! server) and a hand-written misbehaving fake (SPEC MCP-02..06, MCP-09).
 #![cfg(feature = "mcp")]
 
-mod mcp_support;
+use crate::mcp_support;
 
 use golem_io::mcp::{ClientOptions, LogMessage, McpClient, McpError, StdioConfig};
 use golem_io::CancellationToken;

@@ -3,7 +3,7 @@
 //! and its log replays — with no model, no tools and no decoder — to the
 //! very events the run's observers saw and to the same outcome.
 
-mod corpus;
+use crate::corpus;
 
 use corpus::{Driver, End, StepRecord};
 use golem_core::log::{replay, EndKind, EventLog};

@@ -3,7 +3,7 @@
 //! statuses, missing programs, the allowlist.
 #![cfg(all(feature = "command", unix))]
 
-mod tools_support;
+use crate::tools_support;
 
 use golem_io::tools::command::{split_command, CommandError, RunCommand, SplitError};
 use golem_io::CancellationToken;

@@ -3,7 +3,7 @@
 //! outside, binary files are failed results, caps and ranges hold.
 #![cfg(all(feature = "file-read", unix))]
 
-mod tools_support;
+use crate::tools_support;
 
 use golem_io::tools::file_read::{FileRead, ReadError};
 use std::ffi::OsStr;

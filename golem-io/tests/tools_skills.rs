@@ -3,7 +3,7 @@
 //! layout, caps, symlinks, and the build-error rules.
 #![cfg(feature = "skills")]
 
-mod tools_support;
+use crate::tools_support;
 
 use golem_io::tools::skills::{BuildError, SkillError, Skills};
 use std::fs;

@@ -3,7 +3,7 @@
 //! refuses every non-public address before any connection.
 #![cfg(feature = "web-fetch")]
 
-mod tools_support;
+use crate::tools_support;
 
 use golem_io::tools::web_fetch::{AddressClass, FetchError, WebFetch};
 use std::net::TcpListener;

@@ -3,10 +3,8 @@
 //! blocking and the async driver; faults end in typed model-stage errors
 //! with their evidence, and retries honour Retry-After (issue 5).
 
-#[path = "support/models.rs"]
-mod models;
-#[path = "support/server.rs"]
-mod server;
+use crate::models;
+use crate::server;
 
 use golem_core::{Cause, Delta, ModelErrorKind, RetryPolicy, Role, Stage};
 use golem_io::{Agent, RunResult, Tool, ToolContext};

@@ -2,10 +2,8 @@
 //! api-version, `api-key` header, recorded response replayed, streaming,
 //! through both faces (SPEC PROV-AZ-01).
 
-#[path = "support/models.rs"]
-mod models;
-#[path = "support/server.rs"]
-mod server;
+use crate::models;
+use crate::server;
 
 use golem_core::model::{ModelErrorKind, Request};
 use golem_core::Message;

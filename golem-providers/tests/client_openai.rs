@@ -2,10 +2,8 @@
 //! and its async face: a call succeeds or fails as a unit, streams are
 //! forwarded as they arrive, failures are classified (issue 5).
 
-#[path = "support/models.rs"]
-mod models;
-#[path = "support/server.rs"]
-mod server;
+use crate::models;
+use crate::server;
 
 use golem_core::model::{AsyncModel, Delta, Model, ModelErrorKind, Request};
 use golem_core::stream::StreamAssembler;

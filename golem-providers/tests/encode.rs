@@ -2,7 +2,7 @@
 //! OUT-08, THINK-03, HIST-06, PROV-COMMON-06), checked against golden
 //! bodies and exact JSON.
 
-mod support;
+use crate::support;
 
 use bytes::Bytes;
 use golem_core::message::{Message, Part, PartKind, Role, ThinkingBlock, ToolCall};

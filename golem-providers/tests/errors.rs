@@ -2,7 +2,7 @@
 //! recorded error bodies, the status table, in-band errors, request ids and
 //! key scrubbing.
 
-mod support;
+use crate::support;
 
 use golem_core::model::{ModelErrorKind, Request};
 use golem_core::Message;

@@ -2,7 +2,7 @@
 //! the stream decoder or the response decoder panic, and the stream decoder
 //! gives the same outcome for any chunking of the same bytes (STREAM-06).
 
-mod support;
+use crate::support;
 
 use golem_core::model::Request;
 use golem_core::Message;

@@ -6,7 +6,7 @@
 //! branch does, and checks basic types, enums, required keys and — the point
 //! of the exercise — that every key we send exists in the spec.
 
-mod support;
+use crate::support;
 
 use bytes::Bytes;
 use golem_core::message::{Message, Part, PartKind, ToolCall};

@@ -4,7 +4,7 @@
 //! into the expected golem response (golden files in tests/golden/).
 //! SPEC PROV-OAI, PROV-AZ-01, STREAM-05/06.
 
-mod support;
+use crate::support;
 
 use golem_core::message::Message;
 use golem_core::model::{Request, Response};

@@ -2,7 +2,7 @@
 //! terminal markers, malformed input, in-stream errors, bounds, and the
 //! merge rules for tool-call fragments.
 
-mod support;
+use crate::support;
 
 use golem_core::message::{FinishReason, ThinkingBlock, ToolCall, Usage};
 use golem_core::model::{Delta, ModelErrorKind, Request};

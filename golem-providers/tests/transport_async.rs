@@ -1,9 +1,7 @@
 //! The async transport (ureq-proto over async-io) against loopback servers.
 
-#[path = "support/server.rs"]
-mod server;
-#[path = "support/transports.rs"]
-mod transports;
+use crate::server;
+use crate::transports;
 
 const KIND: transports::Kind = transports::Kind::Async;
 

@@ -1,0 +1,17 @@
+//! Every integration test of `golem-core` in one binary: one link instead of one
+//! per file keeps test builds small and fast. Each file stays a module named
+//! for what it covers, so `cargo test -p golem-core --test integration <file>::`
+//! runs one of them.
+
+mod config_rules;
+mod fuzz_corpus;
+mod history;
+mod log_replay;
+mod machine_bad_output;
+mod machine_golden;
+mod machine_props;
+mod machine_stream;
+mod machine_tools;
+mod machine_usage_defer;
+mod message_json;
+mod testing_kit;

@@ -1,0 +1,42 @@
+//! Every integration test of `golem-io` in one binary: one link instead of one
+//! per file keeps test builds small and fast. Each file stays a module named
+//! for what it covers, so `cargo test -p golem-io --test integration <file>::`
+//! runs one of them.
+
+// Helpers shared by several files, compiled once.
+mod corpus;
+#[cfg(feature = "mcp")]
+mod mcp_support;
+#[cfg(any(feature = "web-fetch", feature = "file-read", feature = "command", feature = "skills"))]
+mod tools_support;
+
+mod async_cancel;
+mod async_executors;
+mod async_models;
+mod async_send;
+mod async_tools;
+mod cancellation;
+mod crash_resume;
+mod deferral;
+mod delegation;
+mod driver;
+mod equivalence;
+mod mcp_bridge;
+mod mcp_fuzz_corpus;
+mod mcp_http;
+mod mcp_http_fake;
+mod mcp_replay;
+mod mcp_results;
+mod mcp_session;
+mod mcp_stdio;
+mod output;
+mod policy;
+mod record_replay;
+mod setup;
+mod spec_checks;
+mod streaming;
+mod tools_command;
+mod tools_file_read;
+mod tools_fuzz_corpus;
+mod tools_skills;
+mod tools_web_fetch;

@@ -1,0 +1,31 @@
+//! Every integration test of `golem-providers` in one binary: one link instead of one
+//! per file keeps test builds small and fast. Each file stays a module named
+//! for what it covers, so `cargo test -p golem-providers --test integration <file>::`
+//! runs one of them.
+
+// Helpers shared by several files, compiled once.
+#[path = "support/models.rs"]
+mod models;
+#[path = "support/server.rs"]
+mod server;
+mod support;
+#[path = "support/transports.rs"]
+mod transports;
+
+mod client_agent;
+mod client_azure;
+mod client_openai;
+mod config;
+mod decode;
+mod encode;
+mod errors;
+mod fuzz;
+mod fuzz_corpus;
+mod openapi;
+mod recorded;
+mod retry_after;
+mod secrets;
+mod sse;
+mod stream;
+mod transport_async;
+mod transport_blocking;
