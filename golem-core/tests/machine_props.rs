@@ -270,6 +270,7 @@ enum Misuse {
     Unknown,
     Duplicate,
     Delta,
+    Restart,
 }
 
 fn category(error: &ApiMisuse) -> Option<Misuse> {
@@ -279,6 +280,7 @@ fn category(error: &ApiMisuse) -> Option<Misuse> {
         ApiMisuse::UnknownId { .. } => Misuse::Unknown,
         ApiMisuse::DuplicateAnswer { .. } => Misuse::Duplicate,
         ApiMisuse::UnexpectedDelta(_) => Misuse::Delta,
+        ApiMisuse::DuplicateStart(_) => Misuse::Restart,
         _ => return None,
     })
 }
@@ -294,6 +296,9 @@ struct Driver {
     answered: BTreeSet<u64>,
     /// Ids the machine told us to cancel.
     cancelled: BTreeSet<u64>,
+    /// Tool ids whose `ToolStarted` the machine accepted (the ledger takes
+    /// one start per call, SPEC LOG-06).
+    started: BTreeSet<u64>,
     /// Answers per id that the machine took as live (no late_result).
     live_answers: BTreeMap<u64, u32>,
     next_seq: u64,
@@ -314,6 +319,7 @@ impl Driver {
             order: Vec::new(),
             answered: BTreeSet::new(),
             cancelled: BTreeSet::new(),
+            started: BTreeSet::new(),
             live_answers: BTreeMap::new(),
             next_seq: 0,
             deadline: None,
@@ -389,7 +395,14 @@ impl Driver {
                 (v, None)
             }
             Input::ToolStarted { id } => {
-                (if self.issued.get(&id.0) == Some(&Kind::Tool) { Ok(()) } else { Err(Misuse::Unknown) }, None)
+                let v = if self.issued.get(&id.0) != Some(&Kind::Tool) {
+                    Err(Misuse::Unknown)
+                } else if self.started.contains(&id.0) {
+                    Err(Misuse::Restart)
+                } else {
+                    Ok(())
+                };
+                (v, None)
             }
             _ => (Ok(()), None),
         };
@@ -453,6 +466,9 @@ impl Driver {
         if was_done && !self.poisoned {
             prop_assert_eq!(self.next_seq, events_before, "events after Done");
             prop_assert_eq!(self.machine.outcome(), self.outcome.as_ref(), "outcome changed after Done");
+        }
+        if let (Ok(()), Some(id), false, true) = (&actual, probe_id, was_done, described.starts_with("ToolStarted")) {
+            self.started.insert(id);
         }
         if let (Ok(()), Some(id), false) = (&actual, answer_id, was_done) {
             self.answered.insert(id);
@@ -691,6 +707,20 @@ fn mach_03_second_answer_is_misuse() {
     assert_eq!(tool_ids(&outputs).len(), 1);
     let again = machine.handle_input(Moment::from_millis(2), Input::ModelFinished { id, result: Ok(response) });
     assert_eq!(again, Err(ApiMisuse::DuplicateAnswer { what: "model", id: id.0 }));
+}
+
+#[test]
+fn log_06_a_tool_reports_starting_once() {
+    // The ledger records one start per call; a second is a driver bug (the
+    // property test above found its own model of this rule missing).
+    let config = RunConfig { tools: vec![tool_spec("alpha")], ..RunConfig::default() };
+    let (mut machine, id) = started(config);
+    let response = Response::tool_calls(vec![ToolCall::new("c1", "alpha", "{}")]);
+    let outputs = machine.step(Moment::from_millis(1), Input::ModelFinished { id, result: Ok(response) }).unwrap();
+    let tool = tool_ids(&outputs)[0];
+    machine.step(Moment::from_millis(2), Input::ToolStarted { id: tool }).unwrap();
+    let again = machine.handle_input(Moment::from_millis(3), Input::ToolStarted { id: tool });
+    assert_eq!(again, Err(ApiMisuse::DuplicateStart(tool.0)));
 }
 
 #[test]
