@@ -261,6 +261,13 @@ pub struct RunError {
     pub partial: Option<PartialResult>,
     /// Provider calls made, failed ones included (always present).
     pub requests: u64,
+    /// The failed run's id (SPEC EXTRA-01), with or without `partial`;
+    /// empty when it had none.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub run_id: String,
+    /// The failed run's conversation id (SPEC EXTRA-01); empty when it had none.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub conversation_id: String,
     /// The original error object, attached by the driver.
     #[serde(skip)]
     pub source: Option<Arc<dyn StdError + Send + Sync + 'static>>,
@@ -280,6 +287,16 @@ impl RunError {
         }
     }
 
+    /// The failed run's id (SPEC EXTRA-01); empty when it had none.
+    pub fn run_id(&self) -> &str {
+        &self.run_id
+    }
+
+    /// The failed run's conversation id (SPEC EXTRA-01); empty when it had none.
+    pub fn conversation_id(&self) -> &str {
+        &self.conversation_id
+    }
+
     /// The model error, if a model call is why the run failed.
     pub fn model_error(&self) -> Option<&ModelError> {
         match &self.cause {
@@ -295,6 +312,8 @@ impl PartialEq for RunError {
             && self.cause == other.cause
             && self.partial == other.partial
             && self.requests == other.requests
+            && self.run_id == other.run_id
+            && self.conversation_id == other.conversation_id
     }
 }
 
@@ -305,6 +324,8 @@ impl fmt::Debug for RunError {
             .field("cause", &self.cause)
             .field("partial", &self.partial)
             .field("requests", &self.requests)
+            .field("run_id", &self.run_id)
+            .field("conversation_id", &self.conversation_id)
             .field("source", &self.source.as_ref().map(|s| s.to_string()))
             .finish()
     }

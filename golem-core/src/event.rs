@@ -16,6 +16,12 @@ use std::time::Duration;
 pub struct RunEvent {
     /// Position in the run's event sequence, gap-free from 0.
     pub seq: u64,
+    /// The run that emitted it (SPEC EXTRA-01); empty when it has no id.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub run_id: String,
+    /// The conversation of that run (SPEC EXTRA-01); empty when it has none.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub conversation_id: String,
     /// What happened.
     #[serde(flatten)]
     pub kind: EventKind,

@@ -203,6 +203,13 @@ impl RepairReport {
 /// Deterministic and idempotent; when nothing is wrong the input vector is
 /// returned as it came.
 pub fn normalize_history(messages: Vec<Message>) -> (Vec<Message>, RepairReport) {
+    normalize(messages, None)
+}
+
+/// [`normalize_history`] with the ids of the closers it synthesizes chosen:
+/// `run` gives `(run_id, conversation_id)` to stamp on them, `None` copies
+/// the ids of the assistant turn that left the call open.
+fn normalize(messages: Vec<Message>, run: Option<(&str, &str)>) -> (Vec<Message>, RepairReport) {
     let pairing = Pairing::of(&messages);
     let truncated = messages
         .iter()
@@ -224,10 +231,13 @@ pub fn normalize_history(messages: Vec<Message>) -> (Vec<Message>, RepairReport)
                 continue;
             }
             let mut result = Message::tool_result(call.id.clone(), call.name.clone(), texts::INTERRUPTED_RESULT);
-            // EXTRA-01: the result belongs to the run and conversation that
-            // left the call open, so it carries their ids.
-            result.run_id.clone_from(&assistant.run_id);
-            result.conversation_id.clone_from(&assistant.conversation_id);
+            // EXTRA-01: inside a run the closer is a message that run adds,
+            // so it carries the run's ids; standalone, it belongs to the run
+            // and conversation that left the call open.
+            let (run_id, conversation_id) =
+                run.unwrap_or((assistant.run_id.as_str(), assistant.conversation_id.as_str()));
+            result.run_id = run_id.to_string();
+            result.conversation_id = conversation_id.to_string();
             synthesized.push(call.id.clone());
             block.push(result);
         }
@@ -261,6 +271,32 @@ pub fn normalize_history(messages: Vec<Message>) -> (Vec<Message>, RepairReport)
 /// the report. Runs on every run's history.
 pub fn repair(messages: Vec<Message>) -> Vec<Message> {
     normalize_history(messages).0
+}
+
+/// [`repair`] as a run applies it to its history (SPEC EXTRA-01): the
+/// interrupted results it synthesizes are messages the run adds, so they
+/// carry `run_id` and `conversation_id`. A run without an id (a log from
+/// before ids) repairs exactly as [`repair`] does.
+pub(crate) fn repair_in_run(messages: Vec<Message>, run_id: &str, conversation_id: &str) -> Vec<Message> {
+    let run = (!run_id.is_empty()).then_some((run_id, conversation_id));
+    normalize(messages, run).0
+}
+
+/// The conversation id of the newest message in `messages` that has one
+/// (SPEC EXTRA-01): the conversation a run on this history continues.
+///
+/// ```
+/// use golem_core::history::latest_conversation_id;
+/// use golem_core::Message;
+///
+/// let mut old = Message::user("hi");
+/// old.conversation_id = "c-1".into();
+/// let history = vec![old, Message::assistant("hello")];
+/// assert_eq!(latest_conversation_id(&history), Some("c-1"));
+/// assert_eq!(latest_conversation_id(&[]), None);
+/// ```
+pub fn latest_conversation_id(messages: &[Message]) -> Option<&str> {
+    messages.iter().rev().map(|m| m.conversation_id.as_str()).find(|id| !id.is_empty())
 }
 
 // ---------------------------------------------------------------------------

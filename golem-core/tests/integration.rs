@@ -14,4 +14,5 @@ mod machine_stream;
 mod machine_tools;
 mod machine_usage_defer;
 mod message_json;
+mod run_ids;
 mod testing_kit;

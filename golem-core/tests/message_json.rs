@@ -124,6 +124,8 @@ fn msg_02_args_stay_byte_exact_inside_logged_inputs() {
     // Inside internally tagged types serde offers no raw text: the value survives, re-serialised.
     let event = RunEvent {
         seq: 0,
+        run_id: String::new(),
+        conversation_id: String::new(),
         kind: EventKind::ToolStart { call_id: "c".into(), tool: "t".into(), args: raw.into(), approved: false },
     };
     let back: RunEvent = serde_json::from_str(&serde_json::to_string(&event).unwrap()).unwrap();

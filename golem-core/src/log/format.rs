@@ -17,12 +17,15 @@ pub struct LogHeader {
     pub golem_core_version: String,
     /// The run's configuration.
     pub config: RunConfig,
-    /// The processed start (history processor and instructions applied).
+    /// The processed start (history processor and instructions applied),
+    /// without its ids: those are the header's own fields.
     pub start: Start,
-    /// The run id, when the driver minted one.
+    /// The run id (SPEC LOG-01, EXTRA-01). Replay gives it back to the
+    /// machine, so a replayed run stamps exactly what the recorded one did;
+    /// empty in logs written before runs had ids.
     #[serde(default)]
     pub run_id: String,
-    /// The conversation id, when known.
+    /// The conversation id, like `run_id`.
     #[serde(default)]
     pub conversation_id: String,
     /// The jitter seed (also inside the config; kept for readers).
@@ -45,20 +48,40 @@ pub struct LogHeader {
 
 impl LogHeader {
     /// A header for a run of `config` from `start`, in the current format.
-    pub fn new(config: RunConfig, start: Start) -> Self {
+    /// The start's ids move to the header's `run_id` and `conversation_id`
+    /// (SPEC LOG-01), so the log holds each once.
+    pub fn new(config: RunConfig, mut start: Start) -> Self {
         let seed = config.seed;
+        let run_id = std::mem::take(&mut start.run_id);
+        let conversation_id = std::mem::take(&mut start.conversation_id);
         LogHeader {
             format: FORMAT_VERSION,
             golem_core_version: env!("CARGO_PKG_VERSION").to_string(),
             config,
             start,
-            run_id: String::new(),
-            conversation_id: String::new(),
+            run_id,
+            conversation_id,
             seed,
             started_at_unix_ms: 0,
             epoch: 0,
             fed_before_start: false,
         }
+    }
+}
+
+impl LogHeader {
+    /// The start the logged machine was created with: [`LogHeader::start`]
+    /// with the header's ids put back (ids the start itself carries win, for
+    /// headers built by hand).
+    pub fn machine_start(&self) -> Start {
+        let mut start = self.start.clone();
+        if start.run_id.is_empty() {
+            start.run_id.clone_from(&self.run_id);
+        }
+        if start.conversation_id.is_empty() {
+            start.conversation_id.clone_from(&self.conversation_id);
+        }
+        start
     }
 }
 

@@ -73,7 +73,7 @@ pub fn replay(log: &EventLog) -> Result<Replay, ReplayError> {
 pub fn replay_prefix(log: &EventLog, count: usize) -> Result<Replay, ReplayError> {
     let header = &log.header;
     let epoch = Moment::from_nanos(header.epoch);
-    let mut machine = RunMachine::new(header.config.clone(), header.start.clone(), epoch)?;
+    let mut machine = RunMachine::new(header.config.clone(), header.machine_start(), epoch)?;
     let first = if header.fed_before_start { Vec::new() } else { machine.drain() };
     let mut outputs = vec![first];
     let mut last_at = epoch;

@@ -377,7 +377,7 @@ impl RunMachine {
             Some(Stop::CancelRun { index, reason }) => {
                 // Results before the cancelling call stand; everything else is interrupted.
                 let closing = batch.closing_messages(index);
-                self.ev.messages.extend(closing);
+                self.ev.add_all(closing);
                 self.phase = Phase::Tools(batch);
                 self.end_canceled_with(CancelReason::Tool, reason, Stage::Canceled);
             }
@@ -462,7 +462,7 @@ impl RunMachine {
                 }
                 continue;
             }
-            self.ev.messages.push(slot.result.unwrap_or_else(|| interrupted(&slot.call)));
+            self.ev.add(slot.result.unwrap_or_else(|| interrupted(&slot.call)));
         }
         if !deferred.is_empty() {
             let summary = self.ev.summary();
@@ -521,7 +521,7 @@ impl RunMachine {
             }
         }
         let closing = batch.closing_messages(usize::MAX);
-        self.ev.messages.extend(closing);
+        self.ev.add_all(closing);
     }
 }
 

@@ -1,5 +1,6 @@
 //! What a run has gathered so far: the conversation, usage and counters
-//! (SPEC ERR-03, ERR-05, RUN-08).
+//! (SPEC ERR-03, ERR-05, RUN-08), and the ids every message it adds carries
+//! (SPEC EXTRA-01).
 
 use super::io::RunSummary;
 use crate::error::PartialResult;
@@ -7,6 +8,8 @@ use crate::message::{FinishReason, Message, Usage};
 
 #[derive(Debug, Default)]
 pub(crate) struct Evidence {
+    /// The conversation. Messages this run adds go through [`Evidence::add`]
+    /// so none misses its ids; history comes in whole at the start.
     pub(crate) messages: Vec<Message>,
     pub(crate) usage: Usage,
     pub(crate) finish_reason: FinishReason,
@@ -14,9 +17,31 @@ pub(crate) struct Evidence {
     pub(crate) tool_calls: u64,
     /// Turns this run completed (history does not count, SPEC ERR-05).
     pub(crate) completed_turns: u32,
+    pub(crate) run_id: String,
+    pub(crate) conversation_id: String,
 }
 
 impl Evidence {
+    /// Mark `message` as this run's: its ids are overwritten, so a model
+    /// cannot put another run's ids on its own turn.
+    pub(crate) fn stamp(&self, message: &mut Message) {
+        message.run_id.clone_from(&self.run_id);
+        message.conversation_id.clone_from(&self.conversation_id);
+    }
+
+    /// Append a message this run produced, stamped.
+    pub(crate) fn add(&mut self, mut message: Message) {
+        self.stamp(&mut message);
+        self.messages.push(message);
+    }
+
+    /// Append messages this run produced, stamped, in order.
+    pub(crate) fn add_all(&mut self, messages: impl IntoIterator<Item = Message>) {
+        for message in messages {
+            self.add(message);
+        }
+    }
+
     pub(crate) fn summary(&self) -> RunSummary {
         RunSummary {
             messages: self.messages.clone(),
@@ -24,6 +49,8 @@ impl Evidence {
             finish_reason: self.finish_reason,
             requests: self.requests,
             tool_calls: self.tool_calls,
+            run_id: self.run_id.clone(),
+            conversation_id: self.conversation_id.clone(),
         }
     }
 

@@ -76,6 +76,15 @@ pub struct Start {
     /// Stream model turns (deltas become events).
     #[serde(default)]
     pub stream: bool,
+    /// This run's id (SPEC EXTRA-01), minted by the driver or given by the
+    /// caller: stamped on every message the run adds and on every event.
+    /// Empty: the run has none (a log written before ids existed).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub run_id: String,
+    /// The conversation this run continues or opens (SPEC EXTRA-01),
+    /// stamped like the run id. Empty: none.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub conversation_id: String,
 }
 
 impl Start {
@@ -93,6 +102,15 @@ impl Start {
     /// Builder-style: the run's instructions.
     pub fn with_instructions(mut self, instructions: impl Into<String>) -> Self {
         self.instructions = instructions.into();
+        self
+    }
+
+    /// Builder-style: the run and conversation ids (SPEC EXTRA-01). The
+    /// machine never mints ids — it has no clock and no randomness — so
+    /// the driver passes them in.
+    pub fn with_ids(mut self, run_id: impl Into<String>, conversation_id: impl Into<String>) -> Self {
+        self.run_id = run_id.into();
+        self.conversation_id = conversation_id.into();
         self
     }
 }
@@ -324,6 +342,12 @@ pub struct RunSummary {
     pub requests: u64,
     /// Tool dispatches.
     pub tool_calls: u64,
+    /// The run's id (SPEC EXTRA-01); empty when it had none.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub run_id: String,
+    /// The conversation's id (SPEC EXTRA-01); empty when it had none.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub conversation_id: String,
 }
 
 /// How a run ended.

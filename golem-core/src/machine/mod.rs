@@ -113,7 +113,11 @@ impl RunMachine {
             ids: Ids::default(),
             queue: VecDeque::new(),
             seq: 0,
-            ev: Evidence::default(),
+            ev: Evidence {
+                run_id: start.run_id.clone(),
+                conversation_id: start.conversation_id.clone(),
+                ..Evidence::default()
+            },
             phase: Phase::Done,
             turn: 0,
             turns_total: 0,
@@ -208,6 +212,18 @@ impl RunMachine {
         &self.cfg
     }
 
+    /// This run's id, as the driver gave it in [`Start`] (SPEC EXTRA-01);
+    /// empty when it has none.
+    pub fn run_id(&self) -> &str {
+        &self.ev.run_id
+    }
+
+    /// The conversation's id, as the driver gave it in [`Start`] (SPEC
+    /// EXTRA-01); empty when it has none.
+    pub fn conversation_id(&self) -> &str {
+        &self.ev.conversation_id
+    }
+
     /// The latest `now` the machine has seen.
     pub fn now(&self) -> Moment {
         self.now
@@ -240,7 +256,12 @@ impl RunMachine {
     }
 
     fn emit(&mut self, kind: EventKind) {
-        let event = RunEvent { seq: self.seq, kind };
+        let event = RunEvent {
+            seq: self.seq,
+            run_id: self.ev.run_id.clone(),
+            conversation_id: self.ev.conversation_id.clone(),
+            kind,
+        };
         self.seq += 1;
         self.queue.push_back(Output::Event(event));
     }
@@ -256,7 +277,15 @@ impl RunMachine {
     }
 
     fn fail(&mut self, stage: Stage, cause: Cause) {
-        let error = RunError { stage, cause, partial: self.ev.partial(), requests: self.ev.requests, source: None };
+        let error = RunError {
+            stage,
+            cause,
+            partial: self.ev.partial(),
+            requests: self.ev.requests,
+            run_id: self.ev.run_id.clone(),
+            conversation_id: self.ev.conversation_id.clone(),
+            source: None,
+        };
         self.finish(Outcome::Failed(error));
     }
 

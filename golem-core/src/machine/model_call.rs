@@ -156,7 +156,7 @@ impl RunMachine {
         self.ev.usage.add(&usage);
         self.ev.finish_reason = finish_reason;
         self.ev.completed_turns += 1;
-        self.ev.messages.push(message);
+        self.ev.add(message);
         if let Some(crossed) = limits::after_response(&self.cfg.limits, &self.ev.usage) {
             self.fail(Stage::Usage, Cause::Usage(crossed));
             return;

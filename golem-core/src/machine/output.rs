@@ -59,7 +59,7 @@ impl RunMachine {
                 self.output_corrections += 1;
                 self.emit(EventKind::OutputRejected { round: self.output_corrections, reason: reason.clone() });
                 match decoding.output_call {
-                    None => self.ev.messages.push(Message::user(texts::output_rejected(&reason))),
+                    None => self.ev.add(Message::user(texts::output_rejected(&reason))),
                     Some(_) => {
                         let tool = self.cfg.output_tool_name().unwrap_or_default().to_string();
                         self.close_output_call(&decoding, texts::output_tool_rejected(&reason, &tool));
@@ -87,7 +87,7 @@ impl RunMachine {
         let calls = self.ev.messages[decoding.message].tool_calls.clone();
         for (index, call) in calls.iter().enumerate() {
             let text = if index == output_call { content.clone() } else { texts::INTERRUPTED_RESULT.to_string() };
-            self.ev.messages.push(Message::tool_result(call.id.clone(), call.name.clone(), text));
+            self.ev.add(Message::tool_result(call.id.clone(), call.name.clone(), text));
         }
     }
 }

@@ -134,20 +134,26 @@ impl RunMachine {
         prompt: Option<Prompt>,
         resuming: bool,
     ) {
+        // Everything but the history is this run's: resolutions, closers
+        // repair synthesizes, instructions and prompt carry its ids (EXTRA-01).
         let mut messages = history;
+        let mut results = results;
+        results.iter_mut().for_each(|m| self.ev.stamp(m));
         history::place_results(&mut messages, results);
-        let mut messages = history::repair(messages);
+        let mut messages = history::repair_in_run(messages, &self.ev.run_id, &self.ev.conversation_id);
         messages.retain(|m| m.role != Role::System);
         if !instructions.is_empty() {
-            messages.insert(0, Message::system(instructions));
+            let mut system = Message::system(instructions);
+            self.ev.stamp(&mut system);
+            messages.insert(0, system);
         }
+        self.ev.messages = messages;
         if let Some(Prompt { text, parts }) = prompt {
             // A resume may continue on its resolutions alone (SPEC RUN-02).
             if !(resuming && text.is_empty() && parts.is_empty()) {
-                messages.push(Message::user(text).with_parts(parts));
+                self.ev.add(Message::user(text).with_parts(parts));
             }
         }
-        self.ev.messages = messages;
         self.phase = Phase::Starting;
     }
 
