@@ -49,14 +49,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let agent = agent()?;
     let prompt = "Check the stock.";
 
-    let blocking = agent.run(shop(), prompt)?;
+    // Every run mints its own run and conversation ids; giving all three
+    // the same ones makes their results comparable byte for byte.
+    let run = |agent: &Agent<Shop>| agent.run_with(shop()).prompt(prompt).run_id("check-1").conversation_id("shop-1");
 
-    let under_smol = smol::block_on(agent.run_async(shop(), prompt))?;
+    let blocking = run(&agent).call()?;
+
+    let under_smol = smol::block_on(run(&agent).call_async())?;
 
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).build()?;
     let spawned = agent.clone();
-    let inside_tokio = runtime
-        .block_on(async move { tokio::spawn(async move { spawned.run_async(shop(), prompt).await }).await })??;
+    let inside_tokio =
+        runtime.block_on(async move { tokio::spawn(async move { run(&spawned).call_async().await }).await })??;
 
     for (name, result) in [("blocking", &blocking), ("smol", &under_smol), ("tokio", &inside_tokio)] {
         let tools: Vec<&str> =

@@ -2,13 +2,15 @@
 
 use crate::cancel::CancellationToken;
 use crate::clock::Clock;
+use crate::ids::RunIds;
 use golem_core::Moment;
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// The context of one tool call: the run's dependencies and the call's
-/// identity, deadline, cancellation signal and approval marker.
+/// The context of one tool call: the run's dependencies and ids, and the
+/// call's identity, idempotency key, deadline, cancellation signal and
+/// approval marker (SPEC DRV-06).
 ///
 /// Blocking handlers borrow it; async handlers own it (it is cheap to clone:
 /// the deps are an `Arc`), so their futures can be `'static`.
@@ -20,6 +22,7 @@ pub struct ToolContext<Deps> {
     pub(crate) cancel: CancellationToken,
     pub(crate) approved: bool,
     pub(crate) clock: Arc<dyn Clock>,
+    pub(crate) ids: RunIds,
 }
 
 impl<Deps> ToolContext<Deps> {
@@ -31,8 +34,10 @@ impl<Deps> ToolContext<Deps> {
         approved: bool,
         cancel: CancellationToken,
         clock: Arc<dyn Clock>,
+        ids: RunIds,
     ) -> Self {
-        ToolContext { deps, call_id: call.id.clone(), tool_name: call.name.clone(), deadline, cancel, approved, clock }
+        let (call_id, tool_name) = (call.id.clone(), call.name.clone());
+        ToolContext { deps, call_id, tool_name, deadline, cancel, approved, clock, ids }
     }
 
     /// The run's dependencies.
@@ -49,6 +54,31 @@ impl<Deps> ToolContext<Deps> {
     /// The provider's id of this call.
     pub fn call_id(&self) -> &str {
         &self.call_id
+    }
+
+    /// The id of the run making this call (SPEC EXTRA-01): a UUIDv7 the
+    /// driver minted, or the one the caller gave. A crash resume
+    /// ([`RunBuilder::continue_log`](crate::RunBuilder::continue_log))
+    /// continues the same run, so the same id.
+    pub fn run_id(&self) -> &str {
+        &self.ids.run_id
+    }
+
+    /// The id of the conversation the run belongs to (SPEC EXTRA-01).
+    pub fn conversation_id(&self) -> &str {
+        &self.ids.conversation_id
+    }
+
+    /// A key naming this call for de-duplication by external systems (SPEC
+    /// LOG-07): `"{run_id}:{call_id}"`. It depends on nothing but the run
+    /// and the model's call, so when a crash resume re-runs a call whose
+    /// outcome was lost ([`UnknownOutcome::Redo`](golem_core::tool::UnknownOutcome::Redo))
+    /// the tool sees the key of the first attempt again: pass it to a
+    /// payment API's `Idempotency-Key` header, a unique column, and so on.
+    /// It is unique as long as the provider's call ids are unique within a
+    /// run, as providers make them.
+    pub fn idempotency_key(&self) -> String {
+        format!("{}:{}", self.ids.run_id, self.call_id)
     }
 
     /// The name the model called this tool by.
@@ -98,6 +128,7 @@ impl<Deps> Clone for ToolContext<Deps> {
             cancel: self.cancel.clone(),
             approved: self.approved,
             clock: Arc::clone(&self.clock),
+            ids: self.ids.clone(),
         }
     }
 }
@@ -111,6 +142,8 @@ impl<Deps> fmt::Debug for ToolContext<Deps> {
             .field("deadline", &self.deadline)
             .field("cancelled", &self.cancel.is_cancelled())
             .field("approved", &self.approved)
+            .field("run_id", &self.ids.run_id)
+            .field("conversation_id", &self.ids.conversation_id)
             .finish_non_exhaustive()
     }
 }

@@ -73,6 +73,18 @@ impl Error {
         self.as_run().map(|e| e.stage)
     }
 
+    /// The failed run's id (SPEC EXTRA-01), when the run started and failed;
+    /// `None` for a setup error or a driver fault.
+    pub fn run_id(&self) -> Option<&str> {
+        self.as_run().map(RunError::run_id)
+    }
+
+    /// The failed run's conversation id (SPEC EXTRA-01), when the run
+    /// started and failed.
+    pub fn conversation_id(&self) -> Option<&str> {
+        self.as_run().map(RunError::conversation_id)
+    }
+
     /// True when the caller's cancellation or the run deadline ended the run.
     pub fn is_canceled(&self) -> bool {
         self.as_run().is_some_and(RunError::is_canceled)

@@ -100,6 +100,7 @@ mod exec;
 #[cfg(doctest)]
 mod guides;
 mod history;
+pub mod ids;
 mod instructions;
 #[cfg(feature = "mcp")]
 pub mod mcp;

@@ -33,6 +33,14 @@ pub struct RunResult<O> {
     pub requests: u64,
     /// Tool dispatches.
     pub tool_calls: u64,
+    /// This run's id (SPEC EXTRA-01), as stamped on the messages it added.
+    /// Empty only for a run replayed from a log written before runs had ids.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub run_id: String,
+    /// The conversation's id (SPEC EXTRA-01): pass the messages to the
+    /// next run and it continues this conversation.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub conversation_id: String,
 }
 
 impl<O> RunResult<O> {
@@ -44,7 +52,19 @@ impl<O> RunResult<O> {
             finish_reason: summary.finish_reason,
             requests: summary.requests,
             tool_calls: summary.tool_calls,
+            run_id: summary.run_id,
+            conversation_id: summary.conversation_id,
         }
+    }
+
+    /// This run's id (SPEC EXTRA-01).
+    pub fn run_id(&self) -> &str {
+        &self.run_id
+    }
+
+    /// The conversation's id (SPEC EXTRA-01).
+    pub fn conversation_id(&self) -> &str {
+        &self.conversation_id
     }
 
     /// The output of a completed run; `None` when it paused.

@@ -120,6 +120,8 @@ impl<Deps: Send + Sync + 'static, O: 'static> Agent<Deps, O> {
             cancel: None,
             log: None,
             continued: None,
+            run_id: None,
+            conversation_id: None,
         }
     }
 }
@@ -142,6 +144,10 @@ pub struct RunBuilder<'a, Deps, O> {
     log: Option<LogOut<'a>>,
     /// A crashed run to continue instead of a fresh start.
     continued: Option<Continued>,
+    /// The caller's run id; minted when `None` (SPEC EXTRA-01).
+    run_id: Option<String>,
+    /// The caller's conversation id; else the history's newest, else minted.
+    conversation_id: Option<String>,
 }
 
 /// A crashed run replayed from its log, ready to go on.
@@ -166,6 +172,29 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
     /// The user's prompt text.
     pub fn prompt(mut self, prompt: impl Into<String>) -> Self {
         self.prompt = prompt.into();
+        self
+    }
+
+    /// This run's id instead of a freshly minted UUIDv7 (SPEC EXTRA-01) —
+    /// e.g. the id of the job or request the run serves. It is stamped on
+    /// every message the run adds and on every event, recorded in the log
+    /// header, and the base of each tool call's
+    /// [idempotency key](crate::ToolContext::idempotency_key), so it should
+    /// be unique per run. An empty id means "mint one". Ignored by
+    /// [`continue_log`](Self::continue_log), which continues the logged run
+    /// under its own id.
+    pub fn run_id(mut self, run_id: impl Into<String>) -> Self {
+        self.run_id = Some(run_id.into()).filter(|id| !id.is_empty());
+        self
+    }
+
+    /// The conversation this run belongs to (SPEC EXTRA-01). Without it, a
+    /// run continues the conversation of its history — the newest message
+    /// that carries a conversation id — and a run with none there opens a
+    /// new one under a freshly minted UUIDv7. An empty id means "choose as
+    /// without it". Ignored by [`continue_log`](Self::continue_log).
+    pub fn conversation_id(mut self, conversation_id: impl Into<String>) -> Self {
+        self.conversation_id = Some(conversation_id.into()).filter(|id| !id.is_empty());
         self
     }
 
@@ -262,8 +291,11 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
     /// started has an unknown outcome and follows its tool's
     /// [`UnknownOutcome`](golem_core::tool::UnknownOutcome) policy. Nothing
     /// that completed runs twice. The agent's configuration must be the
-    /// log's. Prompt, history and resolutions set on this builder are
-    /// ignored: the log holds the run's start.
+    /// log's. Prompt, history, resolutions and ids set on this builder are
+    /// ignored: the log holds the run's start, and the run keeps the run
+    /// and conversation ids of its header, so tool calls redone after the
+    /// crash see the [idempotency keys](crate::ToolContext::idempotency_key)
+    /// of their first attempt.
     pub fn continue_log(mut self, log: &golem_core::log::EventLog) -> Result<Self, Error> {
         if log.end.is_some() {
             return Err(Error::NotResumable("the logged run finished; only a crashed run continues".into()));
@@ -285,12 +317,14 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
     }
 
     /// Resume the paused run `log` recorded, with `results` resolving its
-    /// deferred calls (SPEC LOG-04): a new run on the paused conversation.
+    /// deferred calls (SPEC LOG-04): a new run on the paused conversation —
+    /// a new run id, the conversation id of the log's header (unless
+    /// [`conversation_id`](Self::conversation_id) says otherwise).
     /// Fails closed (SPEC DEFER-06): every resolution must name a call the
     /// logged run deferred and still holds at its pause, approvals only for
     /// approval requests and external results only for external ones.
     pub fn resume_log(
-        self,
+        mut self,
         log: &golem_core::log::EventLog,
         results: golem_core::DeferredResults,
     ) -> Result<Self, Error> {
@@ -311,6 +345,9 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
             );
         }
         let history = summary.messages.clone();
+        if self.conversation_id.is_none() && !log.header.conversation_id.is_empty() {
+            self.conversation_id = Some(log.header.conversation_id.clone());
+        }
         Ok(self.history(history).resume(results))
     }
 
@@ -362,6 +399,13 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
         if self.stream && !inner.capabilities.streaming {
             return Err(SetupError::StreamingUnsupported.into());
         }
+        // The conversation continues the one the caller's history belongs
+        // to, as given — a processor may trim away the messages naming it.
+        let conversation_id = self
+            .conversation_id
+            .or_else(|| golem_core::history::latest_conversation_id(&self.history).map(str::to_string))
+            .unwrap_or_else(crate::ids::uuid_v7);
+        let run_id = self.run_id.unwrap_or_else(crate::ids::uuid_v7);
         let history = match &inner.history_processor {
             Some(processor) => processor(self.history).map_err(|e| SetupError::Processor(e.to_string()))?,
             None => self.history,
@@ -373,7 +417,15 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
         } else {
             Some(Prompt { text: self.prompt, parts: self.parts })
         };
-        let start = Start { history, instructions, prompt, resume: self.resume, stream: self.stream };
+        let start = Start {
+            history,
+            instructions,
+            prompt,
+            resume: self.resume,
+            stream: self.stream,
+            run_id,
+            conversation_id,
+        };
         let clock = self.clock.unwrap_or_else(|| Arc::new(SystemClock::new()));
         let observers = Observers::new(&inner.observers, self.observers, self.on_delta);
         let begin = Begin::Fresh(start);

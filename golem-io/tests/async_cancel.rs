@@ -121,7 +121,8 @@ fn a_cancelled_run_keeps_partial_evidence_that_resumes_with_history() {
     let outcomes = run_both(|use_async| {
         let token = CancellationToken::new();
         let agent = cancellable_agent(token.clone());
-        let run = agent.run_with(()).prompt("do both").cancellation(token);
+        // Pinned ids: the drivers' evidence compares whole (SPEC EXTRA-01).
+        let run = agent.run_with(()).prompt("do both").cancellation(token).run_id("r-1").conversation_id("c-1");
         if use_async {
             smol::block_on(run.call_async())
         } else {
@@ -148,7 +149,8 @@ fn a_cancelled_run_keeps_partial_evidence_that_resumes_with_history() {
     let agent = cancellable_agent(CancellationToken::new());
     let resumed = smol::block_on(agent.run_with_history_async((), partial.messages.clone(), "carry on")).unwrap();
     assert_eq!(resumed.output().unwrap(), "resumed after: carry on");
-    let again = agent.run_with_history((), partial.messages, "carry on").unwrap();
+    assert_eq!(resumed.conversation_id(), "c-1", "the history's conversation goes on");
+    let again = agent.run_with(()).history(partial.messages).prompt("carry on").run_id(resumed.run_id()).call().unwrap();
     assert_eq!(serde_json::to_string(&again).unwrap(), serde_json::to_string(&resumed).unwrap());
 }
 

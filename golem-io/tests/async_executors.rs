@@ -37,14 +37,18 @@ fn json(result: Result<RunResult<String>, Error>) -> String {
     serde_json::to_string(&result.unwrap()).unwrap()
 }
 
+// Ids are pinned so the results compare byte for byte (SPEC EXTRA-01).
 fn blocking_json() -> String {
-    json(agent().run("Ada".to_string(), "add and greet"))
+    json(agent().run_with("Ada".to_string()).prompt("add and greet").run_id("r-1").conversation_id("c-1").call())
 }
 
 /// The async run, as a future any executor can poll.
 fn async_run() -> impl Future<Output = String> + Send + 'static {
     let agent = agent();
-    async move { json(agent.run_async("Ada".to_string(), "add and greet").await) }
+    async move {
+        let run = agent.run_with("Ada".to_string()).prompt("add and greet").run_id("r-1").conversation_id("c-1");
+        json(run.call_async().await)
+    }
 }
 
 #[test]

@@ -154,8 +154,10 @@ fn a_fallback_chain_mixes_async_and_blocking_members_in_both_drivers() {
         .build()
         .unwrap();
 
-    let blocking = agent.run((), "hi").unwrap();
-    let asynchronous = smol::block_on(agent.run_async((), "hi")).unwrap();
+    // Pinned ids: the results compare byte for byte (SPEC EXTRA-01).
+    let run = || agent.run_with(()).prompt("hi").run_id("r-1").conversation_id("c-1");
+    let blocking = run().call().unwrap();
+    let asynchronous = smol::block_on(run().call_async()).unwrap();
 
     assert_eq!(blocking.output().unwrap(), "third time lucky");
     assert_eq!(serde_json::to_string(&blocking).unwrap(), serde_json::to_string(&asynchronous).unwrap());

@@ -251,8 +251,13 @@ fn results_serialise_to_json() {
     let result = agent.run((), "hello").unwrap();
     let json = serde_json::to_value(&result).unwrap();
     assert_eq!(json["output"], json!({"completed": "hi"}));
-    assert_eq!(json["messages"][0], json!({"role": "user", "content": "hello"}));
+    let ids = (result.run_id(), result.conversation_id());
+    let user = json!({"role": "user", "content": "hello", "runId": ids.0, "conversationId": ids.1});
+    assert_eq!(json["messages"][0], user);
     assert_eq!(json["requests"], 1);
+    assert_eq!(json["runId"], result.run_id());
+    assert_eq!(json["messages"][0]["runId"], result.run_id());
+    assert_eq!(json["conversationId"], result.conversation_id());
 }
 
 #[test]

@@ -32,6 +32,7 @@ mod mcp_stdio;
 mod output;
 mod policy;
 mod record_replay;
+mod run_ids;
 mod setup;
 mod spec_checks;
 mod streaming;

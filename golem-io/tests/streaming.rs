@@ -71,6 +71,9 @@ fn streamed(driver: Driver) -> (RunResult<i64>, Vec<Seen>) {
     let run = agent
         .run_with(())
         .prompt("which digit?")
+        // Pinned ids: streamed and plain results compare byte for byte (SPEC EXTRA-01).
+        .run_id("r-1")
+        .conversation_id("c-1")
         .observer(move |e| {
             let seen = match &e.kind {
                 EventKind::Delta { delta, .. } => Seen::DeltaEvent(delta.clone()),
@@ -113,7 +116,10 @@ fn fragments_arrive_in_order_across_a_tool_turn_and_a_correction_round() {
         let assistant: Vec<&Message> = result.messages.iter().filter(|m| m.role == Role::Assistant).collect();
         assert_eq!(turns.len(), 3, "{driver:?}");
         for (deltas, message) in turns.iter().zip(&assistant) {
-            assert_eq!(&assemble(deltas).unwrap(), *message, "{driver:?}");
+            // The fragments are the provider's; the run's ids are stamped after.
+            let mut assembled = assemble(deltas).unwrap();
+            (assembled.run_id, assembled.conversation_id) = ("r-1".into(), "c-1".into());
+            assert_eq!(&assembled, *message, "{driver:?}");
         }
         let kinds: Vec<&str> = turns[0]
             .iter()
@@ -131,7 +137,8 @@ fn fragments_arrive_in_order_across_a_tool_turn_and_a_correction_round() {
 
 #[test]
 fn a_streamed_run_returns_what_a_plain_run_does_on_both_drivers() {
-    let plain = serde_json::to_string(&agent(three_turns()).run((), "which digit?").unwrap()).unwrap();
+    let plain = agent(three_turns()).run_with(()).prompt("which digit?").run_id("r-1").conversation_id("c-1").call();
+    let plain = serde_json::to_string(&plain.unwrap()).unwrap();
     let (blocking, blocking_seen) = streamed(Driver::Blocking);
     let (asynchronous, async_seen) = streamed(Driver::Async);
     assert_eq!(serde_json::to_string(&blocking).unwrap(), plain);
@@ -279,13 +286,15 @@ fn the_async_run_is_also_a_stream_of_its_events_ending_with_the_outcome() {
     let blocking = agent(three_turns())
         .run_with(())
         .prompt("which digit?")
+        .run_id("r-1")
+        .conversation_id("c-1")
         .stream(true)
         .observer(move |e| sink.lock().unwrap().push(e.clone()))
         .call()
         .unwrap();
 
     let agent = agent(three_turns());
-    let stream = agent.run_with(()).prompt("which digit?").stream(true).events();
+    let stream = agent.run_with(()).prompt("which digit?").run_id("r-1").conversation_id("c-1").stream(true).events();
     fn assert_send<T: Send>(_: &T) {}
     assert_send(&stream);
     let items: Vec<golem_io::RunItem<i64>> = smol::block_on(stream.collect());

@@ -354,3 +354,49 @@ fn an_empty_assistant_turn_still_has_content_and_roles_map() {
         json!([{"role": "system", "content": "s"}, {"role": "assistant", "content": ""}, {"role": "user", "content": ""}])
     );
 }
+
+/// SPEC EXTRA-01: run and conversation ids are local evidence, never wire
+/// data. Every message of a conversation stamped with ids encodes to the
+/// same body as the unstamped conversation, for OpenAI presets and Azure.
+#[test]
+fn extra_01_run_and_conversation_ids_never_reach_the_wire() {
+    let mut assistant = Message::assistant_calls(vec![ToolCall::new("call_1", "weather", r#"{"city":"Lagos"}"#)]);
+    assistant.content = "Let me check.".into();
+    let plain = vec![
+        Message::system("Be brief."),
+        Message::user("Weather in Lagos?"),
+        assistant,
+        Message::tool_result("call_1", "weather", "31C"),
+        Message::assistant("Sunny, 31C."),
+    ];
+    let stamped: Vec<Message> = plain
+        .iter()
+        .cloned()
+        .map(|mut m| {
+            m.run_id = "0190b6a8-7c00-7000-8000-00000000aaaa".into();
+            m.conversation_id = "0190b6a8-7c00-7000-8000-00000000bbbb".into();
+            m
+        })
+        .collect();
+    let request = |messages: Vec<Message>| Request { tool_specs: vec![weather_tool()], ..Request::new(messages) };
+    let check = |name: &str, encode: &dyn Fn(&Request, bool) -> Vec<u8>| {
+        for stream in [false, true] {
+            let with_ids = encode(&request(stamped.clone()), stream);
+            let without = encode(&request(plain.clone()), stream);
+            assert_eq!(with_ids, without, "{name} stream={stream}");
+            let text = String::from_utf8_lossy(&with_ids);
+            assert!(!text.contains("0190b6a8") && !text.contains("unId") && !text.contains("onversation"), "{text}");
+        }
+    };
+    for preset in Preset::all() {
+        let codec = codec(preset.clone(), Tuning::new());
+        check(preset.name, &|r, stream| codec.encode(r, stream).unwrap().body.to_vec());
+    }
+    let azure = golem_providers::azure::Codec::new(
+        golem_providers::azure::Config::builder("https://x.openai.azure.com", "d", "2024-12-01-preview")
+            .api_key("k-1234")
+            .build()
+            .unwrap(),
+    );
+    check("azure", &|r, stream| azure.encode(r, stream).unwrap().body.to_vec());
+}

@@ -12,6 +12,7 @@ use crate::agent::AgentInner;
 use crate::any_model::AnyModel;
 use crate::cancel::{CancellationToken, Cancelled};
 use crate::clock::Clock;
+use crate::ids::RunIds;
 use crate::context::ToolContext;
 use crate::decode::Decoder;
 use crate::exec::{call_tool_async, caller_cancel, order, ForwardDeltas, Kept, Order, Work, WorkId};
@@ -33,6 +34,8 @@ pub(crate) struct Executor<Deps, O> {
     tools: Arc<[Tool<Deps>]>,
     deps: Arc<Deps>,
     clock: Arc<dyn Clock>,
+    /// The run's ids, for tool contexts.
+    ids: RunIds,
     /// Commanded, not started, in command order.
     pending: VecDeque<Work>,
     /// `ToolStarted` was fed; the body starts next (write-ahead, SPEC LOG-06).
@@ -71,6 +74,7 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
         agent: &AgentInner<Deps, O>,
         deps: Arc<Deps>,
         clock: Arc<dyn Clock>,
+        ids: RunIds,
         cancel: Option<CancellationToken>,
     ) -> Self {
         let (delta_tx, delta_rx) = async_channel::unbounded();
@@ -89,6 +93,7 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
             tools: Arc::clone(&agent.tools),
             deps,
             clock,
+            ids,
             pending: VecDeque::new(),
             starting: None,
             ready,
@@ -234,7 +239,8 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
             }
             Work::Tool { id, call, deadline, approved } => {
                 let (deps, clock) = (Arc::clone(&self.deps), Arc::clone(&self.clock));
-                let ctx = ToolContext::for_call(deps, &call, deadline, approved, token.clone(), clock);
+                let ids = self.ids.clone();
+                let ctx = ToolContext::for_call(deps, &call, deadline, approved, token.clone(), clock, ids);
                 let run = call_tool_async(&self.tools, ctx, &call);
                 Box::pin(async move {
                     let (outcome, error) = run.await;

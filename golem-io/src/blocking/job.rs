@@ -6,6 +6,7 @@ use crate::cancel::CancellationToken;
 use crate::clock::Clock;
 use crate::context::ToolContext;
 use crate::exec::{call_tool_blocking, ForwardDeltas, Work, WorkId};
+use crate::ids::RunIds;
 use crate::tool::Tool;
 use golem_core::machine::Input;
 use golem_core::model::BoxError;
@@ -29,6 +30,7 @@ pub(super) struct Job<Deps> {
     pub(super) tools: Arc<[Tool<Deps>]>,
     pub(super) deps: Arc<Deps>,
     pub(super) clock: Arc<dyn Clock>,
+    pub(super) ids: RunIds,
     /// Set when the run gives up on this work.
     pub(super) token: CancellationToken,
 }
@@ -59,7 +61,7 @@ impl<Deps: Send + Sync + 'static> Job<Deps> {
             }
             Work::Tool { id, call, deadline, approved } => {
                 let (deps, token, clock) = (Arc::clone(&self.deps), self.token.clone(), Arc::clone(&self.clock));
-                let ctx = ToolContext::for_call(deps, &call, deadline, approved, token, clock);
+                let ctx = ToolContext::for_call(deps, &call, deadline, approved, token, clock, self.ids.clone());
                 let (outcome, error) = call_tool_blocking(&self.tools, &ctx, &call)?;
                 Some(Report {
                     id: Some(WorkId::Tool(id)),

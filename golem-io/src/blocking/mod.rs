@@ -22,7 +22,7 @@ where
 {
     let Launch { agent, deps, begin, mut observers, clock, cancel, log } = run;
     let (mut machine, mut next) = exec::begin(&agent.config, begin, clock.as_ref(), log, cancel.as_ref())?;
-    let mut work = Executor::new(agent, deps, Arc::clone(&clock), cancel);
+    let mut work = Executor::new(agent, deps, Arc::clone(&clock), machine.ids(), cancel);
     loop {
         if let Some(input) = next.take() {
             machine.feed(clock.now(), input)?;

@@ -16,6 +16,7 @@ use crate::cancel::CancellationToken;
 use crate::clock::Clock;
 use crate::decode::Decoder;
 use crate::exec::{caller_cancel, order, Kept, Order, Work, WorkId};
+use crate::ids::RunIds;
 use crate::result::RunResult;
 use crate::tool::Tool;
 use crate::Error;
@@ -31,6 +32,8 @@ pub(crate) struct Executor<Deps, O> {
     tools: Arc<[Tool<Deps>]>,
     deps: Arc<Deps>,
     clock: Arc<dyn Clock>,
+    /// The run's ids, for tool contexts.
+    ids: RunIds,
     /// Commanded, not started, in command order.
     pending: VecDeque<Work>,
     /// `ToolStarted` was fed; the body runs next (write-ahead, SPEC LOG-06).
@@ -61,6 +64,7 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
         agent: &AgentInner<Deps, O>,
         deps: Arc<Deps>,
         clock: Arc<dyn Clock>,
+        ids: RunIds,
         cancel: Option<CancellationToken>,
     ) -> Self {
         let (tx, rx) = channel();
@@ -88,6 +92,7 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
             tools: Arc::clone(&agent.tools),
             deps,
             clock,
+            ids,
             pending: VecDeque::new(),
             starting: None,
             ready,
@@ -254,6 +259,7 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
             tools: Arc::clone(&self.tools),
             deps: Arc::clone(&self.deps),
             clock: Arc::clone(&self.clock),
+            ids: self.ids.clone(),
             token,
         }
     }

@@ -20,6 +20,11 @@ impl<'a> Stepper<'a> {
         Stepper { machine, recorder, buffered: VecDeque::new(), ended: false }
     }
 
+    /// The run's ids as the machine holds them (given, minted, or the log's).
+    pub(crate) fn ids(&self) -> crate::ids::RunIds {
+        crate::ids::RunIds::new(self.machine.run_id(), self.machine.conversation_id())
+    }
+
     /// The next output (SPEC MACH-01: drained until `Wait` or `Done`).
     pub(crate) fn poll(&mut self) -> Output {
         self.buffered.pop_front().unwrap_or_else(|| self.machine.poll_output())

@@ -472,13 +472,22 @@ where
     fn run(&mut self, driver: Driver) -> Observation {
         let mut steps = Vec::new();
         let mut previous: Vec<Message> = Vec::new();
-        for step in &self.steps {
+        for (index, step) in self.steps.iter().enumerate() {
             let events = Arc::new(Mutex::new(Vec::new()));
             let sink = Arc::clone(&events);
             let mut run = self.agent.run_with(Arc::clone(&self.deps)).observer(move |e: &RunEvent| {
                 let json = serde_json::to_string(e).expect("events serialise");
                 sink.lock().unwrap_or_else(|p| p.into_inner()).push(json);
             });
+            // Ids are pinned so every driver's result and events compare
+            // byte for byte. A continuation inherits its conversation from
+            // the previous step's messages (SPEC EXTRA-01), so each driver
+            // exercises that default too.
+            run = run.run_id(format!("run-{index}"));
+            let inherits = matches!(step.history, History::Previous) && previous.iter().any(|m| !m.conversation_id.is_empty());
+            if !inherits {
+                run = run.conversation_id("conversation-1");
+            }
             if let Some(prompt) = &step.prompt {
                 run = run.prompt(prompt.clone());
             }
