@@ -6,7 +6,7 @@
 //! tool with schema-valid arguments and then answers.
 
 use golem_core::testing::TestModel;
-use golem_io::{Agent, Tool, ToolContext, ToolError};
+use golem_io::{Agent, RunBuilder, Tool, ToolContext, ToolError};
 use std::time::Duration;
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -47,11 +47,12 @@ fn shop() -> Shop {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let agent = agent()?;
-    let prompt = "Check the stock.";
 
     // Every run mints its own run and conversation ids; giving all three
     // the same ones makes their results comparable byte for byte.
-    let run = |agent: &Agent<Shop>| agent.run_with(shop()).prompt(prompt).run_id("check-1").conversation_id("shop-1");
+    fn run(agent: &Agent<Shop>) -> RunBuilder<'_, Shop, String> {
+        agent.run_with(shop()).prompt("Check the stock.").run_id("check-1").conversation_id("shop-1")
+    }
 
     let blocking = run(&agent).call()?;
 

@@ -200,6 +200,11 @@ impl RepairReport {
 /// assistant message is one key: it is answered (or synthesized) once, at its
 /// first occurrence. Other messages stay where they are, untouched.
 ///
+/// A synthesized result carries the run and conversation ids of the
+/// assistant turn that left the call open (SPEC EXTRA-01); a run repairing
+/// its own history stamps its ids on them instead, as on every message it
+/// adds.
+///
 /// Deterministic and idempotent; when nothing is wrong the input vector is
 /// returned as it came.
 pub fn normalize_history(messages: Vec<Message>) -> (Vec<Message>, RepairReport) {

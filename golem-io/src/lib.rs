@@ -27,6 +27,10 @@
 //! setup error (no stage, no evidence) or a
 //! [`RunError`](golem_core::RunError) with its stage, cause and partial
 //! evidence. Both drivers give the same result and the same events.
+//! Every run has a run id and belongs to a conversation: UUIDv7 strings
+//! ([`ids`]) minted by the driver or given ([`RunBuilder::run_id`],
+//! [`RunBuilder::conversation_id`]), stamped on the messages the run adds,
+//! its events, its result and its error.
 //!
 //! **Models and tools in both drivers.** A model is given as a blocking
 //! [`Model`](golem_core::Model) ([`Agent::builder`],

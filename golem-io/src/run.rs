@@ -417,15 +417,8 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
         } else {
             Some(Prompt { text: self.prompt, parts: self.parts })
         };
-        let start = Start {
-            history,
-            instructions,
-            prompt,
-            resume: self.resume,
-            stream: self.stream,
-            run_id,
-            conversation_id,
-        };
+        let start =
+            Start { history, instructions, prompt, resume: self.resume, stream: self.stream, run_id, conversation_id };
         let clock = self.clock.unwrap_or_else(|| Arc::new(SystemClock::new()));
         let observers = Observers::new(&inner.observers, self.observers, self.on_delta);
         let begin = Begin::Fresh(start);

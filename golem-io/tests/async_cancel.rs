@@ -150,7 +150,8 @@ fn a_cancelled_run_keeps_partial_evidence_that_resumes_with_history() {
     let resumed = smol::block_on(agent.run_with_history_async((), partial.messages.clone(), "carry on")).unwrap();
     assert_eq!(resumed.output().unwrap(), "resumed after: carry on");
     assert_eq!(resumed.conversation_id(), "c-1", "the history's conversation goes on");
-    let again = agent.run_with(()).history(partial.messages).prompt("carry on").run_id(resumed.run_id()).call().unwrap();
+    let again =
+        agent.run_with(()).history(partial.messages).prompt("carry on").run_id(resumed.run_id()).call().unwrap();
     assert_eq!(serde_json::to_string(&again).unwrap(), serde_json::to_string(&resumed).unwrap());
 }
 

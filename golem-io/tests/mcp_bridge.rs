@@ -36,7 +36,9 @@ fn an_agent_calls_reference_server_tools_under_both_drivers() {
     assert_eq!(tool.spec().definition.description, "Echo text back, optionally upper-cased.");
     assert_eq!(tool.spec().definition.parameters["required"], json!(["text"]));
 
-    let blocking = agent.run((), "use every tool").unwrap();
+    // Pinned ids: the drivers' conversations compare whole (SPEC EXTRA-01).
+    let run = || agent.run_with(()).prompt("use every tool").run_id("r-1").conversation_id("c-1");
+    let blocking = run().call().unwrap();
     let texts = tool_texts(&blocking);
     assert_eq!(texts[0], "a", "echo of the sampled text");
     assert!(texts[1].parse::<i64>().is_ok(), "add: {}", texts[1]);
@@ -46,7 +48,7 @@ fn an_agent_calls_reference_server_tools_under_both_drivers() {
     assert_eq!(image.parts[0].media_type, "image/png");
     assert_eq!(blocking.output().unwrap(), "test answer");
 
-    let asynchronous = futures::executor::block_on(agent.run_async((), "use every tool")).unwrap();
+    let asynchronous = futures::executor::block_on(run().call_async()).unwrap();
     assert_eq!(tool_texts(&asynchronous), texts);
     assert_eq!(
         serde_json::to_value(&asynchronous.messages).unwrap(),

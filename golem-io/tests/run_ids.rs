@@ -74,7 +74,8 @@ fn assert_added_messages_stamped(result: &RunResult<String>, from: usize) {
 fn extra_01_drivers_mint_uuid_v7_ids_and_stamp_messages_events_and_tool_contexts() {
     for driver in DRIVERS {
         let seen = Seen::default();
-        let agent = Agent::<()>::builder(tool_then_answer()).instructions("Be brief.").tool(look(&seen)).build().unwrap();
+        let agent =
+            Agent::<()>::builder(tool_then_answer()).instructions("Be brief.").tool(look(&seen)).build().unwrap();
         let (run, events) = events_of(agent.run_with(()).prompt("what is here?"));
         let result = call(run, driver).unwrap();
         assert!(is_uuid_v7(result.run_id()), "{driver:?}: {}", result.run_id());

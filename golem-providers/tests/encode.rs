@@ -378,7 +378,7 @@ fn extra_01_run_and_conversation_ids_never_reach_the_wire() {
             m
         })
         .collect();
-    let request = |messages: Vec<Message>| Request { tool_specs: vec![weather_tool()], ..Request::new(messages) };
+    let request = |messages: Vec<Message>| Request { tools: Arc::new(vec![weather_tool()]), ..Request::new(messages) };
     let check = |name: &str, encode: &dyn Fn(&Request, bool) -> Vec<u8>| {
         for stream in [false, true] {
             let with_ids = encode(&request(stamped.clone()), stream);
@@ -389,7 +389,7 @@ fn extra_01_run_and_conversation_ids_never_reach_the_wire() {
         }
     };
     for preset in Preset::all() {
-        let codec = codec(preset.clone(), Tuning::new());
+        let codec = codec(preset, Tuning::new());
         check(preset.name, &|r, stream| codec.encode(r, stream).unwrap().body.to_vec());
     }
     let azure = golem_providers::azure::Codec::new(

@@ -484,7 +484,8 @@ where
             // the previous step's messages (SPEC EXTRA-01), so each driver
             // exercises that default too.
             run = run.run_id(format!("run-{index}"));
-            let inherits = matches!(step.history, History::Previous) && previous.iter().any(|m| !m.conversation_id.is_empty());
+            let inherits =
+                matches!(step.history, History::Previous) && previous.iter().any(|m| !m.conversation_id.is_empty());
             if !inherits {
                 run = run.conversation_id("conversation-1");
             }
