@@ -25,6 +25,7 @@ mod mcp_bridge;
 mod mcp_fuzz_corpus;
 mod mcp_http;
 mod mcp_http_fake;
+mod mcp_http_listen;
 mod mcp_replay;
 mod mcp_results;
 mod mcp_session;
