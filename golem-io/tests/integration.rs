@@ -27,6 +27,7 @@ mod mcp_http;
 mod mcp_http_fake;
 mod mcp_http_listen;
 mod mcp_replay;
+mod mcp_resources;
 mod mcp_results;
 mod mcp_session;
 mod mcp_stdio;
