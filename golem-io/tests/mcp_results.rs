@@ -4,10 +4,10 @@
 
 use golem_core::PartKind;
 use golem_io::mcp::sse::{SseDecoder, SseError};
-use std::time::Duration;
 use golem_io::mcp::{tool_result, IsErrorAs};
 use golem_io::ToolError;
 use serde_json::json;
+use std::time::Duration;
 
 #[test]
 fn every_content_kind_has_a_rendering() {
@@ -101,7 +101,10 @@ fn sse_ids_and_retry_are_kept_for_reconnecting() {
     // Invalid retry values and ids with NUL are ignored; an event of
     // nothing else is no event.
     decoder.feed(b"retry: soon\nretry: 99999999999999999999999\nid: bad\0id\n\n");
-    assert_eq!((decoder.last_event_id(), decoder.retry(), decoder.dispatched()), ("1", Some(Duration::from_millis(250)), 2));
+    assert_eq!(
+        (decoder.last_event_id(), decoder.retry(), decoder.dispatched()),
+        ("1", Some(Duration::from_millis(250)), 2)
+    );
     // The id of an event the stream never finished is not the last one.
     decoder.feed(b"id: 2\ndata: half");
     decoder.finish();
