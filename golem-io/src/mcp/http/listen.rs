@@ -40,7 +40,8 @@ pub enum ListenState {
     ///
     /// [`HttpConfig::listen(false)`]: super::HttpConfig::listen
     Off,
-    /// Connecting, or waiting to connect again.
+    /// Connecting, or waiting to connect again (after a stream ended, a
+    /// failed attempt, or a 404 until a request starts a new session).
     Connecting,
     /// The server answered with an event stream; the client is reading it.
     Open,
