@@ -47,8 +47,13 @@ fn serve(stream: TcpStream) {
     let Ok(mut writer) = stream.try_clone() else { return };
     let mut reader = BufReader::new(stream);
     while let Some((method, body)) = read_request(&mut reader) {
-        let response =
-            if method == "DELETE" { "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n".to_string() } else { answer(&body) };
+        let response = match method.as_str() {
+            "DELETE" => "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n".to_string(),
+            // No standalone stream for server messages outside requests;
+            // the client takes 405 as "none on offer".
+            "GET" => "HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\n\r\n".to_string(),
+            _ => answer(&body),
+        };
         if writer.write_all(response.as_bytes()).is_err() {
             return;
         }

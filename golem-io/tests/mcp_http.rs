@@ -22,7 +22,7 @@ fn handshake_listing_and_calls_over_sse_answers() {
     let info = client.server_info().unwrap();
     assert_eq!((info.name.as_str(), info.protocol_version.as_str()), ("golem-fixture", "2025-11-25"));
     let names: Vec<String> = client.list_tools().unwrap().into_iter().map(|t| t.name).collect();
-    assert_eq!(names, ["echo", "add", "image", "fail", "slow", "shout", "die", "changed"], "two pages");
+    assert_eq!(names, mcp_support::TOOLS, "three pages");
     assert_eq!(text(&client.call_tool("echo", json!({"text": "hi"}), None).unwrap()), "hi");
     assert_eq!(client.call_tool("add", json!({"a": 1, "b": 2}), None).unwrap()["structuredContent"]["result"], 3);
     assert_eq!(client.call_tool("image", json!({}), None).unwrap()["content"][0]["type"], "image");
@@ -38,7 +38,7 @@ fn handshake_listing_and_calls_over_sse_answers() {
 fn json_answers_work_too() {
     let server = HttpServer::start(&["--json"]);
     let client = server.client();
-    assert_eq!(client.list_tools().unwrap().len(), 8);
+    assert_eq!(client.list_tools().unwrap().len(), mcp_support::TOOLS.len());
     assert_eq!(text(&client.call_tool("echo", json!({"text": "json"}), None).unwrap()), "json");
 }
 
@@ -51,9 +51,6 @@ fn logs_arrive_inside_the_call_stream() {
     let client = McpClient::http(HttpConfig::new(&server.url), options).unwrap();
     assert_eq!(text(&client.call_tool("shout", json!({"text": "yo"}), None).unwrap()), "YO");
     assert_eq!(logs.lock().unwrap()[0].data, "shouting yo", "the log came before the answer, in the same stream");
-    // The SDK sends an unrelated list_changed on the standalone GET stream,
-    // which this client does not open; mcp_http_fake covers it in a call's
-    // stream.
 }
 
 #[test]

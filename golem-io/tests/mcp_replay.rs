@@ -188,7 +188,9 @@ fn replay_http(name: &str) -> (FakeHttp, McpClient) {
         }
         reply
     });
-    let client = McpClient::http(HttpConfig::new(&fake.url), ClientOptions::new()).expect("the recorded handshake");
+    // The recordings hold no standalone GET stream; mcp_http_listen covers it.
+    let config = HttpConfig::new(&fake.url).listen(false);
+    let client = McpClient::http(config, ClientOptions::new()).expect("the recorded handshake");
     (fake, client)
 }
 

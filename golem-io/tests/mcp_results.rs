@@ -7,6 +7,7 @@ use golem_io::mcp::sse::{SseDecoder, SseError};
 use golem_io::mcp::{tool_result, IsErrorAs};
 use golem_io::ToolError;
 use serde_json::json;
+use std::time::Duration;
 
 #[test]
 fn every_content_kind_has_a_rendering() {
@@ -87,6 +88,34 @@ fn sse_events_do_not_depend_on_chunking() {
     }
     let bytewise: Vec<&[u8]> = body.chunks(1).collect();
     assert_eq!(decode(&bytewise, 1 << 20), whole);
+}
+
+#[test]
+fn sse_ids_and_retry_are_kept_for_reconnecting() {
+    let mut decoder = SseDecoder::new();
+    decoder.feed(b"retry: 250\nid: 1\ndata: a\n\n");
+    assert_eq!((decoder.last_event_id(), decoder.retry()), ("1", Some(Duration::from_millis(250))));
+    decoder.feed(b"data: b\n\n");
+    assert_eq!(decoder.last_event_id(), "1", "an event without an id keeps the last one");
+    assert_eq!(decoder.dispatched(), 2);
+    // Invalid retry values and ids with NUL are ignored; an event of
+    // nothing else is no event.
+    decoder.feed(b"retry: soon\nretry: 99999999999999999999999\nid: bad\0id\n\n");
+    assert_eq!(
+        (decoder.last_event_id(), decoder.retry(), decoder.dispatched()),
+        ("1", Some(Duration::from_millis(250)), 2)
+    );
+    // The id of an event the stream never finished is not the last one.
+    decoder.feed(b"id: 2\ndata: half");
+    decoder.finish();
+    assert_eq!(decoder.last_event_id(), "1");
+    let mut resumed = SseDecoder::new();
+    resumed.set_last_event_id("1");
+    resumed.feed(b": priming\n\ndata: c\n\n");
+    assert_eq!(resumed.last_event_id(), "1", "a reconnection carries the id over");
+    resumed.feed(b"id\n\n");
+    assert_eq!(resumed.last_event_id(), "", "an empty id resets it");
+    assert_eq!(std::iter::from_fn(|| resumed.next()).count(), 1);
 }
 
 #[test]

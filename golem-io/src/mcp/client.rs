@@ -2,7 +2,7 @@
 //! HTTP, then list and call tools (SPEC MCP-02..06, MCP-09, MCP-10).
 
 use super::error::McpError;
-use super::http::{HttpConfig, HttpTransport};
+use super::http::{HttpConfig, HttpTransport, ListenState};
 use super::listing::{McpTool, Pager};
 use super::session::{LogMessage, ServerInfo, Session, SessionConfig, DEFAULT_TIMEOUT};
 use super::shared::{LogSink, Shared};
@@ -113,12 +113,15 @@ impl McpClient {
         Ok(client)
     }
 
-    /// Connect to a streamable HTTP server and run the handshake.
+    /// Connect to a streamable HTTP server and run the handshake; then,
+    /// unless configured off, open the standalone GET stream in the
+    /// background (see [`listen_state`](Self::listen_state)).
     pub fn http(config: HttpConfig, options: ClientOptions) -> Result<McpClient, McpError> {
         let transport = HttpTransport::new(config, options.timeout);
         let shared = Shared::new(options.session(false), Box::new(transport), options.log.clone());
         let client = McpClient { shared, timeout: options.timeout };
         client.handshake().inspect_err(|_| client.close())?;
+        client.shared.transport.ready(&client.shared);
         Ok(client)
     }
 
@@ -132,6 +135,22 @@ impl McpClient {
     /// instructions, negotiated protocol version).
     pub fn server_info(&self) -> Option<ServerInfo> {
         self.shared.lock().session.server_info().cloned()
+    }
+
+    /// The server's instructions for the model, from the handshake (SPEC
+    /// MCP-02): what to tell an agent about using this server. `None` when
+    /// the server gave none (or only whitespace).
+    pub fn instructions(&self) -> Option<String> {
+        let inner = self.shared.lock();
+        let text = inner.session.server_info()?.instructions.as_deref()?;
+        (!text.trim().is_empty()).then(|| text.to_string())
+    }
+
+    /// What the standalone GET stream of an HTTP client is doing
+    /// ([`ListenState::Off`] over stdio or with
+    /// [`HttpConfig::listen(false)`](HttpConfig::listen)).
+    pub fn listen_state(&self) -> ListenState {
+        self.shared.transport.listen_state()
     }
 
     /// The server's process id, for a stdio server.
@@ -208,8 +227,8 @@ impl McpClient {
 
     /// End the session: pending requests fail with [`McpError::Closed`],
     /// then the transport shuts down (stdio: stdin closed, 2 s, SIGTERM, 2
-    /// s, SIGKILL, reaped; HTTP: DELETE with the session id). Idempotent;
-    /// also done on drop.
+    /// s, SIGKILL, reaped; HTTP: the GET stream's thread stopped, then
+    /// DELETE with the session id). Idempotent; also done on drop.
     pub fn close(&self) {
         self.shared.fail_all(McpError::Closed);
         self.shared.transport.close(&self.shared);

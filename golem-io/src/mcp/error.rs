@@ -43,8 +43,9 @@ pub enum McpError {
         /// What is wrong with it.
         reason: String,
     },
-    /// `tools/list` pagination went wrong (a repeated cursor, too many pages).
-    #[error("tools/list pagination: {0}")]
+    /// A listing's pagination went wrong (a repeated cursor, too many
+    /// pages); the text names the method.
+    #[error("MCP pagination: {0}")]
     Pagination(String),
     /// No answer within the request timeout.
     #[error("{method} timed out after {after:?}")]

@@ -1,15 +1,21 @@
 //! The `mcp_message` fuzz target's body (SPEC ARCH-02): arbitrary bytes as
-//! stdio lines and as an SSE body, through the parser and a live session.
+//! stdio lines and as an SSE body, through the parser and a live session,
+//! and each line's JSON through the result readers (listing pages,
+//! resources, prompts).
 //!
 //! # Panics
 //!
 //! Only when an invariant breaks: a panic inside the parser or the session,
-//! a message that changes kind when re-serialised, or SSE events that
-//! depend on how the body was chunked.
+//! a message that changes kind when re-serialised, or SSE events (or the
+//! last event id, or `retry`) that depend on how the body was chunked.
 
 use super::jsonrpc::Message;
+use super::listing::{Cursor, Pager};
+use super::prompts::{McpPrompt, McpPromptResult};
+use super::resources::{read_result, McpResource};
 use super::session::{Session, SessionConfig};
 use super::sse::SseDecoder;
+use serde_json::Value;
 use std::time::{Duration, Instant};
 
 /// Parse `data` every way the client does; the first byte picks an SSE
@@ -26,6 +32,12 @@ pub fn message(data: &[u8]) {
             session.handle_message(now, message);
         }
         let _ = Message::parse_batch(line);
+        if let Ok(value) = serde_json::from_slice::<Value>(line) {
+            results(&value);
+            if let Some(result) = value.get("result") {
+                results(result);
+            }
+        }
         if session.is_ready() {
             let _ = session.request(now, "tools/list", serde_json::json!({}));
         }
@@ -37,12 +49,38 @@ pub fn message(data: &[u8]) {
     let whole = sse_events(&[data]);
     let split = sse_events(&[&data[..cut], &data[cut..]]);
     assert_eq!(whole, split, "SSE events depend on chunking");
-    for event in whole.into_iter().flatten() {
+    for event in whole.0.into_iter().flatten() {
         let _ = Message::parse_batch(event.as_bytes());
     }
 }
 
-fn sse_events(chunks: &[&[u8]]) -> Vec<Result<String, super::sse::SseError>> {
+/// Every reader of a result, on any JSON: errors are fine, panics are not.
+fn results(value: &Value) {
+    let mut pager = Pager::new();
+    let _ = pager.handle_page(value);
+    let _ = pager.next_params();
+    for (method, key) in [("resources/list", "resources"), ("prompts/list", "prompts")] {
+        let mut cursor = Cursor::new(method);
+        let _ = cursor.page(value, key);
+        let _ = cursor.next_params();
+    }
+    let _ = McpResource::from_value(value);
+    if let Ok(contents) = read_result(value) {
+        for item in &contents {
+            let _ = item.render();
+        }
+    }
+    let _ = McpPrompt::from_value(value);
+    if let Ok(prompt) = McpPromptResult::from_value(value) {
+        for message in &prompt.messages {
+            let _ = message.text();
+        }
+    }
+}
+
+type SseOutcome = (Vec<Result<String, super::sse::SseError>>, String, Option<Duration>, u64);
+
+fn sse_events(chunks: &[&[u8]]) -> SseOutcome {
     let mut decoder = SseDecoder::with_cap(1 << 16);
     let mut events = Vec::new();
     for chunk in chunks {
@@ -51,5 +89,5 @@ fn sse_events(chunks: &[&[u8]]) -> Vec<Result<String, super::sse::SseError>> {
     }
     decoder.finish();
     events.extend(std::iter::from_fn(|| decoder.next()));
-    events
+    (events, decoder.last_event_id().to_string(), decoder.retry(), decoder.dispatched())
 }

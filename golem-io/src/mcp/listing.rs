@@ -1,6 +1,8 @@
-//! `tools/list` pages (SPEC MCP-04): what one page holds and the guard that
-//! keeps pagination finite.
+//! Paginated listings (SPEC MCP-04, MCP-11): what one `tools/list` page
+//! holds, and the cursor guard every listing (tools, resources, prompts)
+//! shares to stay finite.
 
+use super::client::McpClient;
 use super::error::McpError;
 use serde_json::{json, Value};
 use std::collections::HashSet;
@@ -45,15 +47,88 @@ impl McpTool {
     }
 }
 
-/// Walks `tools/list` pages: the params of each request, the tools of each
-/// answer, an error on a repeated cursor or past [`MAX_PAGES`].
-#[derive(Debug, Default)]
-pub struct Pager {
+/// Follows `nextCursor` for one listing method: the params of each
+/// request, an error on a repeated cursor or past [`MAX_PAGES`].
+#[derive(Debug)]
+pub(crate) struct Cursor {
+    method: &'static str,
     cursor: Option<String>,
     seen: HashSet<String>,
     pages: usize,
-    tools: Vec<McpTool>,
     done: bool,
+}
+
+impl Cursor {
+    pub(crate) fn new(method: &'static str) -> Self {
+        Cursor { method, cursor: None, seen: HashSet::new(), pages: 0, done: false }
+    }
+
+    /// The params of the next request, or `None` when the listing is done.
+    pub(crate) fn next_params(&self) -> Option<Value> {
+        if self.done {
+            return None;
+        }
+        Some(match &self.cursor {
+            Some(cursor) => json!({"cursor": cursor}),
+            None => json!({}),
+        })
+    }
+
+    /// Take in one page's result: its items under `key`.
+    pub(crate) fn page<'a>(&mut self, result: &'a Value, key: &str) -> Result<&'a [Value], McpError> {
+        self.pages += 1;
+        let items = result
+            .get(key)
+            .and_then(Value::as_array)
+            .ok_or_else(|| McpError::invalid_result(self.method, format!("no {key} array")))?;
+        match result.get("nextCursor") {
+            None | Some(Value::Null) => self.done = true,
+            Some(Value::String(cursor)) => {
+                let method = self.method;
+                if !self.seen.insert(cursor.clone()) {
+                    return Err(McpError::Pagination(format!("{method}: the cursor {cursor:?} came back")));
+                }
+                if self.pages >= MAX_PAGES {
+                    return Err(McpError::Pagination(format!("{method}: more than {MAX_PAGES} pages")));
+                }
+                self.cursor = Some(cursor.clone());
+            }
+            Some(_) => return Err(McpError::invalid_result(self.method, "nextCursor is not a string")),
+        }
+        Ok(items)
+    }
+}
+
+/// Every item a listing holds, page after page, each read by `parse`.
+pub(crate) fn list_all<T>(
+    client: &McpClient,
+    method: &'static str,
+    key: &str,
+    parse: impl Fn(&Value) -> Result<T, McpError>,
+) -> Result<Vec<T>, McpError> {
+    let mut cursor = Cursor::new(method);
+    let mut items = Vec::new();
+    while let Some(params) = cursor.next_params() {
+        let result = client.request(method, params, None)?;
+        for item in cursor.page(&result, key)? {
+            items.push(parse(item)?);
+        }
+    }
+    Ok(items)
+}
+
+/// Walks `tools/list` pages: the params of each request, the tools of each
+/// answer, an error on a repeated cursor or past [`MAX_PAGES`].
+#[derive(Debug)]
+pub struct Pager {
+    cursor: Cursor,
+    tools: Vec<McpTool>,
+}
+
+impl Default for Pager {
+    fn default() -> Self {
+        Pager { cursor: Cursor::new("tools/list"), tools: Vec::new() }
+    }
 }
 
 impl Pager {
@@ -64,37 +139,13 @@ impl Pager {
 
     /// The params of the next request, or `None` when the listing is done.
     pub fn next_params(&self) -> Option<Value> {
-        if self.done {
-            return None;
-        }
-        Some(match &self.cursor {
-            Some(cursor) => json!({"cursor": cursor}),
-            None => json!({}),
-        })
+        self.cursor.next_params()
     }
 
     /// Take in one page's result.
     pub fn handle_page(&mut self, result: &Value) -> Result<(), McpError> {
-        self.pages += 1;
-        let tools = result
-            .get("tools")
-            .and_then(Value::as_array)
-            .ok_or_else(|| McpError::invalid_result("tools/list", "no tools array"))?;
-        for tool in tools {
+        for tool in self.cursor.page(result, "tools")? {
             self.tools.push(McpTool::from_value(tool)?);
-        }
-        match result.get("nextCursor") {
-            None | Some(Value::Null) => self.done = true,
-            Some(Value::String(cursor)) => {
-                if !self.seen.insert(cursor.clone()) {
-                    return Err(McpError::Pagination(format!("the cursor {cursor:?} came back")));
-                }
-                if self.pages >= MAX_PAGES {
-                    return Err(McpError::Pagination(format!("more than {MAX_PAGES} pages")));
-                }
-                self.cursor = Some(cursor.clone());
-            }
-            Some(_) => return Err(McpError::invalid_result("tools/list", "nextCursor is not a string")),
         }
         Ok(())
     }

@@ -17,9 +17,18 @@
 //! own), and the `_async` client methods do the same. A cancelled or
 //! timed-out call tells the server with `notifications/cancelled`.
 //!
+//! **Server messages outside requests.** Over HTTP the client also opens
+//! the standalone GET stream after the handshake ([`HttpConfig::listen`],
+//! on by default) and reconnects it with `Last-Event-ID` when it ends.
+//!
+//! **Beyond tools.** The server's [instructions](McpBridge::instructions),
+//! [resources](McpClient::list_resources) and
+//! [prompts](McpClient::list_prompts) as typed values, and an optional
+//! read-only [resource tool](McpBridge::resources_tool) (SPEC MCP-11).
+//!
 //! **Not in scope:** sampling, elicitation, roots and the other client
-//! capabilities (the client declares none), resumable SSE streams and the
-//! standalone GET stream, OAuth flows (a bearer token may be configured).
+//! capabilities (the client declares none), resuming a request's own SSE
+//! stream after it broke, OAuth flows (a bearer token may be configured).
 //!
 //! ```no_run
 //! use golem_core::testing::TestModel;
@@ -43,6 +52,8 @@ pub mod fuzzing;
 mod http;
 mod jsonrpc;
 mod listing;
+mod prompts;
+mod resources;
 mod session;
 mod shared;
 pub mod sse;
@@ -50,12 +61,15 @@ mod stdio;
 
 pub use bridge::{
     is_valid_name, model_name, tool_result, BridgeError, BridgeOptions, BridgedTool, IsErrorAs, McpBridge, MAX_NAME,
+    RESOURCE_TOOL,
 };
 pub use client::{ClientOptions, McpClient};
 pub use error::McpError;
-pub use http::{HttpConfig, MAX_BODY};
+pub use http::{HttpConfig, ListenState, MAX_BODY};
 pub use jsonrpc::{Id, Message, ParseError, RpcError, METHOD_NOT_FOUND};
 pub use listing::{McpTool, Pager, MAX_PAGES};
+pub use prompts::{McpPrompt, McpPromptResult, PromptArgument, PromptMessage};
+pub use resources::{read_result, McpResource, ResourceBody, ResourceContents};
 pub use session::{
     LogMessage, ServerInfo, Session, SessionConfig, SessionEvent, DEFAULT_TIMEOUT, LEGACY_VERSION, PROTOCOL_VERSION,
     SUPPORTED_VERSIONS,

@@ -3,6 +3,7 @@
 //! caller runs while it waits (timeouts, cancellation).
 
 use super::error::McpError;
+use super::http::ListenState;
 use super::jsonrpc::Message;
 use super::session::{LogMessage, Session, SessionEvent};
 use crate::cancel::CancellationToken;
@@ -20,6 +21,12 @@ pub(crate) trait Transport: Send + Sync + 'static {
     /// Start reading from the server into `shared` (stdio's reader thread).
     fn start(&self, _shared: &Arc<Shared>) -> Result<(), McpError> {
         Ok(())
+    }
+    /// The handshake finished (HTTP: open the standalone GET stream).
+    fn ready(&self, _shared: &Arc<Shared>) {}
+    /// What the standalone GET stream is doing.
+    fn listen_state(&self) -> ListenState {
+        ListenState::Off
     }
     /// Send a request whose answer a caller waits for. Failures are fed back
     /// into the session ([`Shared::fail`]).

@@ -2,6 +2,9 @@
 //! HTTP (SPEC MCP-06, STREAM-08): bytes in through [`SseDecoder::feed`],
 //! the data of each `message` event out of [`SseDecoder::next`]. A line or
 //! an event past [`MAX_EVENT`] is an error, after which nothing more comes.
+//! The `id` and `retry` fields are kept for reconnecting
+//! ([`last_event_id`](SseDecoder::last_event_id),
+//! [`retry`](SseDecoder::retry)), as an `EventSource` keeps them.
 //!
 //! ```
 //! use golem_io::mcp::sse::SseDecoder;
@@ -11,7 +14,10 @@
 //! assert_eq!(decoder.next(), None); // the priming event has no data
 //! decoder.feed(b"1}\r\n\r\n");
 //! assert_eq!(decoder.next(), Some(Ok("{\"a\":1}".to_string())));
+//! assert_eq!(decoder.last_event_id(), "1");
 //! ```
+
+use std::time::Duration;
 
 /// The largest event (and line) accepted: MCP's 32 MiB message cap.
 pub const MAX_EVENT: usize = 32 << 20;
@@ -34,6 +40,8 @@ pub struct SseDecoder {
     event: String,
     data: String,
     has_data: bool,
+    /// Any field (data, id, retry) was set in the event being read.
+    has_fields: bool,
     ready: std::collections::VecDeque<String>,
     failed: Option<SseError>,
     /// Set on the first error; the decoder takes nothing more after it.
@@ -41,6 +49,13 @@ pub struct SseDecoder {
     /// A byte-order mark may open the stream; it is not part of a field.
     past_first_line: bool,
     cap: usize,
+    /// The `id` of the event being read (the standard's "last event ID
+    /// buffer"); it becomes `last_event_id` when the event is dispatched.
+    id_buffer: String,
+    last_event_id: String,
+    retry: Option<Duration>,
+    /// Events dispatched with any field set, messages or not.
+    dispatched: u64,
 }
 
 impl SseDecoder {
@@ -98,6 +113,34 @@ impl SseDecoder {
         self.data.clear();
         self.event.clear();
         self.has_data = false;
+        self.has_fields = false;
+        // The unfinished event's id is dropped with it.
+        self.id_buffer.clone_from(&self.last_event_id);
+    }
+
+    /// The id of the last complete event that had one (empty when none
+    /// had): what a reconnecting client sends as `Last-Event-ID`. It
+    /// carries over events without an `id`, as the standard says.
+    pub fn last_event_id(&self) -> &str {
+        &self.last_event_id
+    }
+
+    /// Carry the id a previous stream ended with into this one (a
+    /// reconnection), as an `EventSource` keeps it.
+    pub fn set_last_event_id(&mut self, id: &str) {
+        self.last_event_id = id.to_string();
+        self.id_buffer = id.to_string();
+    }
+
+    /// The reconnection delay the server asked for with `retry:`, if any.
+    pub fn retry(&self) -> Option<Duration> {
+        self.retry
+    }
+
+    /// How many complete events (with any field: data, id, retry) the body
+    /// has held so far — priming events count, comments do not.
+    pub fn dispatched(&self) -> u64 {
+        self.dispatched
     }
 
     /// The data of the next complete `message` event, or the error.
@@ -133,7 +176,10 @@ impl SseDecoder {
             None => (&line[..], ""),
         };
         match field {
-            "event" => self.event = value.to_string(),
+            "event" => {
+                self.event = value.to_string();
+                self.has_fields = true;
+            }
             "data" => {
                 if self.data.len() + value.len() + 1 > self.cap {
                     return self.fail();
@@ -143,14 +189,32 @@ impl SseDecoder {
                 }
                 self.data.push_str(value);
                 self.has_data = true;
+                self.has_fields = true;
             }
-            // `id` and `retry` serve reconnection, which this client does
-            // not do; unknown fields are ignored by the standard.
+            // An id with NUL is ignored, as the standard says: it could
+            // not be sent back in a header.
+            "id" if !value.contains('\0') => {
+                self.id_buffer = value.to_string();
+                self.has_fields = true;
+            }
+            "retry" if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) => {
+                // Digits past u64 are no delay anyone meant; ignored.
+                if let Ok(ms) = value.parse::<u64>() {
+                    self.retry = Some(Duration::from_millis(ms));
+                    self.has_fields = true;
+                }
+            }
+            // Unknown fields are ignored by the standard.
             _ => {}
         }
     }
 
     fn dispatch(&mut self) {
+        // The id sticks across events; a later event without one keeps it.
+        self.last_event_id.clone_from(&self.id_buffer);
+        if std::mem::take(&mut self.has_fields) {
+            self.dispatched += 1;
+        }
         let event = std::mem::take(&mut self.event);
         let data = std::mem::take(&mut self.data);
         let has_data = std::mem::take(&mut self.has_data);

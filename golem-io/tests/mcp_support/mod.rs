@@ -14,6 +14,10 @@ use std::time::{Duration, Instant};
 /// The `mcp` version the tests expect (the one `.ci/run` installs).
 pub const MCP_VERSION: &str = "2.3.0";
 
+/// The reference server's tools, in listing order.
+pub const TOOLS: [&str; 11] =
+    ["echo", "add", "image", "fail", "slow", "shout", "die", "changed", "changed_here", "ping_back", "drop_stream"];
+
 pub fn fixtures() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mcp")
 }

@@ -5,12 +5,18 @@
 //! of the client's `Arc`. When the server says its list changed the bridge
 //! is [stale](McpBridge::is_stale); [`refresh`](McpBridge::refresh) lists
 //! again (and agents built before keep the tools they were given).
+//!
+//! Besides the tools a bridge offers the server's
+//! [instructions](McpBridge::instructions) and an optional read-only
+//! [resource tool](McpBridge::resources_tool).
 
 mod content;
 mod names;
+mod resources;
 
 pub use content::{tool_result, IsErrorAs};
 pub use names::{is_valid_name, model_name, MAX_NAME};
+pub use resources::RESOURCE_TOOL;
 
 use super::client::McpClient;
 use super::error::McpError;

@@ -27,12 +27,13 @@ pub struct HttpConfig {
     pub(crate) url: String,
     pub(crate) headers: Vec<(String, Secret)>,
     pub(crate) bearer: Option<Secret>,
+    pub(crate) listen: bool,
 }
 
 impl HttpConfig {
     /// The MCP endpoint URL.
     pub fn new(url: impl Into<String>) -> Self {
-        HttpConfig { url: url.into(), headers: Vec::new(), bearer: None }
+        HttpConfig { url: url.into(), headers: Vec::new(), bearer: None, listen: true }
     }
 
     /// Builder-style: a header sent with every request (its value is
@@ -45,6 +46,16 @@ impl HttpConfig {
     /// Builder-style: `Authorization: Bearer <token>` on every request.
     pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
         self.bearer = Some(Secret(token.into()));
+        self
+    }
+
+    /// Builder-style: open the standalone GET stream after the handshake,
+    /// to hear what the server says outside any request — tool-list
+    /// changes, logs, pings (on by default). A server that offers none
+    /// answers 405, which is fine. See
+    /// [`McpClient::listen_state`](crate::mcp::McpClient::listen_state).
+    pub fn listen(mut self, listen: bool) -> Self {
+        self.listen = listen;
         self
     }
 
@@ -61,6 +72,7 @@ impl fmt::Debug for HttpConfig {
             .field("url", &self.shown_url())
             .field("headers", &headers)
             .field("bearer", &self.bearer)
+            .field("listen", &self.listen)
             .finish()
     }
 }

@@ -6,10 +6,15 @@
 //! are not serialized and a caller can give up on a stalled stream. Replies
 //! and notifications get a thread each too, except the handshake's
 //! `notifications/initialized`, which must arrive before what follows it.
+//! After the handshake one more thread listens on the standalone GET stream
+//! ([`listen`]).
 
+mod backoff;
 mod config;
+mod listen;
 
 pub use config::HttpConfig;
+pub use listen::ListenState;
 
 use super::error::McpError;
 use super::jsonrpc::Message;
@@ -24,10 +29,15 @@ use std::time::{Duration, Instant};
 pub const MAX_BODY: usize = 32 << 20;
 
 const ACCEPT: &str = "application/json, text/event-stream";
+const ACCEPT_SSE: &str = "text/event-stream";
 const SESSION_HEADER: &str = "Mcp-Session-Id";
 const VERSION_HEADER: &str = "MCP-Protocol-Version";
 /// DELETE on close is a courtesy; it must not hold a closing client long.
 const CLOSE_TIMEOUT: Duration = Duration::from_secs(5);
+/// A GET stream silent this long is taken for a dead connection and opened
+/// again (servers send keep-alive comments far more often: the Python SDK
+/// every 15 s).
+const LISTEN_IDLE: Duration = Duration::from_secs(300);
 
 /// The transport; its request threads share the inner part.
 pub(crate) struct HttpTransport(Arc<HttpInner>);
@@ -39,6 +49,10 @@ struct HttpInner {
     /// One re-initialize at a time; the others wait and reuse its session.
     reinit: Mutex<()>,
     closed: AtomicBool,
+    /// The GET stream's own agent: shutting it down on close interrupts
+    /// the stream without touching the requests' connections.
+    listen_agent: ureq::Agent,
+    listen: listen::Control,
 }
 
 impl HttpTransport {
@@ -49,6 +63,14 @@ impl HttpTransport {
 
 impl HttpInner {
     fn new(config: HttpConfig, timeout: Duration) -> Self {
+        let listen_agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .max_redirects(0)
+            .timeout_connect(Some(timeout.min(Duration::from_secs(30))))
+            // No overall limit: the stream lives as long as the session.
+            .timeout_per_read(Some(LISTEN_IDLE))
+            .build()
+            .new_agent();
         let agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
             // A redirect would resend the configured headers elsewhere.
@@ -65,6 +87,8 @@ impl HttpInner {
             session_id: Mutex::new(None),
             reinit: Mutex::new(()),
             closed: AtomicBool::new(false),
+            listen_agent,
+            listen: listen::Control::new(),
         }
     }
 
@@ -74,6 +98,8 @@ impl HttpInner {
 
     fn set_session_id(&self, id: Option<String>) {
         *self.session_id.lock().unwrap_or_else(|p| p.into_inner()) = id;
+        // A listener waiting for a new session (its GET got 404) goes on.
+        self.listen.wake();
     }
 
     fn http_error(&self, error: ureq::Error) -> McpError {
@@ -241,6 +267,14 @@ fn read_events(shared: &Arc<Shared>, mut body: impl Read, expect: Option<u64>) -
 }
 
 impl Transport for HttpTransport {
+    fn ready(&self, shared: &Arc<Shared>) {
+        listen::start(&self.0, shared);
+    }
+
+    fn listen_state(&self) -> ListenState {
+        self.0.listen.state()
+    }
+
     fn send_request(&self, shared: &Arc<Shared>, id: u64, message: Message) {
         let (shared_, inner) = (Arc::clone(shared), Arc::clone(&self.0));
         let spawned = std::thread::Builder::new().name("golem-mcp-http".into()).spawn(move || {
@@ -275,6 +309,13 @@ impl Transport for HttpTransport {
     }
 }
 
+impl Drop for HttpTransport {
+    fn drop(&mut self) {
+        // The listener holds the inner part; it must not outlive us.
+        listen::stop(&self.0);
+    }
+}
+
 impl HttpInner {
     /// Send a reply or notification; a failure is only worth a log line.
     fn post_quietly(&self, shared: &Arc<Shared>, message: &Message) {
@@ -288,6 +329,9 @@ impl HttpInner {
         if self.closed.swap(true, Ordering::SeqCst) {
             return;
         }
+        // First, so the server ending the session cannot look like a stream
+        // to reconnect.
+        listen::stop(self);
         let Some(session) = self.session_id() else { return };
         let version = shared.protocol_version();
         let request = self.agent.delete(&self.config.url).config().timeout_global(Some(CLOSE_TIMEOUT)).build();

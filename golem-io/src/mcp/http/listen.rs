@@ -1,0 +1,340 @@
+//! The standalone GET stream ("listening for messages from the server",
+//! MCP 2025-06-18 and later): after the handshake the client opens a GET
+//! on the endpoint and reads the server's own notifications and requests
+//! from it, on a thread of its own, until the client closes.
+//!
+//! Everything on the stream goes into the session like any other server
+//! message: `notifications/tools/list_changed` marks bridges stale, logs go
+//! to the sink, `ping` is answered `{}` and other requests −32601 — the
+//! replies by POST, as every client message is. A 405 means the server
+//! offers no stream, which is fine. A stream that ends is opened again with
+//! `Last-Event-ID` after the server's `retry:` ([`Backoff`] has the rules);
+//! a 404 means the server forgot the session, so the listener waits for a
+//! request to start a new one and follows it there.
+//!
+//! The thread uses an HTTP agent of its own, so that closing can shut its
+//! connection down and interrupt a read that would otherwise wait for the
+//! server (`ureq::Agent::shutdown`).
+
+use super::backoff::Backoff;
+use super::{header, HttpInner, ACCEPT_SSE};
+use crate::mcp::jsonrpc::Message;
+use crate::mcp::shared::Shared;
+use crate::mcp::sse::SseDecoder;
+use std::io::Read;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// How long closing waits for the listener thread before leaving it to end
+/// on its own (a TCP connect in progress is not interrupted; it ends at the
+/// connect timeout and then sees the client is closed).
+const JOIN_WAIT: Duration = Duration::from_secs(2);
+
+/// What the standalone GET stream is doing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ListenState {
+    /// No stream: a stdio client, [`HttpConfig::listen(false)`], or not
+    /// started yet.
+    ///
+    /// [`HttpConfig::listen(false)`]: super::HttpConfig::listen
+    Off,
+    /// Connecting, or waiting to connect again (after a stream ended, a
+    /// failed attempt, or a 404 until a request starts a new session).
+    Connecting,
+    /// The server answered with an event stream; the client is reading it.
+    Open,
+    /// The server offers no stream (405 Method Not Allowed).
+    Unsupported,
+    /// Given up: too many failed attempts in a row, or an answer that will
+    /// not change (401, 403, a body that is not an event stream); the log
+    /// sink got the reason.
+    Failed,
+    /// Stopped because the client closed.
+    Closed,
+}
+
+/// The listener's state and its stop signal, shared by the client and the
+/// listener thread.
+pub(super) struct Control {
+    inner: Mutex<ControlInner>,
+    cond: Condvar,
+}
+
+struct ControlInner {
+    state: ListenState,
+    stopping: bool,
+    thread: Option<JoinHandle<()>>,
+    running: bool,
+}
+
+impl Control {
+    pub(super) fn new() -> Self {
+        let inner = ControlInner { state: ListenState::Off, stopping: false, thread: None, running: false };
+        Control { inner: Mutex::new(inner), cond: Condvar::new() }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, ControlInner> {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub(super) fn state(&self) -> ListenState {
+        self.lock().state
+    }
+
+    fn set(&self, state: ListenState) {
+        let mut inner = self.lock();
+        if !inner.stopping {
+            inner.state = state;
+        }
+    }
+
+    fn stopping(&self) -> bool {
+        self.lock().stopping
+    }
+
+    /// Something the listener may wait for changed (the session id).
+    pub(super) fn wake(&self) {
+        let _inner = self.lock();
+        self.cond.notify_all();
+    }
+
+    /// Wait until `done` or a stop; true when stopping.
+    fn wait_until(&self, deadline: Option<Instant>, mut done: impl FnMut() -> bool) -> bool {
+        let mut inner = self.lock();
+        loop {
+            if inner.stopping {
+                return true;
+            }
+            if done() {
+                return false;
+            }
+            inner = match deadline {
+                None => self.cond.wait(inner).unwrap_or_else(|p| p.into_inner()),
+                Some(deadline) => {
+                    let left = deadline.saturating_duration_since(Instant::now());
+                    if left.is_zero() {
+                        return false;
+                    }
+                    self.cond.wait_timeout(inner, left).unwrap_or_else(|p| p.into_inner()).0
+                }
+            };
+        }
+    }
+
+    fn finished(&self) {
+        let mut inner = self.lock();
+        inner.running = false;
+        if inner.stopping {
+            inner.state = ListenState::Closed;
+        }
+        self.cond.notify_all();
+    }
+}
+
+/// Start listening, once, if the configuration asks for it.
+pub(super) fn start(inner: &Arc<HttpInner>, shared: &Arc<Shared>) {
+    if !inner.config.listen {
+        return;
+    }
+    let mut control = inner.listen.lock();
+    if control.stopping || control.thread.is_some() {
+        return;
+    }
+    let (inner_, shared_) = (Arc::clone(inner), Arc::downgrade(shared));
+    let spawned = std::thread::Builder::new().name("golem-mcp-listen".into()).spawn(move || {
+        run(&inner_, &shared_);
+        inner_.listen.finished();
+    });
+    match spawned {
+        Ok(thread) => {
+            control.thread = Some(thread);
+            control.running = true;
+            control.state = ListenState::Connecting;
+        }
+        Err(error) => {
+            control.state = ListenState::Failed;
+            drop(control);
+            shared.note("warning", format!("could not start the GET stream thread: {error}"));
+        }
+    }
+}
+
+/// Stop listening and wait (briefly) for the thread to end. Idempotent.
+pub(super) fn stop(inner: &HttpInner) {
+    let thread = {
+        let mut control = inner.listen.lock();
+        if control.stopping {
+            return;
+        }
+        control.stopping = true;
+        if !control.running && control.state != ListenState::Off {
+            control.state = ListenState::Closed;
+        }
+        inner.listen.cond.notify_all();
+        control.thread.take()
+    };
+    // Interrupts a read or a request in flight on the listener's connection.
+    inner.listen_agent.clone().shutdown();
+    let Some(thread) = thread else { return };
+    if thread.thread().id() == std::thread::current().id() {
+        return; // closed from the listener's own thread (a log sink): it ends on its way out
+    }
+    if wait_not_running(&inner.listen, Instant::now() + JOIN_WAIT) {
+        let _ = thread.join();
+    }
+}
+
+fn wait_not_running(control: &Control, deadline: Instant) -> bool {
+    let mut inner = control.lock();
+    while inner.running {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return false;
+        }
+        inner = control.cond.wait_timeout(inner, left).unwrap_or_else(|p| p.into_inner()).0;
+    }
+    true
+}
+
+/// Where to resume: event ids and `retry:` belong to one session.
+#[derive(Default)]
+struct Resume {
+    session: Option<String>,
+    last_event_id: String,
+    retry: Option<Duration>,
+}
+
+/// How one GET went.
+enum Attempt {
+    /// 405: no stream on offer.
+    Unsupported,
+    /// An answer that will not change by asking again.
+    Refused(String),
+    /// 404 for the session: it is gone.
+    Forgotten,
+    /// No stream this time.
+    Failed(String),
+    /// The stream opened, then ended.
+    Ended { delivered: bool },
+}
+
+fn run(inner: &HttpInner, shared: &Weak<Shared>) {
+    let control = &inner.listen;
+    let mut backoff = Backoff::default();
+    let mut resume = Resume::default();
+    while !control.stopping() {
+        let Some(strong) = shared.upgrade() else { return };
+        let session = inner.session_id();
+        if session != resume.session {
+            resume = Resume { session: session.clone(), ..Resume::default() };
+        }
+        control.set(ListenState::Connecting);
+        let attempt = listen_once(inner, &strong, &mut resume, &mut backoff);
+        if control.stopping() {
+            return;
+        }
+        match attempt {
+            Attempt::Unsupported => return control.set(ListenState::Unsupported),
+            Attempt::Refused(reason) => {
+                strong.note("warning", format!("the server refused the GET stream: {reason}"));
+                return control.set(ListenState::Failed);
+            }
+            Attempt::Forgotten => {
+                control.set(ListenState::Connecting);
+                drop(strong);
+                // A request will find the session gone too and start a new
+                // one; the stream follows it there.
+                if control.wait_until(None, || inner.session_id() != session) {
+                    return;
+                }
+                continue;
+            }
+            Attempt::Failed(reason) => {
+                backoff.failed();
+                strong.note("debug", format!("the GET stream failed: {reason}"));
+            }
+            Attempt::Ended { delivered } => backoff.ended(delivered),
+        }
+        drop(strong);
+        let Some(delay) = backoff.delay(resume.retry) else {
+            if let Some(strong) = shared.upgrade() {
+                strong.note("warning", "the GET stream failed too often; not listening any more".to_string());
+            }
+            return control.set(ListenState::Failed);
+        };
+        control.set(ListenState::Connecting);
+        if control.wait_until(Some(Instant::now() + delay), || false) {
+            return;
+        }
+    }
+}
+
+fn listen_once(inner: &HttpInner, shared: &Arc<Shared>, resume: &mut Resume, backoff: &mut Backoff) -> Attempt {
+    let version = shared.protocol_version();
+    let mut request = inner.listen_agent.get(&inner.config.url).header("Accept", ACCEPT_SSE);
+    request = inner.common_headers(request, resume.session.as_deref(), version.as_deref());
+    if !resume.last_event_id.is_empty() {
+        request = request.header("Last-Event-ID", resume.last_event_id.as_str());
+    }
+    let response = match request.call() {
+        Ok(response) => response,
+        Err(error) => return Attempt::Failed(inner.http_error(error).to_string()),
+    };
+    let status = response.status().as_u16();
+    match status {
+        405 => return Attempt::Unsupported,
+        404 if resume.session.is_some() => return Attempt::Forgotten,
+        // Busy (409: the server still holds our previous stream), rate
+        // limited, or a server error: worth another try later.
+        408 | 409 | 425 | 429 | 500..=599 => return Attempt::Failed(format!("HTTP status {status}")),
+        200..=299 => {}
+        _ => return Attempt::Refused(format!("HTTP status {status}")),
+    }
+    let content_type = header(&response, "content-type").unwrap_or_default().to_ascii_lowercase();
+    if !content_type.starts_with("text/event-stream") {
+        return Attempt::Refused(format!("HTTP status {status} with content type {content_type:?}"));
+    }
+    backoff.opened();
+    inner.listen.set(ListenState::Open);
+    let delivered = read_stream(shared, response.into_body().into_reader(), resume);
+    Attempt::Ended { delivered }
+}
+
+/// Feed the stream's messages until it ends; true when it held any.
+fn read_stream(shared: &Arc<Shared>, mut body: impl Read, resume: &mut Resume) -> bool {
+    let mut decoder = SseDecoder::new();
+    decoder.set_last_event_id(&resume.last_event_id);
+    let mut chunk = vec![0u8; 16 << 10];
+    let mut delivered = false;
+    loop {
+        let n = match body.read(&mut chunk) {
+            Ok(0) | Err(_) => return delivered,
+            Ok(n) => n,
+        };
+        decoder.feed(&chunk[..n]);
+        while let Some(event) = decoder.next() {
+            match event {
+                Ok(data) => match Message::parse_batch(data.as_bytes()) {
+                    Ok(messages) => {
+                        delivered = true;
+                        messages.into_iter().for_each(|m| shared.feed(m));
+                    }
+                    Err(error) => {
+                        shared.note("warning", format!("skipped a GET stream event that is not JSON-RPC: {error}"));
+                    }
+                },
+                Err(error) => {
+                    shared.note("warning", format!("the GET stream broke: {error}"));
+                    return delivered;
+                }
+            }
+        }
+        // After each chunk, so an interrupted stream resumes where it was.
+        resume.last_event_id = decoder.last_event_id().to_string();
+        if let Some(retry) = decoder.retry() {
+            resume.retry = Some(retry);
+        }
+    }
+}
