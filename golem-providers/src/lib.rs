@@ -45,7 +45,9 @@
 //! ```
 #![deny(missing_docs)]
 
+#[cfg(feature = "azure")]
 pub mod azure;
+#[cfg(any(feature = "openai", feature = "azure"))]
 pub mod chat_completions;
 pub mod classify;
 pub mod codec;
@@ -53,15 +55,24 @@ pub mod framing;
 pub mod fuzzing;
 pub mod http;
 pub mod http_date;
+#[cfg(feature = "openai")]
 pub mod openai;
 pub mod percent;
 pub mod retry_after;
 pub mod secret;
 pub mod sse;
+#[cfg(any(feature = "openai", feature = "azure"))]
 mod validate;
 
 pub use codec::{HttpCodec, StreamDecoder};
 pub use secret::Secret;
+#[cfg(any(feature = "blocking", feature = "async"))]
 pub mod client;
+#[cfg(any(feature = "blocking", feature = "async"))]
 pub mod transport;
-pub use client::{AzureOpenAi, Client, OpenAi};
+#[cfg(all(feature = "azure", any(feature = "blocking", feature = "async")))]
+pub use client::AzureOpenAi;
+#[cfg(any(feature = "blocking", feature = "async"))]
+pub use client::Client;
+#[cfg(all(feature = "openai", any(feature = "blocking", feature = "async")))]
+pub use client::OpenAi;
