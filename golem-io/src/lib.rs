@@ -50,6 +50,25 @@
 //! is `Send` when the deps and the output are. Work the machine cancels is
 //! dropped, and dropping the run cancels everything at once.
 //!
+//! **Cargo features.** Each names a capability and only adds (SPEC
+//! ARCH-04); the agent, tools, cancellation, recording and the machinery the
+//! drivers share are always compiled.
+//!
+//! | feature | default | adds |
+//! |---|---|---|
+//! | `blocking` | yes | the blocking driver: [`Agent::run`], `run_with_history`, `resume`, `run_stream`, [`RunBuilder::call`] |
+//! | `async` | yes | the async driver: [`Agent::run_async`] and its twins, [`RunBuilder::call_async`], [`RunBuilder::events`], [`Tool::call_async`], `McpClient`'s async calls; deps async-io, futures-lite, blocking, async-channel |
+//! | `web-fetch` | no | the `web_fetch` tool (`tools::web_fetch`) |
+//! | `file-read` | no | the `read_file` tool (`tools::file_read`) |
+//! | `command` | no | the `run_command` tool ([`tools::command`], Unix) |
+//! | `skills` | no | the `skill` tool (`tools::skills`) |
+//! | `mcp` | no | the MCP client and bridge (`mcp`) |
+//!
+//! Either model kind and either tool kind works with either driver; without
+//! `async`, async models and tools under the blocking driver are driven by a
+//! std-only `block_on`. Typed tools and typed output always derive their
+//! schemas with schemars (golem-core's `schemars` feature is always on here).
+//!
 //! ```
 //! use golem_core::{Model, ModelError, Request, Response, Role, ToolCall, Usage};
 //! use golem_io::{Agent, Tool, ToolContext, ToolError};

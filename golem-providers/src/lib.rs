@@ -16,11 +16,29 @@
 //!
 //! **Clients:** [`OpenAi`] and [`AzureOpenAi`] (see [`client`]) glue a
 //! codec to a blocking and an async transport and implement golem's
-//! `Model` and `AsyncModel`, streaming included.
+//! `Model` and `AsyncModel`, streaming included (per the features below).
 //!
 //! Providers: [`openai`] (OpenAI and the OpenAI-compatible presets) and
 //! [`azure`] (Azure OpenAI deployments), both speaking the
 //! [`chat_completions`] wire format.
+//!
+//! **Cargo features.** Each names a capability and only adds (SPEC
+//! ARCH-04); all are on by default. The shared pieces (HTTP as data, SSE,
+//! Retry-After, classification, [`Secret`]) are always compiled, and the
+//! codecs are pure: `--no-default-features --features openai` builds the
+//! OpenAI codec with no I/O dependency at all.
+//!
+//! | feature | adds |
+//! |---|---|
+//! | `openai` | the [`openai`] codec and its presets, the [`OpenAi`] client (with a transport feature) |
+//! | `azure` | the [`azure`] codec, the [`AzureOpenAi`] client (with a transport feature) |
+//! | `blocking` | [`transport::Transport`], [`transport::UreqTransport`] (ureq, rustls), and the clients' `Model` impl |
+//! | `async` | [`transport::AsyncTransport`], [`transport::AsyncIoTransport`] (ureq-proto over async-io, futures-rustls), and the clients' `AsyncModel` impl |
+//!
+//! [`chat_completions`] comes with either provider. [`Client`] exists with
+//! either transport feature and implements each model trait whose transport
+//! is compiled in; with both it offers each face from the other, so both of
+//! golem's drivers call it natively.
 //!
 //! ```
 //! use golem_providers::codec::{HttpCodec, StreamDecoder};
