@@ -12,6 +12,10 @@ use crate::agent::Agent;
 use crate::context::ToolContext;
 use crate::result::{RunOutput, RunResult};
 use crate::run::RunBuilder;
+#[cfg(feature = "async")]
+use crate::tool::AsyncFn;
+#[cfg(feature = "blocking")]
+use crate::tool::BlockingFn;
 use crate::tool::{Handler, Tool, ToolError, ToolResult};
 use crate::Error;
 use golem_core::model::BoxError;
@@ -112,35 +116,68 @@ impl<Deps: Send + Sync + 'static, O: Send + 'static> Agent<Deps, O> {
     }
 }
 
-/// The delegation tool's code, with a face for each driver compiled in.
-#[cfg(any(feature = "blocking", feature = "async"))]
+/// The delegation tool's code: both faces when both drivers are compiled
+/// in, so each driver runs the sub-run natively.
+#[cfg(all(feature = "blocking", feature = "async"))]
 fn delegation_handler<Deps, O>(agent: Agent<Deps, O>, renderer: Arc<Renderer<O>>) -> Handler<Deps>
 where
     Deps: Send + Sync + 'static,
     O: Send + 'static,
 {
-    #[cfg(feature = "blocking")]
-    let blocking: Arc<crate::tool::BlockingFn<Deps>> = {
-        let (agent, renderer) = (agent.clone(), Arc::clone(&renderer));
-        Arc::new(move |ctx: &ToolContext<Deps>, args: Value| {
-            let prompt = prompt_of(args)?;
-            settle(sub_run(&agent, ctx, prompt).call(), renderer.as_ref())
-        })
-    };
-    #[cfg(feature = "async")]
-    let asynchronous: Arc<crate::tool::AsyncFn<Deps>> = Arc::new(move |ctx: ToolContext<Deps>, args: Value| {
+    Handler::Both {
+        blocking: blocking_face(agent.clone(), Arc::clone(&renderer)),
+        asynchronous: async_face(agent, renderer),
+    }
+}
+
+/// The delegation tool's code with the blocking driver alone.
+#[cfg(all(feature = "blocking", not(feature = "async")))]
+fn delegation_handler<Deps, O>(agent: Agent<Deps, O>, renderer: Arc<Renderer<O>>) -> Handler<Deps>
+where
+    Deps: Send + Sync + 'static,
+    O: Send + 'static,
+{
+    Handler::Blocking(blocking_face(agent, renderer))
+}
+
+/// The delegation tool's code with the async driver alone.
+#[cfg(all(feature = "async", not(feature = "blocking")))]
+fn delegation_handler<Deps, O>(agent: Agent<Deps, O>, renderer: Arc<Renderer<O>>) -> Handler<Deps>
+where
+    Deps: Send + Sync + 'static,
+    O: Send + 'static,
+{
+    Handler::Async(async_face(agent, renderer))
+}
+
+/// The sub-run on the blocking driver, blocking the tool's thread.
+#[cfg(feature = "blocking")]
+fn blocking_face<Deps, O>(agent: Agent<Deps, O>, renderer: Arc<Renderer<O>>) -> Arc<BlockingFn<Deps>>
+where
+    Deps: Send + Sync + 'static,
+    O: Send + 'static,
+{
+    Arc::new(move |ctx: &ToolContext<Deps>, args: Value| {
+        let prompt = prompt_of(args)?;
+        settle(sub_run(&agent, ctx, prompt).call(), renderer.as_ref())
+    })
+}
+
+/// The sub-run on the async driver: its future is awaited inside the
+/// tool's, so the parent run polls it and dropping the call drops it.
+#[cfg(feature = "async")]
+fn async_face<Deps, O>(agent: Agent<Deps, O>, renderer: Arc<Renderer<O>>) -> Arc<AsyncFn<Deps>>
+where
+    Deps: Send + Sync + 'static,
+    O: Send + 'static,
+{
+    Arc::new(move |ctx: ToolContext<Deps>, args: Value| {
         let (agent, renderer) = (agent.clone(), Arc::clone(&renderer));
         Box::pin(async move {
             let prompt = prompt_of(args)?;
             settle(sub_run(&agent, &ctx, prompt).call_async().await, renderer.as_ref())
         })
-    });
-    #[cfg(all(feature = "blocking", feature = "async"))]
-    return Handler::Both { blocking, asynchronous };
-    #[cfg(all(feature = "blocking", not(feature = "async")))]
-    return Handler::Blocking(blocking);
-    #[cfg(all(feature = "async", not(feature = "blocking")))]
-    return Handler::Async(asynchronous);
+    })
 }
 
 /// The prompt the model passed, or a correctable rejection.

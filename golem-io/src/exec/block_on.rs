@@ -33,10 +33,13 @@ pub(crate) fn block_on_or_cancel<T>(future: impl Future<Output = T>, cancel: &Ca
 
 #[cfg(feature = "async")]
 use async_io::block_on;
+#[cfg(not(feature = "async"))]
+use park_on as block_on;
 
 /// A minimal `block_on`: poll, and park the thread until a waker unparks it.
-#[cfg(not(feature = "async"))]
-fn block_on<T>(future: impl Future<Output = T>) -> T {
+/// Compiled for tests too, so the default build checks it as well.
+#[cfg(any(test, not(feature = "async")))]
+fn park_on<T>(future: impl Future<Output = T>) -> T {
     use std::sync::Arc;
     use std::task::{Context, Wake, Waker};
     use std::thread::{self, Thread};
@@ -61,5 +64,30 @@ fn block_on<T>(future: impl Future<Output = T>) -> T {
         // A wake before this park leaves the token set, so it is not lost;
         // a spurious return only costs one more poll.
         thread::park();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::park_on;
+    use crate::cancel::CancellationToken;
+    use std::time::Duration;
+
+    #[test]
+    fn parking_waits_for_a_wake_from_another_thread() {
+        let token = CancellationToken::new();
+        let canceller = token.clone();
+        let thread = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(10));
+            canceller.cancel();
+        });
+        park_on(token.cancelled());
+        assert!(token.is_cancelled());
+        thread.join().unwrap();
+    }
+
+    #[test]
+    fn a_ready_future_needs_no_wake() {
+        assert_eq!(park_on(async { 7 }), 7);
     }
 }
