@@ -3,8 +3,14 @@
 //! may mix them. A model with both faces (`Model::as_async`,
 //! `AsyncModel::as_blocking`) runs natively in each driver.
 
+#[cfg(feature = "blocking")]
 use crate::cancel::CancellationToken;
-use crate::exec::{block_on_or_cancel, contain, contain_async, Panicked};
+#[cfg(feature = "blocking")]
+use crate::exec::block_on_or_cancel;
+#[cfg(feature = "async")]
+use crate::exec::contain_async;
+use crate::exec::{contain, Panicked};
+#[cfg(feature = "async")]
 use golem_core::model::BoxFuture;
 use golem_core::{AsyncModel, Capabilities, DeltaSink, Model, ModelError, Request, Response};
 use std::sync::Arc;
@@ -32,6 +38,7 @@ impl AnyModel {
     /// given. An async-only model is driven by a minimal `block_on` raced
     /// against `cancel`; `None` means the run gave up and the future was
     /// dropped.
+    #[cfg(feature = "blocking")]
     pub(crate) fn call_blocking(
         &self,
         request: &Request,
@@ -51,6 +58,7 @@ impl AnyModel {
     /// The call as a `'static` future (the async driver), streaming into
     /// `sink` when given. A blocking-only model runs on the blocking thread
     /// pool; dropping the future abandons it there.
+    #[cfg(feature = "async")]
     pub(crate) fn call_async<S>(&self, request: Request, mut sink: Option<S>) -> BoxFuture<'static, ModelResult>
     where
         S: DeltaSink + 'static,
@@ -85,6 +93,7 @@ impl AnyModel {
     }
 }
 
+#[cfg(feature = "async")]
 fn as_dyn<S: DeltaSink>(sink: &mut Option<S>) -> Option<&mut dyn DeltaSink> {
     sink.as_mut().map(|s| s as &mut dyn DeltaSink)
 }

@@ -1,14 +1,28 @@
 //! One agent as another agent's tool (SPEC DELEG-01..04).
+//!
+//! The sub-run runs on its parent's driver kind (DELEG-04): the delegation
+//! tool has both handler faces, so under the blocking driver the sub-run
+//! blocks the tool's thread, and under the async driver its future is
+//! awaited inside the tool's future — polled by the parent run, on no
+//! thread of its own. Either way it holds the tool call's cancellation
+//! token, so it stops when the parent gives up on the call; under the async
+//! driver dropping the call drops the sub-run at once.
 
 use crate::agent::Agent;
 use crate::context::ToolContext;
-use crate::result::RunOutput;
-use crate::tool::{Tool, ToolError};
+use crate::result::{RunOutput, RunResult};
+use crate::run::RunBuilder;
+#[cfg(feature = "async")]
+use crate::tool::AsyncFn;
+#[cfg(feature = "blocking")]
+use crate::tool::BlockingFn;
+use crate::tool::{Handler, Tool, ToolError, ToolResult};
 use crate::Error;
 use golem_core::model::BoxError;
-use golem_core::{Cause, Stage};
+use golem_core::{Cause, Stage, ToolSpec};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+use std::sync::Arc;
 
 pub use golem_core::texts::DELEGATE_PROMPT_DESCRIPTION;
 
@@ -16,6 +30,9 @@ pub use golem_core::texts::DELEGATE_PROMPT_DESCRIPTION;
 struct DelegateArgs {
     prompt: String,
 }
+
+/// Turns a sub-run's output into the tool's text.
+type Renderer<O> = dyn Fn(O) -> Result<String, BoxError> + Send + Sync;
 
 fn delegate_schema() -> Value {
     json!({
@@ -34,12 +51,18 @@ fn render_json<O: Serialize>(output: O) -> Result<String, BoxError> {
     }
 }
 
-impl<Deps: Send + Sync + 'static, O: Serialize + 'static> Agent<Deps, O> {
+#[cfg(any(feature = "blocking", feature = "async"))]
+impl<Deps: Send + Sync + 'static, O: Serialize + Send + 'static> Agent<Deps, O> {
     /// This agent as a tool for agents with the same deps: the model passes
     /// a prompt, this agent runs it with the delegating run's deps, and its
     /// output becomes the tool result — text as is, other values as compact
     /// JSON. The sub-agent sees only the prompt; its messages and usage stay
     /// out of the delegating run's evidence and limits.
+    ///
+    /// The sub-run runs on the delegating run's driver kind — blocking the
+    /// tool's thread under the blocking driver, awaited inside the tool's
+    /// future under the async one — and stops when the delegating run gives
+    /// up on the call (SPEC DELEG-04).
     ///
     /// ```
     /// use golem_core::{Model, ModelError, Request, Response, Role, ToolCall};
@@ -78,7 +101,8 @@ impl<Deps: Send + Sync + 'static, O: Serialize + 'static> Agent<Deps, O> {
     }
 }
 
-impl<Deps: Send + Sync + 'static, O: 'static> Agent<Deps, O> {
+#[cfg(any(feature = "blocking", feature = "async"))]
+impl<Deps: Send + Sync + 'static, O: Send + 'static> Agent<Deps, O> {
     /// Like [`as_tool`](Self::as_tool), rendering the output with
     /// `renderer`; its error fails the delegating run at the tool stage.
     pub fn as_tool_with(
@@ -87,28 +111,108 @@ impl<Deps: Send + Sync + 'static, O: 'static> Agent<Deps, O> {
         description: &str,
         renderer: impl Fn(O) -> Result<String, BoxError> + Send + Sync + 'static,
     ) -> Tool<Deps> {
-        let agent = self.clone();
-        Tool::new(name, description, delegate_schema(), move |ctx: &ToolContext<Deps>, args: Value| {
-            let args: DelegateArgs = serde_json::from_value(args)
-                .map_err(|e| ToolError::reject(golem_core::texts::delegate_bad_args(&e.to_string())))?;
-            if args.prompt.trim().is_empty() {
-                return Err(ToolError::reject(golem_core::texts::DELEGATE_EMPTY_PROMPT));
-            }
-            // The sub-run shares the parent's clock and stops when the
-            // parent gives up on this call (SPEC DELEG-04).
-            let run = agent
-                .run_with(ctx.deps_arc().clone())
-                .clock(ctx.clock().clone())
-                .cancellation(ctx.cancellation().clone())
-                .prompt(args.prompt)
-                .call();
-            match run.map_err(sub_run_failed)?.output {
-                RunOutput::Completed(output) => renderer(output).map_err(ToolError::Fatal),
-                RunOutput::Paused(_) => {
-                    Err(ToolError::fatal("the sub-agent paused on deferred tool calls, which delegation cannot resume"))
-                }
-            }
+        let spec = ToolSpec::new(name, description, delegate_schema());
+        Tool::from_handler(spec, delegation_handler(self.clone(), Arc::new(renderer)))
+    }
+}
+
+/// The delegation tool's code: both faces when both drivers are compiled
+/// in, so each driver runs the sub-run natively.
+#[cfg(all(feature = "blocking", feature = "async"))]
+fn delegation_handler<Deps, O>(agent: Agent<Deps, O>, renderer: Arc<Renderer<O>>) -> Handler<Deps>
+where
+    Deps: Send + Sync + 'static,
+    O: Send + 'static,
+{
+    Handler::Both {
+        blocking: blocking_face(agent.clone(), Arc::clone(&renderer)),
+        asynchronous: async_face(agent, renderer),
+    }
+}
+
+/// The delegation tool's code with the blocking driver alone.
+#[cfg(all(feature = "blocking", not(feature = "async")))]
+fn delegation_handler<Deps, O>(agent: Agent<Deps, O>, renderer: Arc<Renderer<O>>) -> Handler<Deps>
+where
+    Deps: Send + Sync + 'static,
+    O: Send + 'static,
+{
+    Handler::Blocking(blocking_face(agent, renderer))
+}
+
+/// The delegation tool's code with the async driver alone.
+#[cfg(all(feature = "async", not(feature = "blocking")))]
+fn delegation_handler<Deps, O>(agent: Agent<Deps, O>, renderer: Arc<Renderer<O>>) -> Handler<Deps>
+where
+    Deps: Send + Sync + 'static,
+    O: Send + 'static,
+{
+    Handler::Async(async_face(agent, renderer))
+}
+
+/// The sub-run on the blocking driver, blocking the tool's thread.
+#[cfg(feature = "blocking")]
+fn blocking_face<Deps, O>(agent: Agent<Deps, O>, renderer: Arc<Renderer<O>>) -> Arc<BlockingFn<Deps>>
+where
+    Deps: Send + Sync + 'static,
+    O: Send + 'static,
+{
+    Arc::new(move |ctx: &ToolContext<Deps>, args: Value| {
+        let prompt = prompt_of(args)?;
+        settle(sub_run(&agent, ctx, prompt).call(), renderer.as_ref())
+    })
+}
+
+/// The sub-run on the async driver: its future is awaited inside the
+/// tool's, so the parent run polls it and dropping the call drops it.
+#[cfg(feature = "async")]
+fn async_face<Deps, O>(agent: Agent<Deps, O>, renderer: Arc<Renderer<O>>) -> Arc<AsyncFn<Deps>>
+where
+    Deps: Send + Sync + 'static,
+    O: Send + 'static,
+{
+    Arc::new(move |ctx: ToolContext<Deps>, args: Value| {
+        let (agent, renderer) = (agent.clone(), Arc::clone(&renderer));
+        Box::pin(async move {
+            let prompt = prompt_of(args)?;
+            settle(sub_run(&agent, &ctx, prompt).call_async().await, renderer.as_ref())
         })
+    })
+}
+
+/// The prompt the model passed, or a correctable rejection.
+fn prompt_of(args: Value) -> Result<String, ToolError> {
+    let args: DelegateArgs = serde_json::from_value(args)
+        .map_err(|e| ToolError::reject(golem_core::texts::delegate_bad_args(&e.to_string())))?;
+    if args.prompt.trim().is_empty() {
+        return Err(ToolError::reject(golem_core::texts::DELEGATE_EMPTY_PROMPT));
+    }
+    Ok(args.prompt)
+}
+
+/// The sub-run of one call: the parent's deps and clock, and the call's
+/// cancellation token, so it stops when the parent gives up on the call
+/// (SPEC DELEG-04).
+fn sub_run<'a, Deps: Send + Sync + 'static, O: 'static>(
+    agent: &'a Agent<Deps, O>,
+    ctx: &ToolContext<Deps>,
+    prompt: String,
+) -> RunBuilder<'a, Deps, O> {
+    agent
+        .run_with(Arc::clone(ctx.deps_arc()))
+        .clock(Arc::clone(ctx.clock()))
+        .cancellation(ctx.cancellation().clone())
+        .prompt(prompt)
+}
+
+/// The tool's answer from the sub-run's: its rendered output, or its
+/// failure as the tool's.
+fn settle<O>(run: Result<RunResult<O>, Error>, renderer: &Renderer<O>) -> Result<ToolResult, ToolError> {
+    match run.map_err(sub_run_failed)?.output {
+        RunOutput::Completed(output) => renderer(output).map(ToolResult::from).map_err(ToolError::Fatal),
+        RunOutput::Paused(_) => {
+            Err(ToolError::fatal("the sub-agent paused on deferred tool calls, which delegation cannot resume"))
+        }
     }
 }
 

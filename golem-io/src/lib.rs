@@ -54,6 +54,25 @@
 //! is `Send` when the deps and the output are. Work the machine cancels is
 //! dropped, and dropping the run cancels everything at once.
 //!
+//! **Cargo features.** Each names a capability and only adds (SPEC
+//! ARCH-04); the agent, tools, cancellation, recording and the machinery the
+//! drivers share are always compiled.
+//!
+//! | feature | default | adds |
+//! |---|---|---|
+//! | `blocking` | yes | the blocking driver: [`Agent::run`], `run_with_history`, `resume`, `run_stream`, [`RunBuilder::call`] |
+//! | `async` | yes | the async driver: [`Agent::run_async`] and its twins, [`RunBuilder::call_async`], [`RunBuilder::events`], [`Tool::call_async`], `McpClient`'s async calls; deps async-io, futures-lite, blocking, async-channel |
+//! | `web-fetch` | no | the `web_fetch` tool (`tools::web_fetch`) |
+//! | `file-read` | no | the `read_file` tool (`tools::file_read`) |
+//! | `command` | no | the `run_command` tool ([`tools::command`], Unix) |
+//! | `skills` | no | the `skill` tool (`tools::skills`) |
+//! | `mcp` | no | the MCP client and bridge (`mcp`) |
+//!
+//! Either model kind and either tool kind works with either driver; without
+//! `async`, async models and tools under the blocking driver are driven by a
+//! std-only `block_on`. Typed tools and typed output always derive their
+//! schemas with schemars (golem-core's `schemars` feature is always on here).
+//!
 //! ```
 //! use golem_core::{Model, ModelError, Request, Response, Role, ToolCall, Usage};
 //! use golem_io::{Agent, Tool, ToolContext, ToolError};
@@ -88,10 +107,15 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![deny(missing_docs)]
+// Without a driver the shared machinery has no caller, yet it stays
+// compiled, so that turning a driver on only adds (SPEC ARCH-04).
+#![cfg_attr(not(any(feature = "blocking", feature = "async")), allow(dead_code, unused_imports))]
 
 mod agent;
 mod any_model;
+#[cfg(feature = "async")]
 mod asynchronous;
+#[cfg(feature = "blocking")]
 mod blocking;
 mod builder;
 mod cancel;
@@ -112,7 +136,9 @@ mod output;
 mod record;
 mod result;
 mod run;
+#[cfg(feature = "async")]
 mod run_async;
+#[cfg(feature = "async")]
 mod run_stream;
 mod schema;
 mod tool;
@@ -131,6 +157,7 @@ pub use output::{RawSchema, OUTPUT_TOOL_DESCRIPTION, OUTPUT_TOOL_NAME};
 pub use record::SyncedFile;
 pub use result::{RunOutput, RunResult};
 pub use run::RunBuilder;
+#[cfg(feature = "async")]
 pub use run_stream::{RunEvents, RunItem};
 pub use tool::{Tool, ToolError, ToolResult};
 

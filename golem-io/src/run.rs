@@ -4,11 +4,15 @@
 //! then one of the two drivers takes over.
 
 use crate::agent::{Agent, Observer};
+#[cfg(feature = "async")]
+use crate::asynchronous;
+#[cfg(feature = "blocking")]
+use crate::blocking;
 use crate::cancel::CancellationToken;
 use crate::clock::{Clock, ShiftedClock, SystemClock};
 use crate::exec::{Begin, DeltaCallback, Launch, LogOut, Observers};
 use crate::result::RunResult;
-use crate::{asynchronous, blocking, Error};
+use crate::Error;
 use golem_core::machine::{Prompt, SetupError, Start};
 use golem_core::model::BoxError;
 use golem_core::{DeferredResults, Delta, Message, Part, RunEvent};
@@ -17,6 +21,7 @@ use std::sync::Arc;
 
 impl<Deps: Send + Sync + 'static, O: 'static> Agent<Deps, O> {
     /// Run the agent on `prompt` with `deps`, blocking until it ends.
+    #[cfg(feature = "blocking")]
     pub fn run(&self, deps: impl Into<Arc<Deps>>, prompt: &str) -> Result<RunResult<O>, Error> {
         self.run_with(deps).prompt(prompt).call()
     }
@@ -49,6 +54,7 @@ impl<Deps: Send + Sync + 'static, O: 'static> Agent<Deps, O> {
     /// assert_eq!(second.messages.len(), 4);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    #[cfg(feature = "blocking")]
     pub fn run_with_history(
         &self,
         deps: impl Into<Arc<Deps>>,
@@ -61,6 +67,7 @@ impl<Deps: Send + Sync + 'static, O: 'static> Agent<Deps, O> {
     /// Resume a paused run: `history` is its messages, `results` resolves
     /// every pending call. Approved calls run again with the approved
     /// marker; the resumed run is a new run and may pause again.
+    #[cfg(feature = "blocking")]
     pub fn resume(
         &self,
         deps: impl Into<Arc<Deps>>,
@@ -94,6 +101,7 @@ impl<Deps: Send + Sync + 'static, O: 'static> Agent<Deps, O> {
     /// assert_eq!(result.output().unwrap(), "good morning");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    #[cfg(feature = "blocking")]
     pub fn run_stream(
         &self,
         deps: impl Into<Arc<Deps>>,
@@ -353,6 +361,7 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
 
     /// Run to the end on the calling thread (the blocking driver: no async
     /// runtime; async models and tools are driven by a minimal `block_on`).
+    #[cfg(feature = "blocking")]
     pub fn call(self) -> Result<RunResult<O>, Error> {
         blocking::drive(self.launch()?)
     }
@@ -372,6 +381,7 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
     /// assert_eq!(result.output().unwrap(), "hi");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    #[cfg(feature = "async")]
     pub async fn call_async(self) -> Result<RunResult<O>, Error> {
         // The preamble runs on first poll, like any future's work.
         asynchronous::drive(self.launch()?).await

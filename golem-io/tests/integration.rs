@@ -19,6 +19,7 @@ mod cancellation;
 mod crash_resume;
 mod deferral;
 mod delegation;
+mod delegation_drivers;
 mod driver;
 mod equivalence;
 mod mcp_bridge;

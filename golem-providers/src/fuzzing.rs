@@ -11,11 +11,15 @@
 //! Only when an invariant breaks — a panic inside a decoder, or different
 //! results for different chunkings. Reporting that is the point.
 
+#[cfg(feature = "openai")]
 use crate::codec::{HttpCodec, StreamDecoder};
 use crate::http::HttpResponseHead;
+#[cfg(feature = "openai")]
 use crate::openai::{Codec, Config, Preset};
 use crate::sse::SseDecoder;
+#[cfg(feature = "openai")]
 use golem_core::model::Request;
+#[cfg(feature = "openai")]
 use golem_core::Message;
 
 /// The SSE decoder: whole input versus two chunks.
@@ -27,6 +31,7 @@ pub fn sse(data: &[u8]) {
 }
 
 /// The Chat Completions stream decoder: whole input versus two chunks.
+#[cfg(feature = "openai")]
 pub fn chat_stream(data: &[u8]) {
     let (cut, body) = split(data);
     let (codec, request) = fixture();
@@ -37,6 +42,7 @@ pub fn chat_stream(data: &[u8]) {
 
 /// The whole-body response decoder, under a status chosen by the first
 /// byte (2xx half the time).
+#[cfg(feature = "openai")]
 pub fn chat_response(data: &[u8]) {
     let (first, body) = match data.split_first() {
         Some((first, body)) => (*first, body),
@@ -64,6 +70,7 @@ fn split(data: &[u8]) -> (usize, &[u8]) {
     }
 }
 
+#[cfg(feature = "openai")]
 fn fixture() -> (Codec, Request) {
     let config = Config::builder(Preset::ollama(), "fuzz").build().unwrap_or_else(|e| panic!("fixture config: {e}"));
     (Codec::new(config), Request::new(vec![Message::user("fuzz")]))
@@ -81,9 +88,11 @@ fn sse_events(chunks: &[&[u8]]) -> Vec<Result<crate::sse::SseEvent, crate::sse::
     out
 }
 
+#[cfg(feature = "openai")]
 type Outcome =
     (Vec<Result<golem_core::Delta, golem_core::ModelError>>, Result<golem_core::Response, golem_core::ModelError>);
 
+#[cfg(feature = "openai")]
 fn stream_outcome(codec: &Codec, request: &Request, chunks: &[&[u8]]) -> Outcome {
     let mut decoder = codec.stream_decoder(request, &HttpResponseHead::new(200, vec![]));
     let mut deltas = Vec::new();

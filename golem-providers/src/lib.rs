@@ -16,11 +16,29 @@
 //!
 //! **Clients:** [`OpenAi`] and [`AzureOpenAi`] (see [`client`]) glue a
 //! codec to a blocking and an async transport and implement golem's
-//! `Model` and `AsyncModel`, streaming included.
+//! `Model` and `AsyncModel`, streaming included (per the features below).
 //!
 //! Providers: [`openai`] (OpenAI and the OpenAI-compatible presets) and
 //! [`azure`] (Azure OpenAI deployments), both speaking the
 //! [`chat_completions`] wire format.
+//!
+//! **Cargo features.** Each names a capability and only adds (SPEC
+//! ARCH-04); all are on by default. The shared pieces (HTTP as data, SSE,
+//! Retry-After, classification, [`Secret`]) are always compiled, and the
+//! codecs are pure: `--no-default-features --features openai` builds the
+//! OpenAI codec with no I/O dependency at all.
+//!
+//! | feature | adds |
+//! |---|---|
+//! | `openai` | the [`openai`] codec and its presets, the [`OpenAi`] client (with a transport feature) |
+//! | `azure` | the [`azure`] codec, the [`AzureOpenAi`] client (with a transport feature) |
+//! | `blocking` | [`transport::Transport`], [`transport::UreqTransport`] (ureq, rustls), and the clients' `Model` impl |
+//! | `async` | [`transport::AsyncTransport`], [`transport::AsyncIoTransport`] (ureq-proto over async-io, futures-rustls), and the clients' `AsyncModel` impl |
+//!
+//! [`chat_completions`] comes with either provider. [`Client`] exists with
+//! either transport feature and implements each model trait whose transport
+//! is compiled in; with both it offers each face from the other, so both of
+//! golem's drivers call it natively.
 //!
 //! ```
 //! use golem_providers::codec::{HttpCodec, StreamDecoder};
@@ -45,7 +63,9 @@
 //! ```
 #![deny(missing_docs)]
 
+#[cfg(feature = "azure")]
 pub mod azure;
+#[cfg(any(feature = "openai", feature = "azure"))]
 pub mod chat_completions;
 pub mod classify;
 pub mod codec;
@@ -53,15 +73,24 @@ pub mod framing;
 pub mod fuzzing;
 pub mod http;
 pub mod http_date;
+#[cfg(feature = "openai")]
 pub mod openai;
 pub mod percent;
 pub mod retry_after;
 pub mod secret;
 pub mod sse;
+#[cfg(any(feature = "openai", feature = "azure"))]
 mod validate;
 
 pub use codec::{HttpCodec, StreamDecoder};
 pub use secret::Secret;
+#[cfg(any(feature = "blocking", feature = "async"))]
 pub mod client;
+#[cfg(any(feature = "blocking", feature = "async"))]
 pub mod transport;
-pub use client::{AzureOpenAi, Client, OpenAi};
+#[cfg(all(feature = "azure", any(feature = "blocking", feature = "async")))]
+pub use client::AzureOpenAi;
+#[cfg(any(feature = "blocking", feature = "async"))]
+pub use client::Client;
+#[cfg(all(feature = "openai", any(feature = "blocking", feature = "async")))]
+pub use client::OpenAi;

@@ -20,13 +20,17 @@ pub fn trim_base_url(url: &str) -> String {
     url.trim().trim_end_matches('/').to_string()
 }
 
+// The header checks serve the extra headers of OpenAI configs only.
+
 /// True for an RFC 9110 token (a header name).
+#[cfg(feature = "openai")]
 pub fn is_header_name(name: &str) -> bool {
     !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
 }
 
 /// True for a value a header can carry: visible ASCII and inner spaces, no
 /// line breaks (which would let a value inject headers).
+#[cfg(feature = "openai")]
 pub fn is_header_value(value: &str) -> bool {
     value.bytes().all(|b| b == b' ' || b == b'\t' || (0x21..0x7f).contains(&b))
 }
@@ -38,4 +42,5 @@ pub fn is_credential(value: &str) -> bool {
 
 /// Header names that carry credentials and so must come from the config's
 /// key, held as a secret — never from plain extra headers.
+#[cfg(feature = "openai")]
 pub const CREDENTIAL_HEADERS: [&str; 4] = ["authorization", "api-key", "x-api-key", "proxy-authorization"];

@@ -2,7 +2,6 @@
 //! callbacks), so a faulty one fails its call, never the driver.
 
 use std::any::Any;
-use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Application code (a tool, a model, a decoder) panicked.
@@ -33,7 +32,11 @@ pub(crate) fn contain<T>(what: &'static str, f: impl FnOnce() -> T) -> Result<T,
 }
 
 /// Await `future`, turning a panic in any of its polls into [`Panicked`].
-pub(crate) async fn contain_async<T>(what: &'static str, future: impl Future<Output = T>) -> Result<T, Panicked> {
+#[cfg(feature = "async")]
+pub(crate) async fn contain_async<T>(
+    what: &'static str,
+    future: impl std::future::Future<Output = T>,
+) -> Result<T, Panicked> {
     use futures_lite::FutureExt;
     AssertUnwindSafe(future).catch_unwind().await.map_err(|p| Panicked::new(what, p))
 }

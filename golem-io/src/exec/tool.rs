@@ -2,11 +2,15 @@
 //! contained and its outcome split into the machine's record and the error
 //! object the driver keeps.
 
-use super::{contain, contain_async};
+use super::contain;
+#[cfg(feature = "async")]
+use super::contain_async;
 use crate::context::ToolContext;
 use crate::tool::{into_outcome, Tool, ToolError};
 use golem_core::machine::ToolOutcome;
-use golem_core::model::{BoxError, BoxFuture};
+use golem_core::model::BoxError;
+#[cfg(feature = "async")]
+use golem_core::model::BoxFuture;
 use golem_core::{texts, ToolCall};
 use serde_json::Value;
 
@@ -16,6 +20,7 @@ pub(crate) type ToolAnswer = (ToolOutcome, Option<BoxError>);
 
 /// Run the call on this thread. `None`: an async handler was dropped because
 /// the call was cancelled, so there is no answer.
+#[cfg(feature = "blocking")]
 pub(crate) fn call_tool_blocking<Deps: Send + Sync + 'static>(
     tools: &[Tool<Deps>],
     ctx: &ToolContext<Deps>,
@@ -34,6 +39,7 @@ pub(crate) fn call_tool_blocking<Deps: Send + Sync + 'static>(
 }
 
 /// The call as a `'static` future; dropping it abandons the call.
+#[cfg(feature = "async")]
 pub(crate) fn call_tool_async<Deps: Send + Sync + 'static>(
     tools: &[Tool<Deps>],
     ctx: ToolContext<Deps>,

@@ -8,7 +8,16 @@ use golem_core::{Delta, DeltaSink, Moment, Request, ToolCall};
 /// One unit of commanded work, not yet started.
 pub(crate) enum Work {
     /// Call fallback member `member`.
-    Model { id: ModelCallId, member: u32, request: Request, deadline: Option<Moment>, stream: bool },
+    Model {
+        id: ModelCallId,
+        member: u32,
+        request: Request,
+        /// Only the blocking driver reads it, to place the call on a thread;
+        /// the async driver leaves deadlines to the machine's timer.
+        #[cfg_attr(not(feature = "blocking"), allow(dead_code))]
+        deadline: Option<Moment>,
+        stream: bool,
+    },
     /// Run the tool the call names.
     Tool { id: ToolCallId, call: ToolCall, deadline: Option<Moment>, approved: bool },
 }

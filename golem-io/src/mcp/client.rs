@@ -10,6 +10,7 @@ use super::stdio::{StdioConfig, StdioTransport};
 use crate::cancel::CancellationToken;
 use serde_json::{json, Value};
 use std::fmt;
+#[cfg(feature = "async")]
 use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -199,12 +200,14 @@ impl McpClient {
     }
 
     /// [`list_tools`](Self::list_tools) on the blocking thread pool.
+    #[cfg(feature = "async")]
     pub fn list_tools_async(self: &Arc<Self>) -> impl Future<Output = Result<Vec<McpTool>, McpError>> + Send + 'static {
         let client = Arc::clone(self);
         blocking::unblock(move || client.list_tools())
     }
 
     /// [`call_tool`](Self::call_tool) on the blocking thread pool.
+    #[cfg(feature = "async")]
     pub fn call_tool_async(
         self: &Arc<Self>,
         name: impl Into<String>,

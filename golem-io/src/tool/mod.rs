@@ -5,6 +5,10 @@
 mod handler;
 mod outcome;
 
+#[cfg(feature = "async")]
+pub(crate) use handler::AsyncFn;
+#[cfg(feature = "blocking")]
+pub(crate) use handler::BlockingFn;
 pub(crate) use handler::Handler;
 pub(crate) use outcome::into_outcome;
 pub use outcome::{ToolError, ToolResult};
@@ -179,12 +183,20 @@ impl<Deps: Send + Sync + 'static> Tool<Deps> {
 
     /// Run the handler as a `Send + 'static` future; a blocking handler runs
     /// on the blocking thread pool.
+    #[cfg(feature = "async")]
     pub fn call_async(
         &self,
         ctx: ToolContext<Deps>,
         args: Value,
     ) -> impl Future<Output = Result<ToolResult, ToolError>> + Send + 'static {
         self.handler.run_async(ctx, args)
+    }
+}
+
+impl<Deps> Tool<Deps> {
+    /// A tool from its declaration and a handler built in this crate.
+    pub(crate) fn from_handler(spec: ToolSpec, handler: Handler<Deps>) -> Self {
+        Tool { spec, handler }
     }
 }
 
@@ -259,8 +271,14 @@ impl<Deps> Tool<Deps> {
         self.spec.name()
     }
 
-    /// True when the handler is async.
+    /// True when the handler is async, or has an async face (a delegated
+    /// agent's): the async driver then polls it natively.
     pub fn is_async(&self) -> bool {
-        matches!(self.handler, Handler::Async(_))
+        match self.handler {
+            Handler::Blocking(_) => false,
+            Handler::Async(_) => true,
+            #[cfg(all(feature = "blocking", feature = "async"))]
+            Handler::Both { .. } => true,
+        }
     }
 }

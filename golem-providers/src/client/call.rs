@@ -5,10 +5,15 @@
 
 use crate::codec::{HttpCodec, StreamDecoder};
 use crate::http::HttpResponseHead;
-use crate::transport::{AsyncBody, AsyncTransport, Body, Transport, TransportError};
+use crate::transport::TransportError;
+#[cfg(feature = "async")]
+use crate::transport::{AsyncBody, AsyncTransport};
+#[cfg(feature = "blocking")]
+use crate::transport::{Body, Transport};
 use golem_core::model::{DeltaSink, ModelError, Request, Response};
 
 /// A plain call on the blocking transport.
+#[cfg(feature = "blocking")]
 pub(crate) fn generate<C: HttpCodec>(
     codec: &C,
     transport: &dyn Transport,
@@ -21,6 +26,7 @@ pub(crate) fn generate<C: HttpCodec>(
 }
 
 /// A streamed call on the blocking transport.
+#[cfg(feature = "blocking")]
 pub(crate) fn stream<C: HttpCodec>(
     codec: &C,
     transport: &dyn Transport,
@@ -45,6 +51,7 @@ pub(crate) fn stream<C: HttpCodec>(
 }
 
 /// A plain call on the async transport.
+#[cfg(feature = "async")]
 pub(crate) async fn generate_async<C: HttpCodec>(
     codec: &C,
     transport: &dyn AsyncTransport,
@@ -57,6 +64,7 @@ pub(crate) async fn generate_async<C: HttpCodec>(
 }
 
 /// A streamed call on the async transport.
+#[cfg(feature = "async")]
 pub(crate) async fn stream_async<C: HttpCodec>(
     codec: &C,
     transport: &dyn AsyncTransport,

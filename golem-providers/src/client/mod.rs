@@ -1,11 +1,12 @@
 //! Provider clients: a codec and a transport pair, ready to serve as a
 //! golem model (SPEC PROV-COMMON-01, MODEL-01..04).
 //!
-//! [`Client`] implements both [`Model`] and [`AsyncModel`], streaming
-//! included, and offers each face from the other (`as_async`,
-//! `as_blocking`), so either driver calls it natively. [`OpenAi`] (OpenAI
-//! and every OpenAI-compatible preset) and [`AzureOpenAi`] are its
-//! instances.
+//! [`Client`] implements golem's `Model` with the `blocking` feature and
+//! `AsyncModel` with `async`, streaming included; with both it offers each
+//! face from the other (`as_async`, `as_blocking`), so either driver calls
+//! it natively. A face whose transport kind is compiled out is simply
+//! absent. [`OpenAi`] (OpenAI and every OpenAI-compatible preset, feature
+//! `openai`) and [`AzureOpenAi`] (feature `azure`) are its instances.
 //!
 //! A call succeeds or fails as a unit. Transport faults, resets, bodies cut
 //! after the head, undecodable JSON, malformed SSE lines and streams
@@ -27,41 +28,62 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+#[cfg(feature = "azure")]
 mod azure;
 mod call;
+#[cfg(feature = "openai")]
 mod openai;
 
+#[cfg(feature = "openai")]
 pub use openai::DEFAULT_OPENAI_MODEL;
 
 use crate::codec::HttpCodec;
-use crate::transport::UreqTransport;
-use crate::transport::{shared_async, shared_blocking, AsyncIoTransport, AsyncTransport, Transport, TransportConfig};
-use golem_core::model::{AsyncModel, BoxFuture, Capabilities, DeltaSink, Model, ModelError, Request, Response};
+use crate::transport::TransportConfig;
+#[cfg(feature = "async")]
+use crate::transport::{shared_async, AsyncIoTransport, AsyncTransport};
+#[cfg(feature = "blocking")]
+use crate::transport::{shared_blocking, Transport, UreqTransport};
+#[cfg(feature = "blocking")]
+use golem_core::model::Model;
+#[cfg(feature = "async")]
+use golem_core::model::{AsyncModel, BoxFuture};
+use golem_core::model::{Capabilities, DeltaSink, ModelError, Request, Response};
 use std::fmt;
 use std::sync::Arc;
 
 /// An OpenAI or OpenAI-compatible chat-completions client.
+#[cfg(feature = "openai")]
 pub type OpenAi = Client<crate::openai::Codec>;
 
 /// An Azure OpenAI deployment client.
+#[cfg(feature = "azure")]
 pub type AzureOpenAi = Client<crate::azure::Codec>;
 
-/// A provider client: codec `C` over a blocking and an async transport.
+/// A provider client: codec `C` over a blocking transport (feature
+/// `blocking`) and an async one (feature `async`).
 ///
-/// By default both transports are the process-wide shared ones (one
-/// keep-alive pool each); [`Client::transport_config`] gives the client
-/// its own, and [`Client::transport`] / [`Client::async_transport`] take
-/// any implementation.
+/// By default the transports are the process-wide shared ones (one
+/// keep-alive pool each); [`Client::transport_config`] gives the client its
+/// own, and [`Client::transport`] / [`Client::async_transport`] take any
+/// implementation.
 pub struct Client<C> {
     codec: C,
+    #[cfg(feature = "blocking")]
     blocking: Arc<dyn Transport>,
+    #[cfg(feature = "async")]
     asynchronous: Arc<dyn AsyncTransport>,
 }
 
 impl<C: HttpCodec> Client<C> {
     /// A client for `codec` on the shared transports.
     pub fn with_codec(codec: C) -> Self {
-        Client { codec, blocking: shared_blocking(), asynchronous: shared_async() }
+        Client {
+            codec,
+            #[cfg(feature = "blocking")]
+            blocking: shared_blocking(),
+            #[cfg(feature = "async")]
+            asynchronous: shared_async(),
+        }
     }
 
     /// The codec.
@@ -72,18 +94,26 @@ impl<C: HttpCodec> Client<C> {
     /// Builder-style: own transports built from `config` (timeouts, body
     /// cap, extra root certificates).
     pub fn transport_config(mut self, config: TransportConfig) -> Self {
-        self.asynchronous = Arc::new(AsyncIoTransport::new(config.clone()));
-        self.blocking = Arc::new(UreqTransport::new(config));
+        #[cfg(feature = "async")]
+        {
+            self.asynchronous = Arc::new(AsyncIoTransport::new(config.clone()));
+        }
+        #[cfg(feature = "blocking")]
+        {
+            self.blocking = Arc::new(UreqTransport::new(config));
+        }
         self
     }
 
     /// Builder-style: the transport for blocking calls.
+    #[cfg(feature = "blocking")]
     pub fn transport(mut self, transport: Arc<dyn Transport>) -> Self {
         self.blocking = transport;
         self
     }
 
     /// Builder-style: the transport for async calls.
+    #[cfg(feature = "async")]
     pub fn async_transport(mut self, transport: Arc<dyn AsyncTransport>) -> Self {
         self.asynchronous = transport;
         self
@@ -94,7 +124,9 @@ impl<C: Clone> Clone for Client<C> {
     fn clone(&self) -> Self {
         Client {
             codec: self.codec.clone(),
+            #[cfg(feature = "blocking")]
             blocking: Arc::clone(&self.blocking),
+            #[cfg(feature = "async")]
             asynchronous: Arc::clone(&self.asynchronous),
         }
     }
@@ -108,6 +140,7 @@ impl<C: fmt::Debug> fmt::Debug for Client<C> {
     }
 }
 
+#[cfg(feature = "blocking")]
 impl<C: HttpCodec + 'static> Model for Client<C> {
     fn generate(&self, request: &Request) -> Result<Response, ModelError> {
         call::generate(&self.codec, &*self.blocking, request)
@@ -121,11 +154,13 @@ impl<C: HttpCodec + 'static> Model for Client<C> {
         self.codec.capabilities()
     }
 
+    #[cfg(feature = "async")]
     fn as_async(&self) -> Option<&dyn AsyncModel> {
         Some(self)
     }
 }
 
+#[cfg(feature = "async")]
 impl<C: HttpCodec + 'static> AsyncModel for Client<C> {
     fn generate_async<'a>(&'a self, request: &'a Request) -> BoxFuture<'a, Result<Response, ModelError>> {
         Box::pin(call::generate_async(&self.codec, &*self.asynchronous, request))
@@ -143,12 +178,14 @@ impl<C: HttpCodec + 'static> AsyncModel for Client<C> {
         self.codec.capabilities()
     }
 
+    #[cfg(feature = "blocking")]
     fn as_blocking(&self) -> Option<&dyn Model> {
         Some(self)
     }
 }
 
 /// The process environment as a lookup; empty values count as unset.
+#[cfg(any(feature = "openai", feature = "azure"))]
 pub(crate) fn env(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|value| !value.trim().is_empty())
 }

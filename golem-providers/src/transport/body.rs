@@ -1,14 +1,15 @@
-//! Response bodies, read whole or chunk by chunk as they arrive.
+//! The blocking transport's response body, read whole or chunk by chunk as
+//! it arrives, and the size cap both transports apply.
 
 use super::error::TransportError;
+#[cfg(feature = "blocking")]
 use bytes::Bytes;
-use futures_lite::{Stream, StreamExt};
+#[cfg(feature = "blocking")]
 use std::fmt;
-use std::pin::Pin;
-use std::task::{Context, Poll};
 
 /// The source of a blocking [`Body`]: yields decoded (decompressed) body
 /// bytes in arrival order, `None` at the clean end. An error is final.
+#[cfg(feature = "blocking")]
 pub trait BodyReader: Send {
     /// The next bytes, waiting for them if none are buffered.
     fn next_chunk(&mut self) -> Result<Option<Bytes>, TransportError>;
@@ -16,10 +17,12 @@ pub trait BodyReader: Send {
 
 /// A response body for the blocking transport. Dropping it before the end
 /// closes the connection instead of returning it to the pool.
+#[cfg(feature = "blocking")]
 pub struct Body {
     reader: Box<dyn BodyReader>,
 }
 
+#[cfg(feature = "blocking")]
 impl Body {
     /// A body read from `reader`.
     pub fn new(reader: impl BodyReader + 'static) -> Self {
@@ -47,66 +50,20 @@ impl Body {
     }
 }
 
+#[cfg(feature = "blocking")]
 impl fmt::Debug for Body {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("Body")
     }
 }
 
+#[cfg(feature = "blocking")]
 struct Chunks(std::vec::IntoIter<Bytes>);
 
+#[cfg(feature = "blocking")]
 impl BodyReader for Chunks {
     fn next_chunk(&mut self) -> Result<Option<Bytes>, TransportError> {
         Ok(self.0.next())
-    }
-}
-
-/// A response body for the async transport: a stream of decoded body
-/// bytes, ending cleanly or with an error. Dropping it before the end
-/// closes the connection.
-pub struct AsyncBody {
-    stream: Pin<Box<dyn Stream<Item = Result<Bytes, TransportError>> + Send>>,
-}
-
-impl AsyncBody {
-    /// A body read from `stream`. The stream is fused, so reading past
-    /// its end keeps returning the end.
-    pub fn new(stream: impl Stream<Item = Result<Bytes, TransportError>> + Send + 'static) -> Self {
-        AsyncBody { stream: Box::pin(stream.fuse()) }
-    }
-
-    /// A body already in memory, delivered as the given chunks.
-    pub fn from_chunks(chunks: impl IntoIterator<Item = Bytes>) -> Self {
-        let chunks: Vec<_> = chunks.into_iter().map(Ok).collect();
-        AsyncBody::new(futures_lite::stream::iter(chunks))
-    }
-
-    /// The next bytes of the body; `None` at its end.
-    pub async fn next_chunk(&mut self) -> Result<Option<Bytes>, TransportError> {
-        self.stream.next().await.transpose()
-    }
-
-    /// The rest of the body. The transport's size cap applies.
-    pub async fn read_to_end(mut self) -> Result<Vec<u8>, TransportError> {
-        let mut out = Vec::new();
-        while let Some(chunk) = self.next_chunk().await? {
-            out.extend_from_slice(&chunk);
-        }
-        Ok(out)
-    }
-}
-
-impl Stream for AsyncBody {
-    type Item = Result<Bytes, TransportError>;
-
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        self.stream.as_mut().poll_next(cx)
-    }
-}
-
-impl fmt::Debug for AsyncBody {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("AsyncBody")
     }
 }
 

@@ -2,9 +2,9 @@
 //! back (SPEC PROV-COMMON-01, PROV-COMMON-07). Codecs never do I/O; these
 //! do nothing else.
 //!
-//! Two traits, one per driver: [`Transport`] blocks the calling thread,
-//! [`AsyncTransport`] returns `Send` futures that run under any executor.
-//! Both hand back the response head once it is in and the body as a reader
+//! Two traits, one per driver: [`Transport`] (feature `blocking`) blocks
+//! the calling thread, [`AsyncTransport`] (feature `async`) returns `Send`
+//! futures that run under any executor. Both hand back the response head once it is in and the body as a reader
 //! of chunks in arrival order ([`Body`], [`AsyncBody`]), so a streamed
 //! answer reaches the codec's stream decoder as it comes.
 //!
@@ -25,30 +25,46 @@
 //! headers included. Keep `ureq_proto` below `trace` wherever a key must
 //! not reach the logs (ureq's own `debug` output redacts credentials).
 
+#[cfg(feature = "async")]
+mod async_body;
+#[cfg(feature = "async")]
 mod asynchronous;
+#[cfg(feature = "blocking")]
 mod blocking;
 mod body;
 mod config;
 mod error;
+#[cfg(feature = "async")]
 mod gzip;
 mod shared;
+#[cfg(feature = "async")]
 mod tls;
 
+#[cfg(feature = "async")]
+pub use async_body::AsyncBody;
+#[cfg(feature = "async")]
 pub use asynchronous::AsyncIoTransport;
+#[cfg(feature = "blocking")]
 pub use blocking::UreqTransport;
-pub use body::{AsyncBody, Body, BodyReader};
+#[cfg(feature = "blocking")]
+pub use body::{Body, BodyReader};
 pub use config::{
     TransportConfig, DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_BODY, DEFAULT_READ_TIMEOUT,
 };
 pub use error::{TimeoutPhase, TransportError};
-pub use shared::{shared_async, shared_blocking};
+#[cfg(feature = "async")]
+pub use shared::shared_async;
+#[cfg(feature = "blocking")]
+pub use shared::shared_blocking;
 
 use crate::http::{HttpRequest, HttpResponseHead};
+#[cfg(feature = "async")]
 use golem_core::model::BoxFuture;
 use std::io;
 
 /// A response as the blocking transport hands it over: the head, and the
 /// body still to be read.
+#[cfg(feature = "blocking")]
 #[derive(Debug)]
 pub struct HttpResponse {
     /// Status and headers, stamped with the wall clock at arrival.
@@ -58,6 +74,7 @@ pub struct HttpResponse {
 }
 
 /// A response as the async transport hands it over.
+#[cfg(feature = "async")]
 #[derive(Debug)]
 pub struct AsyncHttpResponse {
     /// Status and headers, stamped with the wall clock at arrival.
@@ -70,6 +87,7 @@ pub struct AsyncHttpResponse {
 ///
 /// Any status is a response, not an error: classifying it is the codec's
 /// job. Errors are failures to move the bytes.
+#[cfg(feature = "blocking")]
 pub trait Transport: Send + Sync {
     /// Send `request` and return once the response head is in.
     fn send(&self, request: &HttpRequest) -> Result<HttpResponse, TransportError>;
@@ -77,17 +95,20 @@ pub trait Transport: Send + Sync {
 
 /// Sends HTTP requests asynchronously; the futures are `Send` and need no
 /// particular executor.
+#[cfg(feature = "async")]
 pub trait AsyncTransport: Send + Sync {
     /// Send `request`; the future resolves once the response head is in.
     fn send<'a>(&'a self, request: &'a HttpRequest) -> BoxFuture<'a, Result<AsyncHttpResponse, TransportError>>;
 }
 
+#[cfg(feature = "blocking")]
 impl<T: Transport + ?Sized> Transport for std::sync::Arc<T> {
     fn send(&self, request: &HttpRequest) -> Result<HttpResponse, TransportError> {
         (**self).send(request)
     }
 }
 
+#[cfg(feature = "async")]
 impl<T: AsyncTransport + ?Sized> AsyncTransport for std::sync::Arc<T> {
     fn send<'a>(&'a self, request: &'a HttpRequest) -> BoxFuture<'a, Result<AsyncHttpResponse, TransportError>> {
         (**self).send(request)
@@ -96,6 +117,7 @@ impl<T: AsyncTransport + ?Sized> AsyncTransport for std::sync::Arc<T> {
 
 /// `host[:port]` of an absolute URL, for error messages: no scheme, path,
 /// query or user info, so nothing secret can ride along.
+#[cfg(feature = "blocking")]
 pub(crate) fn host_of(url: &str) -> String {
     let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
     let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();

@@ -2,7 +2,8 @@
 //! length, chunked or close-delimited), gunzipping and capping it, and
 //! handing the connection back to the pool when the body ended cleanly.
 
-use super::super::body::{AsyncBody, Cap};
+use super::super::async_body::AsyncBody;
+use super::super::body::Cap;
 use super::super::config::TransportConfig;
 use super::super::error::TransportError;
 use super::super::gzip::Gunzip;

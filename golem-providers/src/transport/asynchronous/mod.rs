@@ -10,7 +10,8 @@ mod exchange;
 mod pool;
 mod timeout;
 
-use super::body::{AsyncBody, Cap};
+use super::async_body::AsyncBody;
+use super::body::Cap;
 use super::config::TransportConfig;
 use super::error::TransportError;
 use super::gzip::Gunzip;
