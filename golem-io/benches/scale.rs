@@ -106,7 +106,8 @@ fn status_kb(field: &str) -> usize {
 }
 
 /// Heap bytes a conversation holds, roughly: the message structs, their
-/// strings and their tool calls.
+/// strings (the run and conversation ids each message carries included) and
+/// their tool calls.
 fn message_bytes(messages: &[Message]) -> usize {
     messages
         .iter()
@@ -120,6 +121,8 @@ fn message_bytes(messages: &[Message]) -> usize {
                 + m.content.capacity()
                 + m.tool_call_id.capacity()
                 + m.tool_name.capacity()
+                + m.run_id.capacity()
+                + m.conversation_id.capacity()
                 + calls
         })
         .sum()
