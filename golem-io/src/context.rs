@@ -3,6 +3,7 @@
 use crate::cancel::CancellationToken;
 use crate::clock::Clock;
 use crate::ids::RunIds;
+use crate::sub_run_event::{SubRunCall, SubRunSink};
 use golem_core::Moment;
 use std::fmt;
 use std::sync::Arc;
@@ -23,6 +24,9 @@ pub struct ToolContext<Deps> {
     pub(crate) approved: bool,
     pub(crate) clock: Arc<dyn Clock>,
     pub(crate) ids: RunIds,
+    /// The run's sub-run observers, when it has any: where a delegation
+    /// tool forwards its sub-run's events (SPEC DELEG-04).
+    pub(crate) sub_events: Option<SubRunSink>,
 }
 
 impl<Deps> ToolContext<Deps> {
@@ -37,7 +41,20 @@ impl<Deps> ToolContext<Deps> {
         ids: RunIds,
     ) -> Self {
         let (call_id, tool_name) = (call.id.clone(), call.name.clone());
-        ToolContext { deps, call_id, tool_name, deadline, cancel, approved, clock, ids }
+        ToolContext { deps, call_id, tool_name, deadline, cancel, approved, clock, ids, sub_events: None }
+    }
+
+    /// This context with the run's sub-run observers as its forwarding sink.
+    pub(crate) fn forwarding(mut self, sub_events: Option<SubRunSink>) -> Self {
+        self.sub_events = sub_events;
+        self
+    }
+
+    /// Where a sub-run started by this call forwards its events, tagged with
+    /// this call; `None` when the run has no sub-run observers.
+    pub(crate) fn sub_run_forwarder(&self) -> Option<(SubRunSink, SubRunCall)> {
+        let call = SubRunCall { call_id: self.call_id.clone(), tool_name: self.tool_name.clone() };
+        self.sub_events.clone().map(|sink| (sink, call))
     }
 
     /// The run's dependencies.
@@ -129,6 +146,7 @@ impl<Deps> Clone for ToolContext<Deps> {
             approved: self.approved,
             clock: Arc::clone(&self.clock),
             ids: self.ids.clone(),
+            sub_events: self.sub_events.clone(),
         }
     }
 }

@@ -141,6 +141,7 @@ mod run_async;
 #[cfg(feature = "async")]
 mod run_stream;
 mod schema;
+mod sub_run_event;
 mod tool;
 pub mod tools;
 
@@ -150,7 +151,7 @@ pub use cancel::{CancellationToken, Cancelled};
 pub use clock::{Clock, ManualClock, ShiftedClock, SystemClock};
 pub use context::ToolContext;
 pub use decode::{decode_fn, DecodeError, DecodeFn, Decoder, JsonDecoder, TextDecoder};
-pub use delegation::DELEGATE_PROMPT_DESCRIPTION;
+pub use delegation::{Delegation, DELEGATE_PROMPT_DESCRIPTION};
 pub use error::Error;
 pub use history::trim_history;
 pub use output::{RawSchema, OUTPUT_TOOL_DESCRIPTION, OUTPUT_TOOL_NAME};
@@ -159,6 +160,7 @@ pub use result::{RunOutput, RunResult};
 pub use run::RunBuilder;
 #[cfg(feature = "async")]
 pub use run_stream::{RunEvents, RunItem};
+pub use sub_run_event::{SubRunCall, SubRunEvent};
 pub use tool::{Tool, ToolError, ToolResult};
 
 /// A boxed error that can cross threads (re-exported from golem-core).

@@ -12,6 +12,7 @@ use crate::cancel::CancellationToken;
 use crate::clock::{Clock, ShiftedClock, SystemClock};
 use crate::exec::{Begin, DeltaCallback, Launch, LogOut, Observers};
 use crate::result::RunResult;
+use crate::sub_run_event::{SubRunEvent, SubRunObserver, SubRunSink};
 use crate::Error;
 use golem_core::machine::{Prompt, SetupError, Start};
 use golem_core::model::BoxError;
@@ -124,6 +125,7 @@ impl<Deps: Send + Sync + 'static, O: 'static> Agent<Deps, O> {
             stream: false,
             on_delta: None,
             observers: Vec::new(),
+            sub_observers: Vec::new(),
             clock: None,
             cancel: None,
             log: None,
@@ -147,6 +149,8 @@ pub struct RunBuilder<'a, Deps, O> {
     stream: bool,
     on_delta: Option<DeltaCallback<'a>>,
     observers: Vec<Observer>,
+    /// Hearers of delegated sub-runs' events (SPEC DELEG-04).
+    sub_observers: Vec<SubRunObserver>,
     clock: Option<Arc<dyn Clock>>,
     cancel: Option<CancellationToken>,
     log: Option<LogOut<'a>>,
@@ -249,6 +253,25 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
     /// Observe this run's events, after the agent's observers.
     pub fn observer(mut self, observer: impl Fn(&RunEvent) + Send + Sync + 'static) -> Self {
         self.observers.push(Arc::new(observer));
+        self
+    }
+
+    /// Hear the events of this run's delegated sub-runs (SPEC DELEG-04):
+    /// every event of a sub-run started by a delegation tool built with
+    /// [`forward_events(true)`](crate::Delegation::forward_events), tagged
+    /// with the delegating call ([`SubRunEvent::call_id`]), in the sub-run's
+    /// own order. Sub-runs of such tools forward their own sub-runs' events
+    /// in turn, so nested delegations arrive with the whole path of calls.
+    ///
+    /// Forwarded events stay out of this run: they are not run events, take
+    /// no `seq` of its sequence, are not recorded in its log and do not
+    /// reach its [`observer`](Self::observer)s or event stream. Like
+    /// observers, the callback is called synchronously (under the blocking
+    /// driver, on the delegation tool's thread — so parallel sub-runs may
+    /// call it concurrently, each in its own order), cannot fail or change
+    /// either run, and must not block.
+    pub fn on_sub_run_event(mut self, observer: impl Fn(&SubRunEvent) + Send + Sync + 'static) -> Self {
+        self.sub_observers.push(Arc::new(observer));
         self
     }
 
@@ -401,6 +424,7 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
                 deps: self.deps,
                 begin,
                 observers,
+                sub_events: SubRunSink::of(self.sub_observers),
                 clock,
                 cancel: self.cancel,
                 log: self.log,
@@ -432,6 +456,16 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
         let clock = self.clock.unwrap_or_else(|| Arc::new(SystemClock::new()));
         let observers = Observers::new(&inner.observers, self.observers, self.on_delta);
         let begin = Begin::Fresh(start);
-        Ok(Launch { agent: inner, deps: self.deps, begin, observers, clock, cancel: self.cancel, log: self.log })
+        let sub_events = SubRunSink::of(self.sub_observers);
+        Ok(Launch {
+            agent: inner,
+            deps: self.deps,
+            begin,
+            observers,
+            sub_events,
+            clock,
+            cancel: self.cancel,
+            log: self.log,
+        })
     }
 }

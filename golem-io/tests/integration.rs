@@ -20,6 +20,7 @@ mod crash_resume;
 mod deferral;
 mod delegation;
 mod delegation_drivers;
+mod delegation_events;
 mod driver;
 mod equivalence;
 mod mcp_bridge;

@@ -17,6 +17,7 @@ use crate::decode::Decoder;
 use crate::exec::{call_tool_async, caller_cancel, order, ForwardDeltas, Kept, Order, Work, WorkId};
 use crate::ids::RunIds;
 use crate::result::RunResult;
+use crate::sub_run_event::SubRunSink;
 use crate::tool::Tool;
 use crate::Error;
 use futures_lite::{future, Stream};
@@ -36,6 +37,8 @@ pub(crate) struct Executor<Deps, O> {
     clock: Arc<dyn Clock>,
     /// The run's ids, for tool contexts.
     ids: RunIds,
+    /// The run's sub-run observers, for tool contexts (SPEC DELEG-04).
+    sub_events: Option<SubRunSink>,
     /// Commanded, not started, in command order.
     pending: VecDeque<Work>,
     /// `ToolStarted` was fed; the body starts next (write-ahead, SPEC LOG-06).
@@ -75,6 +78,7 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
         deps: Arc<Deps>,
         clock: Arc<dyn Clock>,
         ids: RunIds,
+        sub_events: Option<SubRunSink>,
         cancel: Option<CancellationToken>,
     ) -> Self {
         let (delta_tx, delta_rx) = async_channel::unbounded();
@@ -94,6 +98,7 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
             deps,
             clock,
             ids,
+            sub_events,
             pending: VecDeque::new(),
             starting: None,
             ready,
@@ -240,7 +245,8 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
             Work::Tool { id, call, deadline, approved } => {
                 let (deps, clock) = (Arc::clone(&self.deps), Arc::clone(&self.clock));
                 let ids = self.ids.clone();
-                let ctx = ToolContext::for_call(deps, &call, deadline, approved, token.clone(), clock, ids);
+                let ctx = ToolContext::for_call(deps, &call, deadline, approved, token.clone(), clock, ids)
+                    .forwarding(self.sub_events.clone());
                 let run = call_tool_async(&self.tools, ctx, &call);
                 Box::pin(async move {
                     let (outcome, error) = run.await;

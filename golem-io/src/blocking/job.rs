@@ -7,6 +7,7 @@ use crate::clock::Clock;
 use crate::context::ToolContext;
 use crate::exec::{call_tool_blocking, ForwardDeltas, Work, WorkId};
 use crate::ids::RunIds;
+use crate::sub_run_event::SubRunSink;
 use crate::tool::Tool;
 use golem_core::machine::Input;
 use golem_core::model::BoxError;
@@ -31,6 +32,8 @@ pub(super) struct Job<Deps> {
     pub(super) deps: Arc<Deps>,
     pub(super) clock: Arc<dyn Clock>,
     pub(super) ids: RunIds,
+    /// The run's sub-run observers, for the tool context.
+    pub(super) sub_events: Option<SubRunSink>,
     /// Set when the run gives up on this work.
     pub(super) token: CancellationToken,
 }
@@ -61,7 +64,8 @@ impl<Deps: Send + Sync + 'static> Job<Deps> {
             }
             Work::Tool { id, call, deadline, approved } => {
                 let (deps, token, clock) = (Arc::clone(&self.deps), self.token.clone(), Arc::clone(&self.clock));
-                let ctx = ToolContext::for_call(deps, &call, deadline, approved, token, clock, self.ids.clone());
+                let ctx = ToolContext::for_call(deps, &call, deadline, approved, token, clock, self.ids.clone())
+                    .forwarding(self.sub_events.clone());
                 let (outcome, error) = call_tool_blocking(&self.tools, &ctx, &call)?;
                 Some(Report {
                     id: Some(WorkId::Tool(id)),

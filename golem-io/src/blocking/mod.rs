@@ -20,9 +20,9 @@ pub(crate) fn drive<Deps, O>(run: Launch<'_, Deps, O>) -> Result<RunResult<O>, E
 where
     Deps: Send + Sync + 'static,
 {
-    let Launch { agent, deps, begin, mut observers, clock, cancel, log } = run;
+    let Launch { agent, deps, begin, mut observers, sub_events, clock, cancel, log } = run;
     let (mut machine, mut next) = exec::begin(&agent.config, begin, clock.as_ref(), log, cancel.as_ref())?;
-    let mut work = Executor::new(agent, deps, Arc::clone(&clock), machine.ids(), cancel);
+    let mut work = Executor::new(agent, deps, Arc::clone(&clock), machine.ids(), sub_events, cancel);
     loop {
         if let Some(input) = next.take() {
             machine.feed(clock.now(), input)?;

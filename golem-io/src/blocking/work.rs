@@ -18,6 +18,7 @@ use crate::decode::Decoder;
 use crate::exec::{caller_cancel, order, Kept, Order, Work, WorkId};
 use crate::ids::RunIds;
 use crate::result::RunResult;
+use crate::sub_run_event::SubRunSink;
 use crate::tool::Tool;
 use crate::Error;
 use golem_core::machine::{Command, DecodeId, Input, ModelCallId, Outcome, ToolOutcome};
@@ -34,6 +35,8 @@ pub(crate) struct Executor<Deps, O> {
     clock: Arc<dyn Clock>,
     /// The run's ids, for tool contexts.
     ids: RunIds,
+    /// The run's sub-run observers, for tool contexts (SPEC DELEG-04).
+    sub_events: Option<SubRunSink>,
     /// Commanded, not started, in command order.
     pending: VecDeque<Work>,
     /// `ToolStarted` was fed; the body runs next (write-ahead, SPEC LOG-06).
@@ -65,6 +68,7 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
         deps: Arc<Deps>,
         clock: Arc<dyn Clock>,
         ids: RunIds,
+        sub_events: Option<SubRunSink>,
         cancel: Option<CancellationToken>,
     ) -> Self {
         let (tx, rx) = channel();
@@ -93,6 +97,7 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
             deps,
             clock,
             ids,
+            sub_events,
             pending: VecDeque::new(),
             starting: None,
             ready,
@@ -260,6 +265,7 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
             deps: Arc::clone(&self.deps),
             clock: Arc::clone(&self.clock),
             ids: self.ids.clone(),
+            sub_events: self.sub_events.clone(),
             token,
         }
     }

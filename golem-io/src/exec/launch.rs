@@ -5,6 +5,7 @@ use crate::agent::AgentInner;
 use crate::cancel::CancellationToken;
 use crate::clock::Clock;
 use crate::record::{Recorder, Stepper};
+use crate::sub_run_event::SubRunSink;
 use crate::Error;
 use golem_core::log::LogHeader;
 use golem_core::machine::{Input, Start};
@@ -30,12 +31,16 @@ pub(crate) enum Begin {
 pub(crate) type LogOut<'a> = Box<dyn Write + Send + 'a>;
 
 /// One run, ready for a driver: the agent, the run's deps, how it begins,
-/// who listens, its clock, its caller's cancellation and its log.
+/// who listens (to it and to its delegated sub-runs), its clock, its
+/// caller's cancellation and its log.
 pub(crate) struct Launch<'a, Deps, O> {
     pub(crate) agent: &'a AgentInner<Deps, O>,
     pub(crate) deps: Arc<Deps>,
     pub(crate) begin: Begin,
     pub(crate) observers: Observers<'a>,
+    /// Where delegation tools forward their sub-runs' events; `None` when
+    /// nobody listens.
+    pub(crate) sub_events: Option<SubRunSink>,
     pub(crate) clock: Arc<dyn Clock>,
     pub(crate) cancel: Option<CancellationToken>,
     pub(crate) log: Option<LogOut<'a>>,
