@@ -3,6 +3,9 @@
 //! for what it covers, so `cargo test -p golem-core --test integration <file>::`
 //! runs one of them.
 
+// Helpers shared by several files, compiled once.
+mod outcomes;
+
 mod config_rules;
 mod fuzz_corpus;
 mod history;

@@ -2,9 +2,10 @@
 //! (SPEC TOOL, RUN-04, RUN-06, RUN-11, OUT-04..06). One test per behaviour,
 //! named after the SPEC item it pins.
 
+use crate::outcomes::{completed, failed};
 use golem_core::config::OutputMode;
 use golem_core::error::{CancelReason, ToolFailure, ToolFailureKind};
-use golem_core::machine::{Outcome, RunSummary, Start, ToolOutcome, Verdict};
+use golem_core::machine::{Start, ToolOutcome, Verdict};
 use golem_core::model::{OutputSchema, WireToolChoice};
 use golem_core::sim::{ModelReply, Sim, ToolReply};
 use golem_core::tool::TimeoutPolicy;
@@ -51,20 +52,6 @@ fn lines(sim: &Sim) -> Vec<&str> {
 
 fn count(sim: &Sim, prefix: &str) -> usize {
     sim.transcript().iter().filter(|l| l.starts_with(prefix)).count()
-}
-
-fn completed(outcome: Outcome) -> RunSummary {
-    match outcome {
-        Outcome::Completed { summary, .. } => summary,
-        other => panic!("expected a completed run, got {other:#?}"),
-    }
-}
-
-fn failed(outcome: Outcome) -> RunError {
-    match outcome {
-        Outcome::Failed(error) => error,
-        other => panic!("expected a failed run, got {other:#?}"),
-    }
 }
 
 fn tool_failure(error: &RunError) -> &ToolFailure {

@@ -2,10 +2,11 @@
 //! cancellation in simulated time (SPEC USAGE, RETRY, DEFER, RUN-02, RUN-07,
 //! HIST-02, ERR, MACH-07). One test per behaviour, named after its SPEC item.
 
+use crate::outcomes::{completed, failed};
 use golem_core::deferral::ResolutionError;
 use golem_core::error::CancelReason;
 use golem_core::machine::{
-    CancelMode, Command, Input, Outcome, Output, Prompt, RunSummary, SetupError, Start, ToolOutcome, Verdict,
+    CancelMode, Command, Input, Outcome, Output, Prompt, SetupError, Start, ToolOutcome, Verdict,
 };
 use golem_core::sim::{ModelReply, Sim, ToolReply};
 use golem_core::*;
@@ -47,20 +48,6 @@ fn lines(sim: &Sim) -> Vec<&str> {
 
 fn count(sim: &Sim, prefix: &str) -> usize {
     sim.transcript().iter().filter(|l| l.starts_with(prefix)).count()
-}
-
-fn completed(outcome: Outcome) -> RunSummary {
-    match outcome {
-        Outcome::Completed { summary, .. } => summary,
-        other => panic!("expected a completed run, got {other:#?}"),
-    }
-}
-
-fn failed(outcome: Outcome) -> RunError {
-    match outcome {
-        Outcome::Failed(error) => error,
-        other => panic!("expected a failed run, got {other:#?}"),
-    }
 }
 
 fn usage_limit(error: &RunError) -> &UsageLimitError {

@@ -2,10 +2,11 @@
 //! EXTRA-01, LOG-01, LOG-05). The machine never mints ids: the test plays
 //! the driver and hands them over in `Start`.
 
+use crate::outcomes::{completed, failed};
 use golem_core::deferral::DeferKind;
 use golem_core::error::CancelReason;
 use golem_core::log::{replay, EventLog};
-use golem_core::machine::{CancelMode, Input, Outcome, Output, RunSummary, Start, ToolOutcome, Verdict};
+use golem_core::machine::{CancelMode, Input, Outcome, Output, Start, ToolOutcome, Verdict};
 use golem_core::sim::{ModelReply, Sim, ToolReply};
 use golem_core::*;
 use serde_json::json;
@@ -24,20 +25,6 @@ fn config(tools: &[&str]) -> RunConfig {
 
 fn start(prompt: &str) -> Start {
     Start::prompt(prompt).with_instructions("Be brief.").with_ids(RUN, CONV)
-}
-
-fn completed(outcome: Outcome) -> RunSummary {
-    match outcome {
-        Outcome::Completed { summary, .. } => summary,
-        other => panic!("expected a completed run, got {other:#?}"),
-    }
-}
-
-fn failed(outcome: Outcome) -> RunError {
-    match outcome {
-        Outcome::Failed(error) => error,
-        other => panic!("expected a failed run, got {other:#?}"),
-    }
 }
 
 /// A message of an earlier run of the same conversation.

@@ -4,13 +4,13 @@
 //! live model and live tools. Every continuation reaches the uninterrupted
 //! run's answer, and no tool call executes twice.
 
+use crate::log_buffer::Buffer;
 use golem_core::log::{replay, replay_prefix, EventLog};
 use golem_core::machine::{Command, Input, Output};
 use golem_core::testing::FnModel;
 use golem_core::{Message, Response, Role, ToolCall};
 use golem_io::{Agent, Tool, ToolContext, ToolError};
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::sync::{Arc, Mutex};
 
 /// Answers by counting tool results, so it needs no memory: two parallel
@@ -45,25 +45,6 @@ fn agent(ledger: &Ledger) -> Agent<()> {
         .parallel_tools(true)
         .build()
         .unwrap()
-}
-
-#[derive(Clone, Default)]
-struct Buffer(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Buffer {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Buffer {
-    fn text(&self) -> String {
-        String::from_utf8(self.0.lock().unwrap().clone()).unwrap()
-    }
 }
 
 /// Provider call ids whose body ran in the crashed process: the log holds

@@ -5,6 +5,7 @@
 
 // Helpers shared by several files, compiled once.
 mod corpus;
+mod log_buffer;
 #[cfg(feature = "mcp")]
 mod mcp_support;
 #[cfg(any(feature = "web-fetch", feature = "file-read", feature = "command", feature = "skills"))]

@@ -3,12 +3,12 @@
 //! events, results and errors, kept in the log header, and the base of each
 //! tool call's idempotency key.
 
+use crate::log_buffer::Buffer;
 use golem_core::log::{replay, EventLog};
 use golem_core::testing::{FnModel, ScriptedModel};
 use golem_core::{DeferredResults, Message, ModelError, Response, Role, RunEvent, ToolCall};
 use golem_io::{Agent, Error, RunBuilder, RunResult, Tool, ToolContext, ToolError};
 use serde_json::json;
-use std::io::Write;
 use std::sync::{Arc, Mutex};
 
 #[derive(Clone, Copy, Debug)]
@@ -180,25 +180,6 @@ fn extra_01_ids_are_never_in_what_a_model_is_asked_to_send() {
     let request = probe.last_request().unwrap();
     assert_eq!(request.messages.last().unwrap().content, "p");
     assert_eq!(request.messages.last().unwrap().run_id, "r-9");
-}
-
-#[derive(Clone, Default)]
-struct Buffer(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Buffer {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Buffer {
-    fn text(&self) -> String {
-        String::from_utf8(self.0.lock().unwrap().clone()).unwrap()
-    }
 }
 
 #[test]
