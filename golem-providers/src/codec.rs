@@ -21,7 +21,8 @@
 //!     chunks: &[&[u8]],
 //!     sink: &mut dyn FnMut(Delta),
 //! ) -> Result<Response, ModelError> {
-//!     let _http = codec.encode(request, true)?; // the transport sends this
+//!     let http = codec.encode(request, true)?;
+//!     let _http = codec.authorize(http, std::time::SystemTime::now())?; // the transport sends this
 //!     if !head.is_success() {
 //!         let body: Vec<u8> = chunks.concat(); // read the error body whole
 //!         return codec.decode(request, &head, &body);
@@ -45,6 +46,7 @@
 use crate::http::{HttpRequest, HttpResponseHead};
 use golem_core::message::Message;
 use golem_core::model::{Capabilities, Delta, ModelError, Request, Response};
+use std::time::SystemTime;
 
 /// A provider's pure half: request building, response parsing, stream
 /// parsing and failure classification. Implementations never do I/O, read
@@ -56,6 +58,16 @@ pub trait HttpCodec: Send + Sync {
     /// Build the HTTP request for `request`, streamed or not. Errors are of
     /// kind `Encode` or `Unsupported` and are never retryable.
     fn encode(&self, request: &Request, stream: bool) -> Result<HttpRequest, ModelError>;
+
+    /// The last step before sending, for what needs the wall clock or
+    /// fresh credentials (SigV4 signs the request with both). The client
+    /// calls it once per attempt, after [`Self::encode`], with its clock
+    /// reading `now`; the default sends the request as encoded. An error
+    /// here (no credentials) fails the attempt before anything is sent.
+    fn authorize(&self, request: HttpRequest, now: SystemTime) -> Result<HttpRequest, ModelError> {
+        let _ = now;
+        Ok(request)
+    }
 
     /// Decode a whole response. A non-2xx `head` yields the classified
     /// error; so does a 2xx body that cannot be decoded. `request` is the

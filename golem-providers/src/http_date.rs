@@ -83,6 +83,15 @@ pub fn format(unix: i64) -> String {
     format!("{weekday}, {day:02} {month} {year:04} {:02}:{:02}:{:02} GMT", secs / 3600, secs / 60 % 60, secs % 60)
 }
 
+/// Unix seconds as UTC (year, month, day, hour, minute, second), for
+/// other timestamp formats (SigV4's `x-amz-date`).
+#[cfg(feature = "bedrock")]
+pub(crate) fn civil_utc(unix: i64) -> (i64, i64, i64, i64, i64, i64) {
+    let (year, month, day) = civil_from_days(unix.div_euclid(86_400));
+    let secs = unix.rem_euclid(86_400);
+    (year, month, day, secs / 3600, secs / 60 % 60, secs % 60)
+}
+
 fn month_number(name: &str) -> Option<i64> {
     MONTHS.iter().position(|m| *m == name).and_then(|i| i64::try_from(i + 1).ok())
 }

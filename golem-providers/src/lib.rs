@@ -14,13 +14,15 @@
 //! the environment or a clock; the [`transport`]s move the bytes and pass
 //! in whatever the outside world knows (the response head, the wall clock).
 //!
-//! **Clients:** [`OpenAi`] and [`AzureOpenAi`] (see [`client`]) glue a
-//! codec to a blocking and an async transport and implement golem's
-//! `Model` and `AsyncModel`, streaming included (per the features below).
+//! **Clients:** [`OpenAi`], [`AzureOpenAi`] and [`Bedrock`] (see
+//! [`client`]) glue a codec to a blocking and an async transport and
+//! implement golem's `Model` and `AsyncModel`, streaming included (per
+//! the features below).
 //!
 //! Providers: [`openai`] (OpenAI and the OpenAI-compatible presets) and
 //! [`azure`] (Azure OpenAI deployments), both speaking the
-//! [`chat_completions`] wire format.
+//! [`chat_completions`] wire format, and [`bedrock`] (AWS Bedrock
+//! Converse, on [`sigv4`] signing and the [`eventstream`] decoder).
 //!
 //! **Cargo features.** Each names a capability and only adds (SPEC
 //! ARCH-04); all are on by default. The shared pieces (HTTP as data, SSE,
@@ -32,6 +34,7 @@
 //! |---|---|
 //! | `openai` | the [`openai`] codec and its presets, the [`OpenAi`] client (with a transport feature) |
 //! | `azure` | the [`azure`] codec, the [`AzureOpenAi`] client (with a transport feature) |
+//! | `bedrock` | the [`bedrock`] codec, [`sigv4`] and [`eventstream`] (sha2, hmac, crc32fast), the [`Bedrock`] client (with a transport feature) |
 //! | `blocking` | [`transport::Transport`], [`transport::UreqTransport`] (ureq, rustls), and the clients' `Model` impl |
 //! | `async` | [`transport::AsyncTransport`], [`transport::AsyncIoTransport`] (ureq-proto over async-io, futures-rustls), and the clients' `AsyncModel` impl |
 //!
@@ -65,10 +68,14 @@
 
 #[cfg(feature = "azure")]
 pub mod azure;
+#[cfg(feature = "bedrock")]
+pub mod bedrock;
 #[cfg(any(feature = "openai", feature = "azure"))]
 pub mod chat_completions;
 pub mod classify;
 pub mod codec;
+#[cfg(feature = "bedrock")]
+pub mod eventstream;
 pub mod framing;
 pub mod fuzzing;
 pub mod http;
@@ -78,8 +85,10 @@ pub mod openai;
 pub mod percent;
 pub mod retry_after;
 pub mod secret;
+#[cfg(feature = "bedrock")]
+pub mod sigv4;
 pub mod sse;
-#[cfg(any(feature = "openai", feature = "azure"))]
+#[cfg(any(feature = "openai", feature = "azure", feature = "bedrock"))]
 mod validate;
 
 pub use codec::{HttpCodec, StreamDecoder};
@@ -90,6 +99,8 @@ pub mod client;
 pub mod transport;
 #[cfg(all(feature = "azure", any(feature = "blocking", feature = "async")))]
 pub use client::AzureOpenAi;
+#[cfg(all(feature = "bedrock", any(feature = "blocking", feature = "async")))]
+pub use client::Bedrock;
 #[cfg(any(feature = "blocking", feature = "async"))]
 pub use client::Client;
 #[cfg(all(feature = "openai", any(feature = "blocking", feature = "async")))]

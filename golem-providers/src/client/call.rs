@@ -1,16 +1,18 @@
-//! One model call as a unit (issue 5, SPEC MODEL-04, STREAM-07): encode,
+//! One model call as a unit (issue 5, SPEC MODEL-04, STREAM-07): encode
+//! (and authorize: sign with the wall clock, where the codec needs it),
 //! send, read, decode — or, streamed, feed each body chunk to the codec's
 //! stream decoder and forward every delta as it is parsed. Any failure
 //! fails the whole call; nothing here retries (the run machine does).
 
 use crate::codec::{HttpCodec, StreamDecoder};
-use crate::http::HttpResponseHead;
+use crate::http::{HttpRequest, HttpResponseHead};
 use crate::transport::TransportError;
 #[cfg(feature = "async")]
 use crate::transport::{AsyncBody, AsyncTransport};
 #[cfg(feature = "blocking")]
 use crate::transport::{Body, Transport};
 use golem_core::model::{DeltaSink, ModelError, Request, Response};
+use std::time::SystemTime;
 
 /// A plain call on the blocking transport.
 #[cfg(feature = "blocking")]
@@ -19,7 +21,7 @@ pub(crate) fn generate<C: HttpCodec>(
     transport: &dyn Transport,
     request: &Request,
 ) -> Result<Response, ModelError> {
-    let http = codec.encode(request, false)?;
+    let http = prepare(codec, request, false)?;
     let response = transport.send(&http)?;
     let body = read_whole(&response.head, response.body.read_to_end())?;
     codec.decode(request, &response.head, &body)
@@ -33,7 +35,7 @@ pub(crate) fn stream<C: HttpCodec>(
     request: &Request,
     sink: &mut dyn DeltaSink,
 ) -> Result<Response, ModelError> {
-    let http = codec.encode(request, true)?;
+    let http = prepare(codec, request, true)?;
     let response = transport.send(&http)?;
     let (head, mut body): (HttpResponseHead, Body) = (response.head, response.body);
     if !head.is_success() {
@@ -57,7 +59,7 @@ pub(crate) async fn generate_async<C: HttpCodec>(
     transport: &dyn AsyncTransport,
     request: &Request,
 ) -> Result<Response, ModelError> {
-    let http = codec.encode(request, false)?;
+    let http = prepare(codec, request, false)?;
     let response = transport.send(&http).await?;
     let body = read_whole(&response.head, response.body.read_to_end().await)?;
     codec.decode(request, &response.head, &body)
@@ -71,7 +73,7 @@ pub(crate) async fn stream_async<C: HttpCodec>(
     request: &Request,
     sink: &mut dyn DeltaSink,
 ) -> Result<Response, ModelError> {
-    let http = codec.encode(request, true)?;
+    let http = prepare(codec, request, true)?;
     let response = transport.send(&http).await?;
     let (head, mut body): (HttpResponseHead, AsyncBody) = (response.head, response.body);
     if !head.is_success() {
@@ -86,6 +88,14 @@ pub(crate) async fn stream_async<C: HttpCodec>(
     decoder.end();
     forward(&mut decoder, sink)?;
     decoder.finish()
+}
+
+/// The request to send: encoded, then authorized with the wall clock
+/// read now (the client side of the codec seam does the I/O the codec
+/// must not, and reading the clock is I/O).
+fn prepare<C: HttpCodec>(codec: &C, request: &Request, stream: bool) -> Result<HttpRequest, ModelError> {
+    let http = codec.encode(request, stream)?;
+    codec.authorize(http, SystemTime::now())
 }
 
 /// The body of a response. For an error status the status decides the

@@ -6,7 +6,8 @@
 //! face from the other (`as_async`, `as_blocking`), so either driver calls
 //! it natively. A face whose transport kind is compiled out is simply
 //! absent. [`OpenAi`] (OpenAI and every OpenAI-compatible preset, feature
-//! `openai`) and [`AzureOpenAi`] (feature `azure`) are its instances.
+//! `openai`), [`AzureOpenAi`] (feature `azure`) and [`Bedrock`] (feature
+//! `bedrock`) are its instances.
 //!
 //! A call succeeds or fails as a unit. Transport faults, resets, bodies cut
 //! after the head, undecodable JSON, malformed SSE lines and streams
@@ -30,10 +31,14 @@
 
 #[cfg(feature = "azure")]
 mod azure;
+#[cfg(feature = "bedrock")]
+mod bedrock;
 mod call;
 #[cfg(feature = "openai")]
 mod openai;
 
+#[cfg(feature = "bedrock")]
+pub use bedrock::BedrockBuilder;
 #[cfg(feature = "openai")]
 pub use openai::DEFAULT_OPENAI_MODEL;
 
@@ -58,6 +63,10 @@ pub type OpenAi = Client<crate::openai::Codec>;
 /// An Azure OpenAI deployment client.
 #[cfg(feature = "azure")]
 pub type AzureOpenAi = Client<crate::azure::Codec>;
+
+/// An AWS Bedrock Converse client (SigV4-signed, event-stream streaming).
+#[cfg(feature = "bedrock")]
+pub type Bedrock = Client<crate::bedrock::Codec>;
 
 /// A provider client: codec `C` over a blocking transport (feature
 /// `blocking`) and an async one (feature `async`).
@@ -185,7 +194,7 @@ impl<C: HttpCodec + 'static> AsyncModel for Client<C> {
 }
 
 /// The process environment as a lookup; empty values count as unset.
-#[cfg(any(feature = "openai", feature = "azure"))]
+#[cfg(any(feature = "openai", feature = "azure", feature = "bedrock"))]
 pub(crate) fn env(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|value| !value.trim().is_empty())
 }

@@ -1,0 +1,259 @@
+//! Request bodies (SPEC PROV-BR-03/04, THINK-03/04, MM-02..04, HIST-06).
+//!
+//! Converse takes `messages` of `user` and `assistant` turns whose
+//! `content` is a list of blocks, the system texts apart, tools under
+//! `toolConfig`, sampling under `inferenceConfig` and model-specific
+//! fields (thinking) under `additionalModelRequestFields`. Tool results
+//! are `toolResult` blocks of a user turn, so a run of tool messages and
+//! the user message after it merge into one turn, as consecutive turns of
+//! one role must.
+
+use super::config::Config;
+use super::media;
+use super::FAMILY;
+use crate::classify::encode_error;
+use golem_core::message::{Message, Role, ThinkingBlock};
+use golem_core::model::{ModelError, Request, WireToolChoice};
+use serde_json::{json, Map, Value};
+
+/// The JSON body of a Converse or ConverseStream call for `request`
+/// (both take the same body; the URL tells them apart).
+///
+/// ```
+/// use golem_providers::bedrock::{encode_body, Config};
+/// use golem_providers::sigv4::Credentials;
+/// use golem_core::model::Request;
+/// use golem_core::Message;
+///
+/// let config = Config::builder("us-east-1", "amazon.nova-micro-v1:0")
+///     .credentials(Credentials::new("AKID", "secret"))
+///     .build()
+///     .unwrap();
+/// let request = Request::new(vec![Message::system("Be brief."), Message::user("hi")]);
+/// let body: serde_json::Value = serde_json::from_slice(&encode_body(&request, &config).unwrap()).unwrap();
+/// assert_eq!(body, serde_json::json!({
+///     "messages": [{"role": "user", "content": [{"text": "hi"}]}],
+///     "system": [{"text": "Be brief."}],
+/// }));
+/// ```
+pub fn encode_body(request: &Request, config: &Config) -> Result<Vec<u8>, ModelError> {
+    serde_json::to_vec(&Value::Object(body(request, config)?)).map_err(|e| encode_error(&e.to_string()))
+}
+
+/// The body of a `count-tokens` call (SPEC PROV-BR-06): the conversation,
+/// system texts and tools of `request` under `input.converse`.
+pub fn encode_count_tokens_body(request: &Request, config: &Config) -> Result<Vec<u8>, ModelError> {
+    let mut full = body(request, config)?;
+    let mut converse = Map::new();
+    for field in ["messages", "system", "toolConfig"] {
+        if let Some(value) = full.remove(field) {
+            converse.insert(field.to_string(), value);
+        }
+    }
+    let body = json!({"input": {"converse": converse}});
+    serde_json::to_vec(&body).map_err(|e| encode_error(&e.to_string()))
+}
+
+fn body(request: &Request, config: &Config) -> Result<Map<String, Value>, ModelError> {
+    let mut system = Vec::new();
+    let mut turns: Vec<(&'static str, Vec<Value>)> = Vec::new();
+    let mut assistant_ordinal = 0;
+    for (index, message) in request.messages.iter().enumerate() {
+        let (role, blocks) = match message.role {
+            Role::System => {
+                no_parts(message, index)?;
+                if !message.content.is_empty() {
+                    system.push(json!({"text": message.content}));
+                }
+                continue;
+            }
+            Role::User => ("user", user_blocks(message, index)?),
+            Role::Assistant => {
+                assistant_ordinal += 1;
+                ("assistant", assistant_blocks(message, index, assistant_ordinal)?)
+            }
+            Role::Tool => ("user", vec![tool_result(message, index)?]),
+        };
+        match turns.last_mut() {
+            Some((last, content)) if *last == role => content.extend(blocks),
+            _ => turns.push((role, blocks)),
+        }
+    }
+    if let (Some(cache), Some((_, content))) = (config.cache(), turns.last_mut()) {
+        content.push(cache.wire());
+    }
+    let mut body = Map::new();
+    let messages = turns.into_iter().map(|(role, content)| json!({"role": role, "content": content})).collect();
+    body.insert("messages".into(), Value::Array(messages));
+    if !system.is_empty() {
+        body.insert("system".into(), Value::Array(system));
+    }
+    if let Some(tools) = tool_config(request, config) {
+        body.insert("toolConfig".into(), tools);
+    }
+    let tuning = config.tuning();
+    if !tuning.is_empty() {
+        let mut inference = Map::new();
+        if let Some(max) = tuning.max_tokens {
+            inference.insert("maxTokens".into(), max.into());
+        }
+        if let Some(t) = tuning.temperature {
+            inference.insert("temperature".into(), t.into());
+        }
+        if let Some(p) = tuning.top_p {
+            inference.insert("topP".into(), p.into());
+        }
+        if !tuning.stop.is_empty() {
+            inference.insert("stopSequences".into(), tuning.stop.clone().into());
+        }
+        body.insert("inferenceConfig".into(), Value::Object(inference));
+    }
+    if let Some(thinking) = config.thinking() {
+        body.insert("additionalModelRequestFields".into(), json!({"thinking": thinking.wire()}));
+    }
+    let mut output = Map::new();
+    if let Some(schema) = request.output_schema.as_deref() {
+        let text = serde_json::to_string(&schema.schema).map_err(|e| encode_error(&e.to_string()))?;
+        output.insert(
+            "textFormat".into(),
+            json!({"type": "json_schema", "structure": {"jsonSchema": {"schema": text, "name": schema_name(&schema.name)}}}),
+        );
+    }
+    if let Some(effort) = config.effort() {
+        output.insert("effort".into(), effort.into());
+    }
+    if !output.is_empty() {
+        body.insert("outputConfig".into(), Value::Object(output));
+    }
+    Ok(body)
+}
+
+/// `toolConfig` when the request has tools; the forced choice only when
+/// the config sends one (SPEC PROV-BR-03, TOOL-11).
+fn tool_config(request: &Request, config: &Config) -> Option<Value> {
+    if request.tools.is_empty() {
+        return None;
+    }
+    let tools: Vec<Value> = request
+        .tools
+        .iter()
+        .map(|tool| {
+            let mut spec = json!({"name": tool.name, "inputSchema": {"json": tool.parameters}});
+            if !tool.description.is_empty() {
+                spec["description"] = Value::from(tool.description.as_str());
+            }
+            json!({ "toolSpec": spec })
+        })
+        .collect();
+    let mut tool_config = json!({ "tools": tools });
+    let choice = match &request.tool_choice {
+        Some(_) if !config.sends_tool_choice() => None,
+        Some(WireToolChoice::Tool(name)) => Some(json!({"tool": {"name": name}})),
+        Some(WireToolChoice::Auto) => Some(json!({"auto": {}})),
+        None => None,
+    };
+    if let Some(choice) = choice {
+        tool_config["toolChoice"] = choice;
+    }
+    Some(tool_config)
+}
+
+/// Text first (omitted when empty and there are parts), then the parts.
+fn user_blocks(message: &Message, index: usize) -> Result<Vec<Value>, ModelError> {
+    let mut blocks = Vec::with_capacity(message.parts.len() + 1);
+    if !message.content.is_empty() || message.parts.is_empty() {
+        blocks.push(json!({"text": message.content}));
+    }
+    for (n, part) in message.parts.iter().enumerate() {
+        blocks.push(media::block(part, index, n)?);
+    }
+    Ok(blocks)
+}
+
+/// Reasoning first, then text, then tool calls (SPEC THINK-03).
+fn assistant_blocks(message: &Message, index: usize, ordinal: usize) -> Result<Vec<Value>, ModelError> {
+    no_parts(message, index)?;
+    let mut blocks: Vec<Value> = message.thinking.iter().filter_map(reasoning_block).collect();
+    if !message.content.is_empty() {
+        blocks.push(json!({"text": message.content}));
+    }
+    for (n, call) in message.tool_calls.iter().enumerate() {
+        let input: Value = serde_json::from_str(&call.args.normalized_for_wire())
+            .map_err(|e| encode_error(&format!("message {index} tool call {n}: {e}")))?;
+        // A stored call without an id gets the id decoding would have given.
+        let id = if call.id.is_empty() { super::call_id(ordinal, n + 1) } else { call.id.clone() };
+        blocks.push(json!({"toolUse": {"toolUseId": id, "name": call.name, "input": input}}));
+    }
+    if blocks.is_empty() {
+        // Bedrock refuses a turn without content; an empty assistant turn
+        // in a history is one that said nothing.
+        blocks.push(json!({"text": ""}));
+    }
+    Ok(blocks)
+}
+
+/// A thinking block as `reasoningContent`, or nothing when it cannot be
+/// replayed here (SPEC THINK-04): blocks of another provider family are
+/// dropped, as their signatures mean nothing to Bedrock; a block of no
+/// known family is replayed only when signed (or redacted).
+fn reasoning_block(block: &ThinkingBlock) -> Option<Value> {
+    if !block.provider.is_empty() && block.provider != FAMILY {
+        return None;
+    }
+    if !block.is_valid() {
+        return None;
+    }
+    if !block.redacted.is_empty() {
+        return Some(json!({"reasoningContent": {"redactedContent": block.redacted}}));
+    }
+    if block.provider.is_empty() && block.signature.is_empty() {
+        return None;
+    }
+    let mut text = json!({"text": block.text});
+    if !block.signature.is_empty() {
+        text["signature"] = Value::from(block.signature.as_str());
+    }
+    Some(json!({"reasoningContent": {"reasoningText": text}}))
+}
+
+/// A `toolResult` block: the text, then any media, and `status` error for
+/// a failed result (SPEC MM-04).
+fn tool_result(message: &Message, index: usize) -> Result<Value, ModelError> {
+    if message.tool_call_id.is_empty() {
+        return Err(encode_error(&format!(
+            "message {index} is a tool result without a tool_call_id; repair the history (golem_core::history) first"
+        )));
+    }
+    let mut content = Vec::with_capacity(message.parts.len() + 1);
+    if !message.content.is_empty() || message.parts.is_empty() {
+        content.push(json!({"text": message.content}));
+    }
+    for (n, part) in message.parts.iter().enumerate() {
+        content.push(media::block(part, index, n)?);
+    }
+    let status = if message.failed { "error" } else { "success" };
+    Ok(json!({"toolResult": {"toolUseId": message.tool_call_id, "content": content, "status": status}}))
+}
+
+/// System and assistant messages carry no media on this API.
+fn no_parts(message: &Message, index: usize) -> Result<(), ModelError> {
+    match message.parts.first() {
+        None => Ok(()),
+        Some(_) => Err(crate::classify::unsupported(
+            &format!("message {index}: parts on a {} message", message.role),
+            "Bedrock accepts media on user messages and tool results only; move the parts to a user message",
+        )),
+    }
+}
+
+/// The schema's name as Bedrock accepts it: letters, digits, `_` and `-`,
+/// at most 64, `output` when empty.
+fn schema_name(name: &str) -> String {
+    let cleaned: String =
+        name.chars().take(64).map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect();
+    if cleaned.is_empty() {
+        "output".to_string()
+    } else {
+        cleaned
+    }
+}

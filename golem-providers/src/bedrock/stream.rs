@@ -1,0 +1,386 @@
+//! ConverseStream responses (SPEC PROV-BR-05, STREAM-04..08, THINK-01).
+//!
+//! The body is a sequence of AWS event-stream frames
+//! ([`crate::eventstream`]); each event frame's `:event-type` header names
+//! its JSON payload: `messageStart`, `contentBlockStart` (a tool call's id
+//! and name), `contentBlockDelta` (text, tool input, reasoning text,
+//! signature or redacted content), `contentBlockStop`, `messageStop` (the
+//! stop reason — required) and `metadata` (usage). Content blocks share
+//! one index space; each index is mapped to its kind and ordinal on first
+//! sight, so reasoning blocks and tool calls keep their own numbering and
+//! a delta of the wrong kind for its index is a decode error.
+//!
+//! A model call succeeds or fails as a unit: an `:exception-type` frame is
+//! the classified API error; a damaged frame or payload is a retryable
+//! decode error, like a dropped connection; a body that ends inside a frame
+//! or before `messageStop` is `Truncated` (retryable), never a success.
+
+use super::response::{finish_reason, scrubbed, usage, with_request_id};
+use super::FAMILY;
+use crate::classify::{api_error, decode_error};
+use crate::codec::StreamDecoder;
+use crate::eventstream::{Frame, FrameDecoder, FrameError};
+use crate::http::HttpResponseHead;
+use crate::sigv4::Credentials;
+use golem_core::message::{FinishReason, Message, Usage};
+use golem_core::model::{Delta, ModelError, ModelErrorKind, Response};
+use golem_core::stream::StreamAssembler;
+use serde_json::Value;
+use std::collections::{BTreeMap, VecDeque};
+
+/// The most content blocks one turn may open: the assembler's bounds for
+/// thinking blocks and tool calls, plus as many text blocks.
+const MAX_BLOCKS: usize = 3 * golem_core::stream::MAX_TOOL_CALLS;
+
+/// What a content-block index holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Block {
+    Text,
+    Reasoning(u32),
+    Tool { ordinal: u32, has_args: bool },
+}
+
+/// The incremental decoder for one ConverseStream response.
+///
+/// ```
+/// use golem_providers::bedrock::ConverseStream;
+/// use golem_providers::codec::StreamDecoder;
+/// use golem_providers::eventstream::{encode_frame, Header, HeaderValue};
+/// use golem_providers::http::HttpResponseHead;
+///
+/// let event = |kind: &str, payload: &str| {
+///     let headers = vec![
+///         Header { name: ":message-type".into(), value: HeaderValue::String("event".into()) },
+///         Header { name: ":event-type".into(), value: HeaderValue::String(kind.into()) },
+///     ];
+///     encode_frame(&headers, payload.as_bytes())
+/// };
+/// let mut stream = ConverseStream::new(&HttpResponseHead::new(200, vec![]), 1, None);
+/// stream.feed(&event("contentBlockDelta", r#"{"contentBlockIndex":0,"delta":{"text":"Hi"}}"#));
+/// assert_eq!(stream.next_delta().unwrap().unwrap(), golem_core::Delta::text("Hi"));
+/// stream.feed(&event("messageStop", r#"{"stopReason":"end_turn"}"#));
+/// stream.end();
+/// while let Some(delta) = stream.next_delta() { delta.unwrap(); }
+/// assert_eq!(stream.finish().unwrap().message.content, "Hi");
+/// ```
+#[derive(Debug)]
+pub struct ConverseStream {
+    frames: FrameDecoder,
+    assembler: StreamAssembler,
+    queue: VecDeque<Delta>,
+    blocks: BTreeMap<u64, Block>,
+    thinking: u32,
+    calls: u32,
+    usage: Usage,
+    finish_reason: Option<FinishReason>,
+    error: Option<ModelError>,
+    error_reported: bool,
+    turn: usize,
+    head: HttpResponseHead,
+    credentials: Option<Credentials>,
+}
+
+impl ConverseStream {
+    /// A decoder for a 2xx streamed response with `head`; `turn` numbers
+    /// synthesized call ids and `credentials` are scrubbed from errors.
+    pub fn new(head: &HttpResponseHead, turn: usize, credentials: Option<Credentials>) -> Self {
+        ConverseStream {
+            frames: FrameDecoder::new(),
+            assembler: StreamAssembler::new().with_provider(FAMILY),
+            queue: VecDeque::new(),
+            blocks: BTreeMap::new(),
+            thinking: 0,
+            calls: 0,
+            usage: Usage::default(),
+            finish_reason: None,
+            error: None,
+            error_reported: false,
+            turn,
+            head: head.clone(),
+            credentials,
+        }
+    }
+
+    /// Decode frames until a delta is queued, the input runs dry or the
+    /// stream failed.
+    fn pump(&mut self) {
+        while self.queue.is_empty() && self.error.is_none() {
+            match self.frames.next_frame() {
+                None => return,
+                Some(Ok(frame)) => {
+                    if let Err(error) = self.frame(&frame) {
+                        self.fail(error);
+                    }
+                }
+                Some(Err(FrameError::Truncated { buffered })) => {
+                    let what = format!("the stream ended inside an event-stream frame ({buffered} bytes of it arrived)");
+                    self.fail(ModelError::new(ModelErrorKind::Truncated, what));
+                }
+                Some(Err(error)) => self.fail(decode_error("event stream", &error.to_string(), true, None)),
+            }
+        }
+    }
+
+    fn fail(&mut self, error: ModelError) {
+        self.error = Some(scrubbed(with_request_id(error, &self.head), self.credentials.as_ref()));
+    }
+
+    fn frame(&mut self, frame: &Frame) -> Result<(), ModelError> {
+        match frame.string_header(":message-type").unwrap_or("event") {
+            "event" => {
+                let payload: Value = serde_json::from_slice(&frame.payload).map_err(|e| {
+                    decode_error("event stream", &format!("invalid JSON in an event payload: {e}"), true, None)
+                })?;
+                self.event(frame.string_header(":event-type").unwrap_or_default(), &payload)
+            }
+            "exception" => {
+                let kind = frame.string_header(":exception-type").unwrap_or_default();
+                let payload = serde_json::from_slice::<Value>(&frame.payload).unwrap_or(Value::Null);
+                let message = payload
+                    .get("message")
+                    .or_else(|| payload.get("Message"))
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                Err(self.exception(kind, message))
+            }
+            "error" => {
+                let code = frame.string_header(":error-code").unwrap_or_default();
+                let message = frame.string_header(":error-message").unwrap_or_default();
+                Err(self.exception(code, message))
+            }
+            // Other message types are not part of ConverseStream; skipping
+            // keeps the decoder working if AWS adds one.
+            _ => Ok(()),
+        }
+    }
+
+    /// An in-stream exception as the API error its HTTP twin would be
+    /// (SPEC PROV-BR-05): status by type, retryable per PROV-COMMON-05.
+    fn exception(&self, kind: &str, message: &str) -> ModelError {
+        let status = exception_status(kind);
+        let head = HttpResponseHead { status, ..self.head.clone() };
+        let message = if message.is_empty() { format!("the stream reported {kind}") } else { message.to_string() };
+        api_error(&head, &message, kind, None)
+    }
+
+    fn event(&mut self, kind: &str, payload: &Value) -> Result<(), ModelError> {
+        match kind {
+            "contentBlockStart" => {
+                let index = block_index(payload)?;
+                if let Some(tool) = payload.pointer("/start/toolUse") {
+                    self.open(index, Block::Tool { ordinal: self.calls, has_args: false })?;
+                    let Some(Block::Tool { ordinal, .. }) = self.blocks.get(&index).copied() else {
+                        return Err(mismatch(index, "a tool call"));
+                    };
+                    let mut id = text(tool.get("toolUseId"));
+                    if id.is_empty() {
+                        id = super::call_id(self.turn, usize::try_from(ordinal).unwrap_or(usize::MAX) + 1);
+                    }
+                    let name = text(tool.get("name"));
+                    self.emit(Delta::ToolCall { index: ordinal, id, name, args: String::new(), signature: String::new() })?;
+                }
+                Ok(())
+            }
+            "contentBlockDelta" => {
+                let index = block_index(payload)?;
+                let delta = payload.get("delta").unwrap_or(&Value::Null);
+                if let Some(piece) = delta.get("text").and_then(Value::as_str) {
+                    self.open(index, Block::Text)?;
+                    if self.blocks.get(&index) != Some(&Block::Text) {
+                        return Err(mismatch(index, "text"));
+                    }
+                    if !piece.is_empty() {
+                        self.emit(Delta::text(piece))?;
+                    }
+                } else if let Some(input) = delta.pointer("/toolUse/input") {
+                    let Some(Block::Tool { ordinal, has_args }) = self.blocks.get_mut(&index) else {
+                        return Err(mismatch(index, "tool input"));
+                    };
+                    let args = match input {
+                        Value::String(piece) => piece.clone(),
+                        Value::Null => String::new(),
+                        other => other.to_string(),
+                    };
+                    *has_args |= !args.is_empty();
+                    let ordinal = *ordinal;
+                    if !args.is_empty() {
+                        self.emit(Delta::ToolCall {
+                            index: ordinal,
+                            id: String::new(),
+                            name: String::new(),
+                            args,
+                            signature: String::new(),
+                        })?;
+                    }
+                } else if let Some(reasoning) = delta.get("reasoningContent") {
+                    self.open(index, Block::Reasoning(self.thinking))?;
+                    let Some(Block::Reasoning(ordinal)) = self.blocks.get(&index).copied() else {
+                        return Err(mismatch(index, "reasoning"));
+                    };
+                    let delta = Delta::Thinking {
+                        index: ordinal,
+                        text: text(reasoning.get("text")),
+                        signature: text(reasoning.get("signature")),
+                        redacted: match reasoning.get("redactedContent") {
+                            Some(Value::String(data)) => data.clone(),
+                            _ => String::new(),
+                        },
+                    };
+                    if delta != (Delta::Thinking { index: ordinal, text: String::new(), signature: String::new(), redacted: String::new() }) {
+                        self.emit(delta)?;
+                    }
+                }
+                // Citations, tool-result and image deltas carry nothing a
+                // golem message holds (SPEC PROV-COMMON-03).
+                Ok(())
+            }
+            "contentBlockStop" => {
+                let index = block_index(payload)?;
+                self.close_tool(index)
+            }
+            "messageStop" => {
+                let open: Vec<u64> = self.blocks.keys().copied().collect();
+                for index in open {
+                    self.close_tool(index)?;
+                }
+                self.finish_reason = Some(finish_reason(payload.get("stopReason").and_then(Value::as_str)));
+                Ok(())
+            }
+            "metadata" => {
+                if let Some(reported) = payload.get("usage") {
+                    self.usage = usage(reported);
+                }
+                Ok(())
+            }
+            // messageStart (the role is always assistant) and event types
+            // added later.
+            _ => Ok(()),
+        }
+    }
+
+    /// Map `index` to `block` on first sight, within the bounds.
+    fn open(&mut self, index: u64, block: Block) -> Result<(), ModelError> {
+        if self.blocks.contains_key(&index) {
+            return Ok(());
+        }
+        if self.blocks.len() >= MAX_BLOCKS {
+            return Err(decode_error("event stream", &format!("more than {MAX_BLOCKS} content blocks"), false, None));
+        }
+        match block {
+            Block::Reasoning(_) => self.thinking += 1,
+            Block::Tool { .. } => self.calls += 1,
+            Block::Text => {}
+        }
+        self.blocks.insert(index, block);
+        Ok(())
+    }
+
+    /// A tool call that never received input gets `{}` (SPEC
+    /// PROV-COMMON-03), as a last delta so the sink sees it too.
+    fn close_tool(&mut self, index: u64) -> Result<(), ModelError> {
+        if let Some(Block::Tool { ordinal, has_args }) = self.blocks.get_mut(&index) {
+            if !*has_args {
+                *has_args = true;
+                let ordinal = *ordinal;
+                self.emit(Delta::ToolCall {
+                    index: ordinal,
+                    id: String::new(),
+                    name: String::new(),
+                    args: "{}".to_string(),
+                    signature: String::new(),
+                })?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Check a delta against the assembler's bounds, then queue it.
+    fn emit(&mut self, delta: Delta) -> Result<(), ModelError> {
+        self.assembler.push(&delta).map_err(|e| decode_error("event stream", &e.to_string(), false, None))?;
+        self.queue.push_back(delta);
+        Ok(())
+    }
+}
+
+impl StreamDecoder for ConverseStream {
+    fn feed(&mut self, chunk: &[u8]) {
+        if self.error.is_none() {
+            self.frames.feed(chunk);
+        }
+    }
+
+    fn end(&mut self) {
+        self.frames.finish();
+    }
+
+    fn next_delta(&mut self) -> Option<Result<Delta, ModelError>> {
+        self.pump();
+        if let Some(delta) = self.queue.pop_front() {
+            return Some(Ok(delta));
+        }
+        match &self.error {
+            Some(error) if !self.error_reported => {
+                self.error_reported = true;
+                Some(Err(error.clone()))
+            }
+            _ => None,
+        }
+    }
+
+    fn partial(&self) -> Message {
+        self.assembler.snapshot()
+    }
+
+    fn finish(mut self) -> Result<Response, ModelError> {
+        self.frames.finish();
+        loop {
+            self.queue.clear();
+            self.pump();
+            if self.queue.is_empty() {
+                break;
+            }
+        }
+        if let Some(error) = self.error {
+            return Err(error);
+        }
+        let Some(finish_reason) = self.finish_reason else {
+            let error = ModelError::new(ModelErrorKind::Truncated, "the stream ended before its messageStop event");
+            return Err(with_request_id(error, &self.head));
+        };
+        let mut response = Response::new(self.assembler.finish());
+        response.usage = self.usage;
+        response.finish_reason = finish_reason;
+        Ok(response)
+    }
+}
+
+/// The HTTP status an in-stream exception stands for (SPEC PROV-BR-05).
+pub fn exception_status(kind: &str) -> u16 {
+    match kind.to_ascii_lowercase().as_str() {
+        "throttlingexception" => 429,
+        "modeltimeoutexception" => 408,
+        "internalserverexception" | "modelstreamerrorexception" => 500,
+        "serviceunavailableexception" => 503,
+        "validationexception" => 400,
+        _ => 500,
+    }
+}
+
+fn block_index(payload: &Value) -> Result<u64, ModelError> {
+    payload.get("contentBlockIndex").and_then(Value::as_u64).ok_or_else(|| {
+        decode_error("event stream", "a content-block event without a valid contentBlockIndex", false, None)
+    })
+}
+
+fn mismatch(index: u64, what: &str) -> ModelError {
+    decode_error(
+        "event stream",
+        &format!("{what} for content block {index}, which is not open as a block of that kind"),
+        false,
+        None,
+    )
+}
+
+fn text(value: Option<&Value>) -> String {
+    value.and_then(Value::as_str).unwrap_or_default().to_string()
+}
