@@ -12,7 +12,7 @@
 //! results for different chunkings. Reporting that is the point.
 
 #[cfg(feature = "openai")]
-use crate::codec::{HttpCodec, StreamDecoder};
+use crate::codec::HttpCodec;
 use crate::http::HttpResponseHead;
 #[cfg(feature = "openai")]
 use crate::openai::{Codec, Config, Preset};
@@ -53,6 +53,91 @@ pub fn chat_response(data: &[u8]) {
     let _ = codec.decode(&request, &HttpResponseHead::new(status, vec![]), body);
 }
 
+/// The event-stream frame decoder: whole input versus two chunks, and
+/// every frame re-encoded decodes to itself.
+#[cfg(feature = "bedrock")]
+pub fn eventstream(data: &[u8]) {
+    use crate::eventstream::{encode_frame, FrameDecoder};
+    let (cut, body) = split(data);
+    let frames = |chunks: &[&[u8]]| {
+        let mut decoder = FrameDecoder::new();
+        let mut out = Vec::new();
+        for chunk in chunks {
+            decoder.feed(chunk);
+            out.extend(std::iter::from_fn(|| decoder.next_frame()));
+        }
+        decoder.finish();
+        out.extend(std::iter::from_fn(|| decoder.next_frame()));
+        out
+    };
+    let whole = frames(&[body]);
+    assert_eq!(whole, frames(&[&body[..cut], &body[cut..]]), "frames depend on chunking");
+    for frame in whole.iter().flatten() {
+        let again = frames(&[&encode_frame(&frame.headers, &frame.payload)]);
+        assert_eq!(again, vec![Ok(frame.clone())], "a decoded frame re-encodes to itself");
+    }
+}
+
+/// The ConverseStream decoder: whole input versus two chunks. The input
+/// is taken as event-stream bytes as they are.
+#[cfg(feature = "bedrock")]
+pub fn bedrock_stream(data: &[u8]) {
+    let (cut, body) = split(data);
+    let (codec, request) = bedrock_fixture();
+    let whole = stream_outcome(&codec, &request, &[body]);
+    let chunked = stream_outcome(&codec, &request, &[&body[..cut], &body[cut..]]);
+    assert_eq!(whole, chunked, "stream outcome depends on chunking");
+}
+
+/// The ConverseStream decoder over frames built from the input: each
+/// line of the rest becomes one event frame, its first word the
+/// `:event-type` (a leading `!` makes it an exception frame), the rest its
+/// payload — so the fuzzer reaches the event logic past the checksums.
+#[cfg(feature = "bedrock")]
+pub fn bedrock_events(data: &[u8]) {
+    use crate::eventstream::{encode_frame, Header, HeaderValue};
+    let (cut, body) = split(data);
+    let mut bytes = Vec::new();
+    for line in body.split(|b| *b == b'\n') {
+        let text = String::from_utf8_lossy(line);
+        let (kind, payload) = text.split_once(' ').unwrap_or((&text, ""));
+        let (message_type, type_header, kind) = match kind.strip_prefix('!') {
+            Some(kind) => ("exception", ":exception-type", kind),
+            None => ("event", ":event-type", kind),
+        };
+        let headers = vec![
+            Header { name: ":message-type".into(), value: HeaderValue::String(message_type.into()) },
+            Header { name: type_header.into(), value: HeaderValue::String(kind.into()) },
+        ];
+        bytes.extend(encode_frame(&headers, payload.as_bytes()));
+    }
+    let (codec, request) = bedrock_fixture();
+    let cut = cut.min(bytes.len());
+    let whole = stream_outcome(&codec, &request, &[&bytes]);
+    let chunked = stream_outcome(&codec, &request, &[&bytes[..cut], &bytes[cut..]]);
+    assert_eq!(whole, chunked, "stream outcome depends on chunking");
+    if let (deltas, Ok(response)) = &whole {
+        let mut assembler = golem_core::stream::StreamAssembler::new().with_provider(crate::bedrock::FAMILY);
+        for delta in deltas.iter().flatten() {
+            let _ = assembler.push(delta);
+        }
+        assert_eq!(assembler.finish(), response.message, "deltas assemble to the response");
+    }
+}
+
+/// The Converse body decoder, under a status chosen by the first byte.
+#[cfg(feature = "bedrock")]
+pub fn bedrock_response(data: &[u8]) {
+    let (first, body) = match data.split_first() {
+        Some((first, body)) => (*first, body),
+        None => (0, data),
+    };
+    let status = if first < 128 { 200 } else { 300 + u16::from(first) };
+    let (codec, request) = bedrock_fixture();
+    let head = HttpResponseHead::new(status, vec![("x-amzn-errortype".into(), String::from_utf8_lossy(&body[..body.len().min(24)]).into_owned())]);
+    let _ = crate::codec::HttpCodec::decode(&codec, &request, &head, body);
+}
+
 /// The HTTP-date parser and Retry-After reading.
 pub fn http_date(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
@@ -88,12 +173,27 @@ fn sse_events(chunks: &[&[u8]]) -> Vec<Result<crate::sse::SseEvent, crate::sse::
     out
 }
 
-#[cfg(feature = "openai")]
+#[cfg(feature = "bedrock")]
+fn bedrock_fixture() -> (crate::bedrock::Codec, golem_core::model::Request) {
+    let credentials = crate::sigv4::Credentials::new("AKIDFUZZ", "fuzz-secret");
+    let config = crate::bedrock::Config::builder("us-east-1", "fuzz")
+        .credentials(credentials)
+        .build()
+        .unwrap_or_else(|e| panic!("fixture config: {e}"));
+    (crate::bedrock::Codec::new(config), golem_core::model::Request::new(vec![golem_core::Message::user("fuzz")]))
+}
+
+#[cfg(any(feature = "openai", feature = "bedrock"))]
 type Outcome =
     (Vec<Result<golem_core::Delta, golem_core::ModelError>>, Result<golem_core::Response, golem_core::ModelError>);
 
-#[cfg(feature = "openai")]
-fn stream_outcome(codec: &Codec, request: &Request, chunks: &[&[u8]]) -> Outcome {
+#[cfg(any(feature = "openai", feature = "bedrock"))]
+fn stream_outcome<C: crate::codec::HttpCodec>(
+    codec: &C,
+    request: &golem_core::model::Request,
+    chunks: &[&[u8]],
+) -> Outcome {
+    use crate::codec::StreamDecoder;
     let mut decoder = codec.stream_decoder(request, &HttpResponseHead::new(200, vec![]));
     let mut deltas = Vec::new();
     for chunk in chunks {

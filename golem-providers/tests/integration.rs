@@ -4,6 +4,8 @@
 //! runs one of them.
 
 // Helpers shared by several files, compiled once.
+#[path = "support/bedrock.rs"]
+mod bedrock;
 #[path = "support/models.rs"]
 mod models;
 #[path = "support/server.rs"]
@@ -12,6 +14,12 @@ mod support;
 #[path = "support/transports.rs"]
 mod transports;
 
+mod bedrock_agent;
+mod bedrock_client;
+mod bedrock_codec;
+mod bedrock_eventstream;
+mod bedrock_recorded;
+mod bedrock_sigv4;
 mod client_agent;
 mod client_azure;
 mod client_openai;

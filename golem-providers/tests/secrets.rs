@@ -83,3 +83,69 @@ fn secrets_scrub_and_redact() {
     assert_eq!(secret.scrub(&format!("a {KEY} b {KEY}")), "a [redacted] b [redacted]");
     assert_eq!(Secret::new("abc").scrub("abcabc"), "abcabc", "tiny secrets are not searched for");
 }
+
+#[test]
+fn aws_credentials_never_show() {
+    use golem_providers::bedrock::{Config, CredentialsError};
+    use golem_providers::sigv4::Credentials;
+    use std::time::UNIX_EPOCH;
+
+    const KEY_ID: &str = "AKIATOPSECRETKEYID01";
+    const SECRET: &str = "aws-TOPSECRET-secret-access-key";
+    const TOKEN: &str = "aws-TOPSECRET-session-token";
+    let hidden = |what: &str, text: &str| {
+        for secret in [KEY_ID, SECRET, TOKEN, "TOPSECRET"] {
+            assert!(!text.contains(secret), "{what} leaks {secret}: {text}");
+        }
+    };
+    let credentials = Credentials::new(KEY_ID, SECRET).with_session_token(TOKEN);
+    hidden("credentials", &format!("{credentials:?}"));
+    let config = Config::builder("us-east-1", "amazon.nova-micro-v1:0").credentials(credentials.clone()).build().unwrap();
+    hidden("config", &format!("{config:?}"));
+    let codec = golem_providers::bedrock::Codec::new(config);
+    hidden("codec", &format!("{codec:?}"));
+    let request = Request::new(vec![Message::user("hi")]);
+    let http = codec.authorize(codec.encode(&request, true).unwrap(), UNIX_EPOCH).unwrap();
+    hidden("signed request", &format!("{http:?}"));
+    for (name, value) in &http.headers {
+        hidden(name, &format!("{value} {value:?}"));
+    }
+    assert!(http.header("authorization").unwrap().expose().contains(KEY_ID), "only expose() reveals it");
+    assert_eq!(http.header("x-amz-security-token").unwrap().expose(), TOKEN);
+
+    let echo = format!(r#"{{"message":"bad {KEY_ID} {SECRET} {TOKEN}"}}"#);
+    for status in [400, 403, 500] {
+        let head = HttpResponseHead::new(status, vec![("x-amzn-errortype".into(), format!("{KEY_ID}:x"))]);
+        let error = codec.decode(&request, &head, echo.as_bytes()).unwrap_err();
+        hidden("error", &format!("{error} {error:?} {}", serde_json::to_string(&error).unwrap()));
+    }
+    let mut stream = codec.stream_decoder(&request, &HttpResponseHead::new(200, vec![]));
+    let headers = vec![
+        golem_providers::eventstream::Header {
+            name: ":message-type".into(),
+            value: golem_providers::eventstream::HeaderValue::String("exception".into()),
+        },
+        golem_providers::eventstream::Header {
+            name: ":exception-type".into(),
+            value: golem_providers::eventstream::HeaderValue::String("validationException".into()),
+        },
+    ];
+    stream.feed(&golem_providers::eventstream::encode_frame(&headers, echo.as_bytes()));
+    while let Some(item) = stream.next_delta() {
+        if let Err(error) = item {
+            hidden("stream error", &format!("{error} {error:?}"));
+        }
+    }
+    let error = stream.finish().unwrap_err();
+    hidden("stream finish", &format!("{error} {error:?}"));
+
+    let failing = Config::builder("us-east-1", "m")
+        .credentials_provider(|| Err(CredentialsError::new("expired")))
+        .build()
+        .unwrap();
+    hidden("provider config", &format!("{failing:?}"));
+    let error = golem_providers::bedrock::Codec::new(failing)
+        .authorize(golem_providers::http::HttpRequest::new(golem_providers::http::Method::Post, "https://x/y"), UNIX_EPOCH)
+        .unwrap_err();
+    assert_eq!(error.kind, golem_core::ModelErrorKind::Auth);
+}

@@ -1,0 +1,167 @@
+//! Recorded Bedrock traffic (shared/fixtures/recorded/bedrock): our
+//! encoder reproduces each recorded Converse body from the equivalent golem
+//! request, and our decoders turn each recorded response — Converse JSON
+//! or ConverseStream event stream — into the expected golem response
+//! (golden files in tests/golden/), identically at every chunking.
+//! SPEC PROV-BR-01..06, STREAM-05/06/07, THINK-01/03.
+
+use crate::bedrock::{codec_for_recorded, recorded, request_from_converse};
+use crate::support::{case_dir, cassette_head, golden, interactions, response_json, run_stream, split_at};
+use golem_core::model::{Request, Response};
+use golem_core::stream::{response_deltas, StreamAssembler};
+use golem_providers::bedrock::Codec;
+use golem_providers::codec::HttpCodec;
+use golem_providers::http::{HttpResponseHead, Method};
+use serde_json::Value;
+
+const CASES: [&str; 4] = [
+    "converse_tool_use_reasoning",
+    "converse_stream_tool_use",
+    "converse_stream_reasoning_signature",
+    "converse_stream_text",
+];
+
+/// The recorded body less what golem omits on purpose: empty `system`
+/// and `inferenceConfig` (pydantic-ai sends `[]` and `{}`; absent is the
+/// same request, PROV-BR-03 "set fields only").
+fn expected_body(recorded: &Value) -> Value {
+    let mut body = recorded.clone();
+    let map = body.as_object_mut().unwrap();
+    for field in ["system", "inferenceConfig"] {
+        let empty = match map.get(field) {
+            Some(Value::Array(items)) => items.is_empty(),
+            Some(Value::Object(fields)) => fields.is_empty(),
+            _ => false,
+        };
+        if empty {
+            map.remove(field);
+        }
+    }
+    body
+}
+
+fn decode_recorded(codec: &Codec, request: &Request, case: &str, n: usize, file: &str) -> Response {
+    let head = cassette_head(&format!("bedrock/{case}"), n);
+    let body = recorded(case, file);
+    if file.ends_with(".bin") {
+        let (deltas, result) = run_stream(codec, request, &head, [&body]);
+        let response = result.unwrap_or_else(|e| panic!("{case} {file}: {e}"));
+        let mut assembler = StreamAssembler::new().with_provider("bedrock");
+        deltas.iter().for_each(|d| assembler.push(d).unwrap());
+        assert_eq!(assembler.finish(), response.message, "{case} {file}: deltas assemble to the response (MODEL-04)");
+        response
+    } else {
+        codec.decode(request, &head, &body).unwrap_or_else(|e| panic!("{case} {file}: {e}"))
+    }
+}
+
+#[test]
+fn requests_match_the_recordings_and_continue_the_conversation() {
+    for case in CASES {
+        let mut history: Option<Vec<golem_core::Message>> = None;
+        let manifest: Value = serde_json::from_slice(&recorded(case, "manifest.json")).unwrap();
+        for (n, _, file) in interactions(&format!("bedrock/{case}")) {
+            let recorded_body: Value = serde_json::from_slice(&recorded(case, &format!("{n:02}.request.json"))).unwrap();
+            let request = request_from_converse(&recorded_body);
+            if let Some(history) = &history {
+                assert_eq!(&request.messages[..history.len()], &history[..], "{case} {n}: conversation continuity");
+            }
+            let codec = codec_for_recorded(case, &recorded_body);
+            let stream = file.ends_with(".bin");
+            let http = codec.encode(&request, stream).unwrap();
+            assert_eq!(http.method, Method::Post);
+            assert_eq!(http.url, manifest["interactions"][n - 1]["uri"].as_str().unwrap(), "{case} {n}: URL");
+            assert_eq!(http.header("content-type").unwrap().expose(), "application/json");
+            let ours: Value = serde_json::from_slice(&http.body).unwrap();
+            assert_eq!(ours, expected_body(&recorded_body), "{case} {n}: request body");
+
+            let response = decode_recorded(&codec, &request, case, n, &file);
+            let mut next = request.messages.clone();
+            next.push(response.message);
+            history = Some(next);
+        }
+    }
+}
+
+#[test]
+fn responses_decode_to_the_goldens() {
+    for case in CASES {
+        for (n, _, file) in interactions(&format!("bedrock/{case}")) {
+            let body: Value = serde_json::from_slice(&recorded(case, &format!("{n:02}.request.json"))).unwrap();
+            let codec = codec_for_recorded(case, &body);
+            let response = decode_recorded(&codec, &request_from_converse(&body), case, n, &file);
+            golden(&format!("bedrock__{case}__{n:02}"), &response_json(&response));
+        }
+    }
+}
+
+/// STREAM-05: a whole response and the stream of its deltas build one
+/// message; for the JSON fixture that is the assembler over its deltas,
+/// for the streams their decoded response re-streamed.
+#[test]
+fn parse_equals_assemble_of_its_deltas() {
+    for case in CASES {
+        for (n, _, file) in interactions(&format!("bedrock/{case}")) {
+            let body: Value = serde_json::from_slice(&recorded(case, &format!("{n:02}.request.json"))).unwrap();
+            let codec = codec_for_recorded(case, &body);
+            let response = decode_recorded(&codec, &request_from_converse(&body), case, n, &file);
+            let mut assembler = StreamAssembler::new().with_provider("bedrock");
+            for delta in response_deltas(&response, 3) {
+                assembler.push(&delta).unwrap();
+            }
+            assert_eq!(assembler.finish(), response.message, "{case} {n}");
+        }
+    }
+}
+
+#[test]
+fn every_recorded_stream_is_chunking_invariant() {
+    for case in CASES {
+        for (n, _, file) in interactions(&format!("bedrock/{case}")).into_iter().filter(|(_, _, f)| f.ends_with(".bin")) {
+            let body_json: Value = serde_json::from_slice(&recorded(case, &format!("{n:02}.request.json"))).unwrap();
+            let request = request_from_converse(&body_json);
+            let codec = codec_for_recorded(case, &body_json);
+            let head = HttpResponseHead::new(200, vec![]);
+            let body = recorded(case, &file);
+            let (deltas, result) = run_stream(&codec, &request, &head, [&body]);
+            let whole = result.unwrap();
+            let (bytewise, result) = run_stream(&codec, &request, &head, body.chunks(1));
+            assert_eq!(bytewise, deltas, "{case} {file}: byte by byte");
+            assert_eq!(result.unwrap(), whole);
+            for cut in 0..=body.len() {
+                let (split, result) = run_stream(&codec, &request, &head, split_at(&body, &[cut]));
+                assert_eq!(split, deltas, "{case} {file}: split at {cut}");
+                assert_eq!(result.as_ref().unwrap(), &whole, "{case} {file}: split at {cut}");
+            }
+            // Cut short anywhere, it is a retryable truncation, never a success.
+            for cut in (0..body.len()).step_by(97) {
+                let (_, result) = run_stream(&codec, &request, &head, [&body[..cut]]);
+                let error = result.expect_err("a cut stream");
+                assert_eq!(error.kind, golem_core::ModelErrorKind::Truncated, "{case} {file}: cut at {cut}");
+                assert!(error.retryable);
+            }
+        }
+    }
+}
+
+#[test]
+fn recorded_error_bodies_are_classified() {
+    for case in ["bedrock_400_model_not_found", "bedrock_converse_stream_400_invalid_model"] {
+        let dir = case_dir(&format!("errors/{case}"));
+        let body = std::fs::read(dir.join("01.response.json")).unwrap();
+        let mut head = cassette_head(&format!("errors/{case}"), 1);
+        head.headers.push((
+            "x-amzn-errortype".into(),
+            "ValidationException:http://internal.amazon.com/coral/com.amazon.bedrock/".into(),
+        ));
+        head.headers.push(("x-amzn-RequestId".into(), "5d3b1c9e-req".into()));
+        let request = Request::new(vec![golem_core::Message::user("hello")]);
+        let codec = crate::bedrock::codec();
+        let error = codec.decode(&request, &head, &body).unwrap_err();
+        assert_eq!(error.status, Some(400), "{case}");
+        assert!(!error.retryable);
+        assert_eq!(error.code, "ValidationException");
+        assert_eq!(error.message, "The provided model identifier is invalid.");
+        assert_eq!(error.request_id, "5d3b1c9e-req");
+    }
+}
