@@ -1,11 +1,13 @@
-//! Codec benchmarks (issue 5): SSE decode throughput, full Chat Completions
-//! stream decoding, and request encoding for histories of 10, 100 and 1000
-//! messages (cost must grow linearly).
+//! Codec benchmarks (issue 5, 14): SSE decode throughput, full Chat
+//! Completions and Bedrock ConverseStream decoding side by side, and
+//! request encoding for histories of 10, 100 and 1000 messages (cost must
+//! grow linearly), for both codecs.
 //!
 //! The stream bodies are built from the recorded OpenAI chunks in
 //! `shared/fixtures/recorded/openai` (a fixed synthetic chunk stands in when
 //! the fixtures are absent), repeated to a few MiB and fed in 16 KiB pieces,
-//! as a transport would.
+//! as a transport would. The Bedrock stream repeats the text frames of the
+//! recorded ConverseStream bodies in `shared/fixtures/recorded/bedrock`.
 //!
 //! Run with `cargo bench -p golem-providers --bench codec`.
 
@@ -122,6 +124,107 @@ fn chat_stream_decode(c: &mut Criterion) {
     group.finish();
 }
 
+/// The text-delta frames of the recorded ConverseStream bodies (a built
+/// frame stands in when the fixtures are absent).
+fn bedrock_text_frames() -> Vec<Vec<u8>> {
+    use golem_providers::eventstream::FrameDecoder;
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures/recorded/bedrock");
+    let mut frames = Vec::new();
+    for case in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+        for file in std::fs::read_dir(case.path()).into_iter().flatten().flatten() {
+            if file.path().extension().is_some_and(|e| e == "bin") {
+                let body = std::fs::read(file.path()).unwrap_or_default();
+                let mut decoder = FrameDecoder::new();
+                decoder.feed(&body);
+                while let Some(Ok(frame)) = decoder.next_frame() {
+                    let text = String::from_utf8_lossy(&frame.payload).into_owned();
+                    if text.contains("\"delta\":{\"text\"") && text.contains("\"contentBlockIndex\":0") {
+                        frames.push(golem_providers::eventstream::encode_frame(&frame.headers, &frame.payload));
+                    }
+                }
+            }
+        }
+    }
+    if frames.is_empty() {
+        frames.push(bedrock_frame("contentBlockDelta", r#"{"contentBlockIndex":0,"delta":{"text":"Hello there"}}"#));
+    }
+    frames.sort();
+    frames
+}
+
+fn bedrock_frame(kind: &str, payload: &str) -> Vec<u8> {
+    use golem_providers::eventstream::{encode_frame, Header, HeaderValue};
+    let header = |name: &str, value: &str| Header { name: name.into(), value: HeaderValue::String(value.into()) };
+    let headers = vec![header(":event-type", kind), header(":content-type", "application/json"), header(":message-type", "event")];
+    encode_frame(&headers, payload.as_bytes())
+}
+
+/// A ConverseStream body the decoder accepts in full: recorded text
+/// frames repeated, then messageStop and metadata.
+fn bedrock_body(size: usize) -> Vec<u8> {
+    let frames = bedrock_text_frames();
+    let mut body = Vec::with_capacity(size + 4096);
+    while body.len() < size {
+        for frame in &frames {
+            body.extend_from_slice(frame);
+        }
+    }
+    body.extend(bedrock_frame("messageStop", r#"{"stopReason":"end_turn"}"#));
+    body.extend(bedrock_frame("metadata", r#"{"usage":{"inputTokens":1,"outputTokens":1,"totalTokens":2}}"#));
+    body
+}
+
+fn bedrock_codec() -> golem_providers::bedrock::Codec {
+    let credentials = golem_providers::sigv4::Credentials::new("AKIDBENCH", "bench-secret");
+    let config = golem_providers::bedrock::Config::builder("us-east-1", "us.anthropic.claude-sonnet-4-20250514-v1:0")
+        .credentials(credentials)
+        .build()
+        .unwrap();
+    golem_providers::bedrock::Codec::new(config)
+}
+
+fn bedrock_stream_decode(c: &mut Criterion) {
+    let body = bedrock_body(2 << 20);
+    let codec = bedrock_codec();
+    let request = Request::new(vec![Message::user("hi")]);
+    let head = HttpResponseHead::new(200, vec![]);
+    let mut group = c.benchmark_group("bedrock_stream_decode");
+    group.throughput(Throughput::Bytes(body.len() as u64));
+    group.sample_size(10);
+    group.bench_function("recorded_text_frames_2MiB", |b| {
+        b.iter(|| {
+            let mut decoder = codec.stream_decoder(&request, &head);
+            for piece in body.chunks(CHUNK) {
+                decoder.feed(piece);
+                while let Some(delta) = decoder.next_delta() {
+                    black_box(delta.unwrap());
+                }
+            }
+            decoder.end();
+            while decoder.next_delta().is_some() {}
+            decoder.finish().unwrap()
+        })
+    });
+    group.finish();
+}
+
+fn bedrock_request_encode(c: &mut Criterion) {
+    let codec = bedrock_codec();
+    let credentials = golem_providers::sigv4::Credentials::new("AKIDBENCH", "bench-secret");
+    let mut group = c.benchmark_group("bedrock_request_encode_and_sign");
+    for n in [10, 100, 1000] {
+        let request = history(n);
+        group.throughput(Throughput::Elements(n as u64));
+        group.bench_with_input(BenchmarkId::from_parameter(n), &request, |b, request| {
+            b.iter(|| {
+                let http = codec.encode(black_box(request), false).unwrap();
+                codec.sign(http, &credentials, std::time::SystemTime::UNIX_EPOCH).unwrap()
+            })
+        });
+    }
+    group.finish();
+}
+
 /// A conversation of `n` messages: user questions, assistant answers, and
 /// every fourth turn a tool call with its result.
 fn history(n: usize) -> Request {
@@ -178,7 +281,9 @@ fn benches() {
     let mut criterion = Criterion::default().configure_from_args();
     sse_decode(&mut criterion);
     chat_stream_decode(&mut criterion);
+    bedrock_stream_decode(&mut criterion);
     request_encode(&mut criterion);
+    bedrock_request_encode(&mut criterion);
 }
 
 criterion_main!(benches);

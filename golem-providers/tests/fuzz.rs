@@ -76,5 +76,35 @@ proptest! {
         golem_providers::fuzzing::sse(&seeded);
         golem_providers::fuzzing::chat_stream(&seeded);
         golem_providers::fuzzing::chat_response(&seeded);
+        golem_providers::fuzzing::eventstream(&data);
+        golem_providers::fuzzing::bedrock_stream(&data);
+        golem_providers::fuzzing::bedrock_events(&data);
+        golem_providers::fuzzing::bedrock_response(&data);
     }
+
+    /// Bedrock event lines shaped like real ones, through the structured
+    /// entry point (frames with valid checksums).
+    #[test]
+    fn bedrock_event_lines_hold(lines in proptest::collection::vec(bedrock_line(), 0..16), cut in any::<u8>()) {
+        let mut data = vec![cut];
+        data.extend_from_slice(lines.join("\n").as_bytes());
+        golem_providers::fuzzing::bedrock_events(&data);
+    }
+}
+
+fn bedrock_line() -> impl Strategy<Value = String> {
+    let index = 0u32..4;
+    prop_oneof![
+        index.clone().prop_map(|i| format!(r#"contentBlockDelta {{"contentBlockIndex":{i},"delta":{{"text":"t"}}}}"#)),
+        index.clone().prop_map(|i| format!(r#"contentBlockDelta {{"contentBlockIndex":{i},"delta":{{"reasoningContent":{{"text":"r","signature":"s"}}}}}}"#)),
+        index.clone().prop_map(|i| format!(r#"contentBlockDelta {{"contentBlockIndex":{i},"delta":{{"reasoningContent":{{"redactedContent":"QQ=="}}}}}}"#)),
+        index.clone().prop_map(|i| format!(r#"contentBlockStart {{"contentBlockIndex":{i},"start":{{"toolUse":{{"toolUseId":"t{i}","name":"f"}}}}}}"#)),
+        index.clone().prop_map(|i| format!(r#"contentBlockDelta {{"contentBlockIndex":{i},"delta":{{"toolUse":{{"input":"{{}}"}}}}}}"#)),
+        index.prop_map(|i| format!(r#"contentBlockStop {{"contentBlockIndex":{i}}}"#)),
+        Just(r#"messageStop {"stopReason":"end_turn"}"#.to_string()),
+        Just(r#"metadata {"usage":{"inputTokens":1,"outputTokens":2}}"#.to_string()),
+        Just(r#"!throttlingException {"message":"slow"}"#.to_string()),
+        Just("messageStart {".to_string()),
+        "[a-zA-Z]{0,12} \\{.{0,20}",
+    ]
 }

@@ -26,4 +26,4 @@ macro_rules! seed_tests {
     )*};
 }
 
-seed_tests!(sse, chat_stream, chat_response, http_date);
+seed_tests!(sse, chat_stream, chat_response, http_date, eventstream, bedrock_stream, bedrock_events, bedrock_response);
