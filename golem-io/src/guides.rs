@@ -30,6 +30,10 @@ pub struct SelfCorrection;
 #[doc = include_str!("../../docs/guides/retries.md")]
 pub struct Retries;
 
+/// `docs/guides/thinking.md`
+#[doc = include_str!("../../docs/guides/thinking.md")]
+pub struct Thinking;
+
 /// `docs/guides/streaming.md`
 #[doc = include_str!("../../docs/guides/streaming.md")]
 pub struct Streaming;
