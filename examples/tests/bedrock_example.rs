@@ -44,7 +44,10 @@ fn stand_in() -> (String, std::thread::JoinHandle<String>) {
             frame("contentBlockDelta", r#"{"contentBlockIndex":0,"delta":{"text":"and that it was not changed."}}"#),
             frame("contentBlockStop", r#"{"contentBlockIndex":0}"#),
             frame("messageStop", r#"{"stopReason":"end_turn"}"#),
-            frame("metadata", r#"{"usage":{"inputTokens":21,"outputTokens":12,"totalTokens":33},"metrics":{"latencyMs":5}}"#),
+            frame(
+                "metadata",
+                r#"{"usage":{"inputTokens":21,"outputTokens":12,"totalTokens":33},"metrics":{"latencyMs":5}}"#,
+            ),
         ]
         .concat();
         let reply = format!(

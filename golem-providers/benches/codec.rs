@@ -155,7 +155,11 @@ fn bedrock_text_frames() -> Vec<Vec<u8>> {
 fn bedrock_frame(kind: &str, payload: &str) -> Vec<u8> {
     use golem_providers::eventstream::{encode_frame, Header, HeaderValue};
     let header = |name: &str, value: &str| Header { name: name.into(), value: HeaderValue::String(value.into()) };
-    let headers = vec![header(":event-type", kind), header(":content-type", "application/json"), header(":message-type", "event")];
+    let headers = vec![
+        header(":event-type", kind),
+        header(":content-type", "application/json"),
+        header(":message-type", "event"),
+    ];
     encode_frame(&headers, payload.as_bytes())
 }
 

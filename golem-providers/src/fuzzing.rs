@@ -134,7 +134,10 @@ pub fn bedrock_response(data: &[u8]) {
     };
     let status = if first < 128 { 200 } else { 300 + u16::from(first) };
     let (codec, request) = bedrock_fixture();
-    let head = HttpResponseHead::new(status, vec![("x-amzn-errortype".into(), String::from_utf8_lossy(&body[..body.len().min(24)]).into_owned())]);
+    let head = HttpResponseHead::new(
+        status,
+        vec![("x-amzn-errortype".into(), String::from_utf8_lossy(&body[..body.len().min(24)]).into_owned())],
+    );
     let _ = crate::codec::HttpCodec::decode(&codec, &request, &head, body);
 }
 

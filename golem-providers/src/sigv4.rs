@@ -245,8 +245,13 @@ pub fn sign_http(mut http: HttpRequest, params: &SigningParams<'_>) -> Result<Ht
     if let Some(token) = params.credentials.session_token() {
         signed.push(("x-amz-security-token".into(), token.expose().to_string()));
     }
-    let request =
-        SignableRequest { method: http.method.as_str(), path: parts.path, query: parts.query, headers: &signed, payload: &http.body };
+    let request = SignableRequest {
+        method: http.method.as_str(),
+        path: parts.path,
+        query: parts.query,
+        headers: &signed,
+        payload: &http.body,
+    };
     let result = sign(&request, params)?;
     let mut headers = vec![
         ("host".to_string(), HeaderValue::Plain(parts.host)),

@@ -42,14 +42,12 @@ fn run<O: Send + 'static>(
             deltas.push(d.clone());
             Ok(())
         }),
-        (Driver::Async, Some(deltas)) => futures_lite::future::block_on(agent.run_stream_async(
-            Arc::clone(calls),
-            prompt,
-            |d: &Delta| {
+        (Driver::Async, Some(deltas)) => {
+            futures_lite::future::block_on(agent.run_stream_async(Arc::clone(calls), prompt, |d: &Delta| {
                 deltas.push(d.clone());
                 Ok(())
-            },
-        )),
+            }))
+        }
     };
     result.unwrap_or_else(|e| panic!("{driver:?}: {e}"))
 }
@@ -73,7 +71,8 @@ fn a_recorded_streamed_tool_round_trip_replays_under_both_drivers() {
             .unwrap();
         let calls = Arc::new(AtomicUsize::new(0));
         let mut deltas = Vec::new();
-        let result = run(driver, &agent, &calls, "What is the temperature of the capital of France?", Some(&mut deltas));
+        let result =
+            run(driver, &agent, &calls, "What is the temperature of the capital of France?", Some(&mut deltas));
         let output = result.output().unwrap().clone();
         assert!(output.contains("30°C"), "{driver:?}: {output}");
         assert_eq!((result.requests, calls.load(Ordering::SeqCst)), (2, 1));
@@ -94,15 +93,15 @@ fn a_recorded_reasoning_tool_round_trip_replays_the_signature() {
             Reply::json(200, recorded(case, "01.response.json")),
             Reply::json(200, recorded(case, "02.response.json")),
         ]);
-        let agent = Agent::builder(client(&server.url())).tool(tool("get_user_country", "x", "Mexico")).build().unwrap();
+        let agent =
+            Agent::builder(client(&server.url())).tool(tool("get_user_country", "x", "Mexico")).build().unwrap();
         let calls = Arc::new(AtomicUsize::new(0));
         let result = run(driver, &agent, &calls, "What is the largest city in the user country?", None);
         assert!(result.output().unwrap().starts_with("Based on your location in Mexico"), "{driver:?}");
         let first: Value = serde_json::from_slice(&recorded(case, "01.response.json")).unwrap();
         let second = server.requests()[1].json();
         assert_eq!(
-            second["messages"][1]["content"][0],
-            first["output"]["message"]["content"][0],
+            second["messages"][1]["content"][0], first["output"]["message"]["content"][0],
             "{driver:?}: the reasoning block goes back unchanged, first"
         );
     }
@@ -110,7 +109,10 @@ fn a_recorded_reasoning_tool_round_trip_replays_the_signature() {
 
 fn tool_start(index: u64, id: &str, name: &str, input: &str) -> Vec<u8> {
     [
-        event("contentBlockStart", &json!({"contentBlockIndex": index, "start": {"toolUse": {"toolUseId": id, "name": name}}})),
+        event(
+            "contentBlockStart",
+            &json!({"contentBlockIndex": index, "start": {"toolUse": {"toolUseId": id, "name": name}}}),
+        ),
         event("contentBlockDelta", &json!({"contentBlockIndex": index, "delta": {"toolUse": {"input": input}}})),
         event("contentBlockStop", &json!({"contentBlockIndex": index})),
     ]
@@ -127,8 +129,12 @@ fn parallel_tool_calls_run_and_answer_in_one_turn() {
             metadata(20, 10),
         ]
         .concat();
-        let server = Server::start(vec![stream_reply([calls_stream]), stream_reply([crate::bedrock::text_stream("Both warm.")])]);
-        let agent = Agent::builder(client(&server.url())).tool(tool("get_temperature", "city", "25°C")).build().unwrap();
+        let server = Server::start(vec![
+            stream_reply([calls_stream]),
+            stream_reply([crate::bedrock::text_stream("Both warm.")]),
+        ]);
+        let agent =
+            Agent::builder(client(&server.url())).tool(tool("get_temperature", "city", "25°C")).build().unwrap();
         let calls = Arc::new(AtomicUsize::new(0));
         let result = run(driver, &agent, &calls, "Paris and Rome?", Some(&mut Vec::new()));
         assert_eq!(result.output().unwrap(), "Both warm.", "{driver:?}");
@@ -163,7 +169,8 @@ fn structured_output_in_native_mode_uses_output_config() {
         let seen = server.requests()[0].json();
         let format = &seen["outputConfig"]["textFormat"];
         assert_eq!(format["type"], "json_schema");
-        let schema: Value = serde_json::from_str(format["structure"]["jsonSchema"]["schema"].as_str().unwrap()).unwrap();
+        let schema: Value =
+            serde_json::from_str(format["structure"]["jsonSchema"]["schema"].as_str().unwrap()).unwrap();
         assert_eq!(schema["required"], json!(["city", "celsius"]));
     }
 }

@@ -5,8 +5,8 @@
 //! SPEC PROV-BR-01/02/05/06, STREAM-07, MODEL-04, ERR-06.
 
 use crate::bedrock::{
-    builder, client, client_with, exception, recorded, stream_reply, text_body, text_delta, text_stream, KEY_ID, SECRET,
-    TOKEN,
+    builder, client, client_with, exception, recorded, stream_reply, text_body, text_delta, text_stream, KEY_ID,
+    SECRET, TOKEN,
 };
 use crate::models::{collect, generate, FACES};
 use crate::server::{Framing, Part, Recorded, Reply, Server};
@@ -28,7 +28,8 @@ fn hello() -> Request {
 fn assert_signed(seen: &Recorded, credentials: &Credentials) {
     let auth = seen.header("authorization").expect("an authorization header");
     let date = seen.header("x-amz-date").expect("x-amz-date");
-    let signed_names: Vec<&str> = auth.split("SignedHeaders=").nth(1).unwrap().split(',').next().unwrap().split(';').collect();
+    let signed_names: Vec<&str> =
+        auth.split("SignedHeaders=").nth(1).unwrap().split(',').next().unwrap().split(';').collect();
     assert_eq!(signed_names, ["content-type", "host", "x-amz-date", "x-amz-security-token"]);
     let headers: Vec<(String, String)> =
         signed_names.iter().map(|n| (n.to_string(), seen.header(n).unwrap().to_string())).collect();
@@ -97,7 +98,10 @@ fn a_recorded_stream_reaches_the_sink_and_assembles_to_the_response() {
 #[test]
 fn a_throttling_exception_frame_is_a_retryable_429() {
     for face in FACES {
-        let server = Server::start(vec![stream_reply([text_delta(0, "Hel"), exception("throttlingException", "Too many tokens")])]);
+        let server = Server::start(vec![stream_reply([
+            text_delta(0, "Hel"),
+            exception("throttlingException", "Too many tokens"),
+        ])]);
         let (deltas, result) = collect(face, &client(&server.url()), &hello());
         let error = result.unwrap_err();
         assert_eq!((error.kind, error.status, error.retryable), (ModelErrorKind::Api, Some(429), true), "{face:?}");
@@ -111,7 +115,10 @@ fn a_503_is_retryable_on_both_paths_with_its_request_id() {
     for face in FACES {
         let reply = || {
             Reply::json(503, r#"{"message":"Bedrock is unable to process your request."}"#)
-                .header("x-amzn-errortype", "ServiceUnavailableException:http://internal.amazon.com/coral/com.amazon.bedrock/")
+                .header(
+                    "x-amzn-errortype",
+                    "ServiceUnavailableException:http://internal.amazon.com/coral/com.amazon.bedrock/",
+                )
                 .header("x-amzn-requestid", "req-503")
                 .header("retry-after", "1")
         };
@@ -163,14 +170,25 @@ fn a_bad_crc_is_a_retryable_decode_error() {
 #[test]
 fn a_403_with_x_amzn_errortype_is_an_auth_error_that_never_shows_the_credentials() {
     for face in FACES {
-        let body = format!(r#"{{"message":"The security token included in the request is invalid: {TOKEN} {SECRET}"}}"#);
+        let body =
+            format!(r#"{{"message":"The security token included in the request is invalid: {TOKEN} {SECRET}"}}"#);
         let server = Server::start(vec![
-            Reply::json(403, body.clone()).header("x-amzn-errortype", "UnrecognizedClientException:http://internal.amazon.com/coral/com.amazon.coral.service/"),
-            Reply::json(403, body).header("x-amzn-errortype", "UnrecognizedClientException:http://internal.amazon.com/coral/com.amazon.coral.service/"),
+            Reply::json(403, body.clone()).header(
+                "x-amzn-errortype",
+                "UnrecognizedClientException:http://internal.amazon.com/coral/com.amazon.coral.service/",
+            ),
+            Reply::json(403, body).header(
+                "x-amzn-errortype",
+                "UnrecognizedClientException:http://internal.amazon.com/coral/com.amazon.coral.service/",
+            ),
         ]);
         let model = client(&server.url());
         for error in [generate(face, &model, &hello()).unwrap_err(), collect(face, &model, &hello()).1.unwrap_err()] {
-            assert_eq!((error.kind, error.status, error.retryable), (ModelErrorKind::Auth, Some(403), false), "{face:?}");
+            assert_eq!(
+                (error.kind, error.status, error.retryable),
+                (ModelErrorKind::Auth, Some(403), false),
+                "{face:?}"
+            );
             assert_eq!(error.code, "UnrecognizedClientException");
             let shown = format!("{error} {error:?} {model:?} {:?}", model.config());
             for secret in [TOKEN, SECRET] {
@@ -211,7 +229,8 @@ fn a_credentials_provider_is_asked_per_request_and_its_failure_fails_before_send
 
 #[test]
 fn count_tokens_runs_on_both_transports() {
-    let server = Server::start(vec![Reply::json(200, r#"{"inputTokens": 12}"#), Reply::json(200, r#"{"inputTokens": 12}"#)]);
+    let server =
+        Server::start(vec![Reply::json(200, r#"{"inputTokens": 12}"#), Reply::json(200, r#"{"inputTokens": 12}"#)]);
     let model = client(&server.url());
     assert_eq!(model.count_tokens(&hello()).unwrap(), 12);
     assert_eq!(futures_lite::future::block_on(model.count_tokens_async(&hello())).unwrap(), 12);

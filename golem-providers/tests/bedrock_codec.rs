@@ -32,7 +32,9 @@ fn with_tools(messages: Vec<Message>) -> Request {
     request
 }
 
-fn with_config(f: impl FnOnce(golem_providers::bedrock::ConfigBuilder) -> golem_providers::bedrock::ConfigBuilder) -> Codec {
+fn with_config(
+    f: impl FnOnce(golem_providers::bedrock::ConfigBuilder) -> golem_providers::bedrock::ConfigBuilder,
+) -> Codec {
     Codec::new(f(builder("https://bedrock-runtime.us-east-1.amazonaws.com")).build().unwrap())
 }
 
@@ -77,7 +79,10 @@ fn settings_go_where_the_service_model_puts_them() {
     }));
     let wire = body(&codec, &request);
     assert_eq!(wire["system"], json!([{"text": "One."}, {"text": "Two."}]));
-    assert_eq!(wire["inferenceConfig"], json!({"maxTokens": 4096, "temperature": 0.0, "topP": 0.9, "stopSequences": ["END"]}));
+    assert_eq!(
+        wire["inferenceConfig"],
+        json!({"maxTokens": 4096, "temperature": 0.0, "topP": 0.9, "stopSequences": ["END"]})
+    );
     assert_eq!(wire["additionalModelRequestFields"], json!({"thinking": {"type": "enabled", "budget_tokens": 2048}}));
     let format = &wire["outputConfig"]["textFormat"];
     assert_eq!(format["type"], "json_schema");
@@ -87,12 +92,14 @@ fn settings_go_where_the_service_model_puts_them() {
     assert_eq!(wire["outputConfig"]["effort"], "high");
     assert!(wire.get("toolConfig").is_none(), "no tools, no toolConfig");
 
-    for (thinking, wire_form) in [
-        (Thinking::Adaptive, json!({"type": "adaptive"})),
-        (Thinking::Disabled, json!({"type": "disabled"})),
-    ] {
+    for (thinking, wire_form) in
+        [(Thinking::Adaptive, json!({"type": "adaptive"})), (Thinking::Disabled, json!({"type": "disabled"}))]
+    {
         let codec = with_config(|b| b.thinking(thinking));
-        assert_eq!(body(&codec, &Request::new(vec![Message::user("x")]))["additionalModelRequestFields"]["thinking"], wire_form);
+        assert_eq!(
+            body(&codec, &Request::new(vec![Message::user("x")]))["additionalModelRequestFields"]["thinking"],
+            wire_form
+        );
     }
 }
 
@@ -104,7 +111,10 @@ fn a_cache_point_ends_the_last_turn() {
     assert_eq!(wire["messages"][2]["content"], json!([{"text": "c"}, {"cachePoint": {"type": "default"}}]));
     assert_eq!(wire["messages"][0]["content"], json!([{"text": "a"}]));
     let hour = with_config(|b| b.cache_point(CachePoint::new().ttl(CacheTtl::OneHour)));
-    assert_eq!(body(&hour, &request)["messages"][2]["content"][1], json!({"cachePoint": {"type": "default", "ttl": "1h"}}));
+    assert_eq!(
+        body(&hour, &request)["messages"][2]["content"][1],
+        json!({"cachePoint": {"type": "default", "ttl": "1h"}})
+    );
     assert!(!body(&crate::bedrock::codec(), &request).to_string().contains("cachePoint"), "off by default");
 }
 
@@ -134,7 +144,8 @@ fn images_and_documents_go_as_bytes_with_request_unique_names() {
     assert_eq!(last[0]["document"]["format"], "md");
     assert_eq!(last[1]["document"]["name"], "doc-2-1");
 
-    let refused = |part: Part| codec().encode(&Request::new(vec![Message::user("x").with_parts(vec![part])]), false).unwrap_err();
+    let refused =
+        |part: Part| codec().encode(&Request::new(vec![Message::user("x").with_parts(vec![part])]), false).unwrap_err();
     let by_url = refused(Part::image_url("https://example.com/a.png"));
     assert_eq!(by_url.kind, ModelErrorKind::Unsupported);
     assert!(by_url.message.contains("message 0 part 0 (image) by URL"), "{}", by_url.message);
@@ -190,6 +201,8 @@ fn tool_results_carry_media_and_failure_inside_the_block_and_merge_into_one_turn
     );
 }
 
+// Field by field: `ThinkingBlock` is becoming `#[non_exhaustive]` (issue 11).
+#[allow(clippy::field_reassign_with_default)]
 fn block(text: &str, signature: &str, redacted: &str, provider: &str) -> ThinkingBlock {
     let mut block = ThinkingBlock::default();
     block.text = text.into();
@@ -236,9 +249,11 @@ fn a_reasoning_round_trip_with_a_tool_call_replays_the_signature_unchanged() {
     let first: Value = serde_json::from_slice(&recorded(case, "01.request.json")).unwrap();
     let codec = crate::bedrock::codec_for_recorded(case, &first);
     let request = crate::bedrock::request_from_converse(&first);
-    let response = codec.decode(&request, &HttpResponseHead::new(200, vec![]), &recorded(case, "01.response.json")).unwrap();
+    let response =
+        codec.decode(&request, &HttpResponseHead::new(200, vec![]), &recorded(case, "01.response.json")).unwrap();
     let recorded_response: Value = serde_json::from_slice(&recorded(case, "01.response.json")).unwrap();
-    let signature = recorded_response["output"]["message"]["content"][0]["reasoningContent"]["reasoningText"]["signature"]
+    let signature = recorded_response["output"]["message"]["content"][0]["reasoningContent"]["reasoningText"]
+        ["signature"]
         .as_str()
         .unwrap();
     assert_eq!(response.message.thinking.len(), 1);
@@ -278,7 +293,11 @@ fn exception_frames_are_classified_api_errors() {
         let (deltas, result) = stream(&[text_delta(0, "Hel"), exception(kind, "Too many requests, please wait.")]);
         assert_eq!(deltas, vec![Delta::text("Hel")], "{kind}: what came before was forwarded");
         let error = result.unwrap_err();
-        assert_eq!((error.kind, error.status, error.retryable), (ModelErrorKind::Api, Some(status), retryable), "{kind}");
+        assert_eq!(
+            (error.kind, error.status, error.retryable),
+            (ModelErrorKind::Api, Some(status), retryable),
+            "{kind}"
+        );
         assert_eq!(error.code, kind);
         assert_eq!(error.message, "Too many requests, please wait.");
     }
@@ -305,7 +324,8 @@ fn streams_without_message_stop_or_cut_mid_frame_are_retryable_truncations() {
     assert_eq!((error.kind, error.retryable), (ModelErrorKind::Decode, true));
     assert!(error.message.contains("checksum"), "{}", error.message);
 
-    let (_, result) = stream(&[event("contentBlockDelta", &json!({"contentBlockIndex": 0, "delta": {"text": 1}})), b"".to_vec()]);
+    let (_, result) =
+        stream(&[event("contentBlockDelta", &json!({"contentBlockIndex": 0, "delta": {"text": 1}})), b"".to_vec()]);
     assert!(result.is_err());
     let garbage = golem_providers::eventstream::encode_frame(
         &[golem_providers::eventstream::Header {
@@ -321,7 +341,10 @@ fn streams_without_message_stop_or_cut_mid_frame_are_retryable_truncations() {
 #[test]
 fn content_blocks_keep_their_kind_and_tool_calls_without_input_get_an_empty_object() {
     let start = |index: u64, id: &str, name: &str| {
-        event("contentBlockStart", &json!({"contentBlockIndex": index, "start": {"toolUse": {"toolUseId": id, "name": name}}}))
+        event(
+            "contentBlockStart",
+            &json!({"contentBlockIndex": index, "start": {"toolUse": {"toolUseId": id, "name": name}}}),
+        )
     };
     let reasoning = |index: u64, delta: Value| {
         event("contentBlockDelta", &json!({"contentBlockIndex": index, "delta": {"reasoningContent": delta}}))
@@ -348,7 +371,13 @@ fn content_blocks_keep_their_kind_and_tool_calls_without_input_get_an_empty_obje
     assert_eq!(m.content, "Hi");
     assert_eq!((m.tool_calls[0].id.as_str(), m.tool_calls[0].args.as_str()), ("tu_a", "{}"));
     assert_eq!((m.tool_calls[1].id.as_str(), m.tool_calls[1].args.as_str()), ("call_1_2", "{\"x\":1}"));
-    assert!(deltas.contains(&Delta::ToolCall { index: 0, id: String::new(), name: String::new(), args: "{}".into(), signature: String::new() }));
+    assert!(deltas.contains(&Delta::ToolCall {
+        index: 0,
+        id: String::new(),
+        name: String::new(),
+        args: "{}".into(),
+        signature: String::new()
+    }));
 
     // A delta of the wrong kind for its block, or for a block never opened, is a decode error.
     for bad in [
@@ -364,8 +393,13 @@ fn content_blocks_keep_their_kind_and_tool_calls_without_input_get_an_empty_obje
 
 #[test]
 fn usage_adds_cache_figures_to_input_and_stop_reasons_map() {
-    let usage = golem_providers::bedrock::usage(&json!({"inputTokens": 10, "outputTokens": 3, "cacheReadInputTokens": 100, "cacheWriteInputTokens": 7}));
-    assert_eq!((usage.input_tokens, usage.output_tokens, usage.cache_read_tokens, usage.cache_write_tokens), (117, 3, 100, 7));
+    let usage = golem_providers::bedrock::usage(
+        &json!({"inputTokens": 10, "outputTokens": 3, "cacheReadInputTokens": 100, "cacheWriteInputTokens": 7}),
+    );
+    assert_eq!(
+        (usage.input_tokens, usage.output_tokens, usage.cache_read_tokens, usage.cache_write_tokens),
+        (117, 3, 100, 7)
+    );
     assert_eq!(usage.uncached_input_tokens(), 10);
     use golem_core::FinishReason as F;
     for (reason, expected) in [
@@ -391,7 +425,13 @@ fn error_bodies_take_the_code_from_the_header_and_the_message_from_either_case()
     let error = codec()
         .decode(
             &request,
-            &head(403, &[("x-amzn-errortype", "AccessDeniedException:http://internal.amazon.com/coral/com.amazon.coral.service/")]),
+            &head(
+                403,
+                &[(
+                    "x-amzn-errortype",
+                    "AccessDeniedException:http://internal.amazon.com/coral/com.amazon.coral.service/",
+                )],
+            ),
             br#"{"Message":"User is not authorized to perform: bedrock:InvokeModel"}"#,
         )
         .unwrap_err();
@@ -399,7 +439,11 @@ fn error_bodies_take_the_code_from_the_header_and_the_message_from_either_case()
     assert_eq!(error.code, "AccessDeniedException");
     assert_eq!(error.message, "User is not authorized to perform: bedrock:InvokeModel");
     let error = codec()
-        .decode(&request, &head(429, &[("retry-after", "2")]), br#"{"__type":"com.amazon.coral#ThrottlingException","message":"slow"}"#)
+        .decode(
+            &request,
+            &head(429, &[("retry-after", "2")]),
+            br#"{"__type":"com.amazon.coral#ThrottlingException","message":"slow"}"#,
+        )
         .unwrap_err();
     assert_eq!((error.code.as_str(), error.retryable), ("ThrottlingException", true));
     assert_eq!(error.retry_after, Some(std::time::Duration::from_secs(2)));
@@ -415,22 +459,44 @@ fn error_bodies_take_the_code_from_the_header_and_the_message_from_either_case()
 fn configs_are_validated_at_construction() {
     let base = || Config::builder("us-east-1", "anthropic.claude-3-7-sonnet-20250219-v1:0").credentials(credentials());
     assert!(matches!(Config::builder("", "m").credentials(credentials()).build(), Err(ConfigError::Missing { .. })));
-    assert!(matches!(Config::builder("us-east-1", " ").credentials(credentials()).build(), Err(ConfigError::Missing { .. })));
-    assert!(matches!(Config::builder("US East", "m").credentials(credentials()).build(), Err(ConfigError::InvalidRegion { .. })));
-    assert!(matches!(Config::builder("us-east-1", "m").build(), Err(ConfigError::Missing { field: "credentials", .. })));
+    assert!(matches!(
+        Config::builder("us-east-1", " ").credentials(credentials()).build(),
+        Err(ConfigError::Missing { .. })
+    ));
+    assert!(matches!(
+        Config::builder("US East", "m").credentials(credentials()).build(),
+        Err(ConfigError::InvalidRegion { .. })
+    ));
+    assert!(matches!(
+        Config::builder("us-east-1", "m").build(),
+        Err(ConfigError::Missing { field: "credentials", .. })
+    ));
     assert!(matches!(base().base_url("ftp://x").build(), Err(ConfigError::InvalidBaseUrl { .. })));
     assert!(matches!(base().tuning(Tuning::new().temperature(1.01)).build(), Err(ConfigError::InvalidTuning { .. })));
     assert!(matches!(base().tuning(Tuning::new().top_p(-0.1)).build(), Err(ConfigError::InvalidTuning { .. })));
     assert!(matches!(base().tuning(Tuning::new().max_tokens(0)).build(), Err(ConfigError::InvalidTuning { .. })));
     assert!(matches!(base().effort(" ").build(), Err(ConfigError::InvalidTuning { .. })));
     // THINK-02 for Anthropic models: 1024 ≤ budget < max_tokens.
-    assert!(matches!(base().thinking(Thinking::Enabled { budget_tokens: 1023 }).build(), Err(ConfigError::InvalidThinking { .. })));
+    assert!(matches!(
+        base().thinking(Thinking::Enabled { budget_tokens: 1023 }).build(),
+        Err(ConfigError::InvalidThinking { .. })
+    ));
     let over = base().tuning(Tuning::new().max_tokens(2048)).thinking(Thinking::Enabled { budget_tokens: 2048 });
     assert!(matches!(over.build(), Err(ConfigError::InvalidThinking { .. })));
-    assert!(base().tuning(Tuning::new().max_tokens(2049)).thinking(Thinking::Enabled { budget_tokens: 2048 }).build().is_ok());
-    assert!(base().thinking(Thinking::Enabled { budget_tokens: 1024 }).build().is_ok(), "no max_tokens: Bedrock's default");
+    assert!(base()
+        .tuning(Tuning::new().max_tokens(2049))
+        .thinking(Thinking::Enabled { budget_tokens: 2048 })
+        .build()
+        .is_ok());
+    assert!(
+        base().thinking(Thinking::Enabled { budget_tokens: 1024 }).build().is_ok(),
+        "no max_tokens: Bedrock's default"
+    );
     let nova = Config::builder("us-east-1", "amazon.nova-pro-v1:0").credentials(credentials());
-    assert!(nova.thinking(Thinking::Enabled { budget_tokens: 10 }).build().is_ok(), "other families have their own rules");
+    assert!(
+        nova.thinking(Thinking::Enabled { budget_tokens: 10 }).build().is_ok(),
+        "other families have their own rules"
+    );
     let config = base().base_url("http://127.0.0.1:9/").build().unwrap();
     assert_eq!(config.base_url(), "http://127.0.0.1:9");
 }

@@ -71,13 +71,16 @@ fn the_valid_vectors_decode_with_every_header_type() {
 
 #[test]
 fn every_malformed_vector_is_the_typed_error_of_its_first_failing_check() {
-    let cases: [(&str, fn(&FrameError) -> bool); 8] = [
+    type Check = fn(&FrameError) -> bool;
+    let cases: [(&str, Check); 8] = [
         ("invalid_prelude_checksum", |e| matches!(e, FrameError::PreludeChecksum { .. })),
         ("invalid_message_checksum", |e| matches!(e, FrameError::MessageChecksum { .. })),
         ("invalid_headers_length", |e| matches!(e, FrameError::HeadersLength { headers: 77, length: 89 })),
         ("invalid_header_value_type", |e| matches!(e, FrameError::HeaderType { kind: 0x60, .. })),
         ("invalid_header_name_length", |e| matches!(e, FrameError::Header { .. } | FrameError::HeaderType { .. })),
-        ("invalid_header_name_length_too_long", |e| matches!(e, FrameError::Header { .. } | FrameError::HeaderType { .. })),
+        ("invalid_header_name_length_too_long", |e| {
+            matches!(e, FrameError::Header { .. } | FrameError::HeaderType { .. })
+        }),
         ("invalid_header_string_length_cut_off", |e| matches!(e, FrameError::Header { .. })),
         ("invalid_header_string_value_length", |e| matches!(e, FrameError::Header { .. })),
     ];

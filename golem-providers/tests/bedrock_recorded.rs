@@ -61,7 +61,8 @@ fn requests_match_the_recordings_and_continue_the_conversation() {
         let mut history: Option<Vec<golem_core::Message>> = None;
         let manifest: Value = serde_json::from_slice(&recorded(case, "manifest.json")).unwrap();
         for (n, _, file) in interactions(&format!("bedrock/{case}")) {
-            let recorded_body: Value = serde_json::from_slice(&recorded(case, &format!("{n:02}.request.json"))).unwrap();
+            let recorded_body: Value =
+                serde_json::from_slice(&recorded(case, &format!("{n:02}.request.json"))).unwrap();
             let request = request_from_converse(&recorded_body);
             if let Some(history) = &history {
                 assert_eq!(&request.messages[..history.len()], &history[..], "{case} {n}: conversation continuity");
@@ -117,7 +118,8 @@ fn parse_equals_assemble_of_its_deltas() {
 #[test]
 fn every_recorded_stream_is_chunking_invariant() {
     for case in CASES {
-        for (n, _, file) in interactions(&format!("bedrock/{case}")).into_iter().filter(|(_, _, f)| f.ends_with(".bin")) {
+        for (n, _, file) in interactions(&format!("bedrock/{case}")).into_iter().filter(|(_, _, f)| f.ends_with(".bin"))
+        {
             let body_json: Value = serde_json::from_slice(&recorded(case, &format!("{n:02}.request.json"))).unwrap();
             let request = request_from_converse(&body_json);
             let codec = codec_for_recorded(case, &body_json);

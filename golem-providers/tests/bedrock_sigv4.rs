@@ -104,7 +104,8 @@ fn every_applicable_case_of_the_aws_test_suite_passes() {
     cases.sort();
     assert_eq!(cases.len(), 24, "the committed cases");
     let credentials = Credentials::new(SUITE_KEY_ID, SUITE_SECRET);
-    let params = SigningParams { credentials: &credentials, region: "us-east-1", service: "service", time: at(SUITE_TIME) };
+    let params =
+        SigningParams { credentials: &credentials, region: "us-east-1", service: "service", time: at(SUITE_TIME) };
     for dir in cases {
         let name = dir.file_name().unwrap().to_str().unwrap().to_string();
         let file = |ext: &str| std::fs::read_to_string(dir.join(format!("{name}.{ext}"))).unwrap();
@@ -173,7 +174,8 @@ fn golden() -> Value {
 fn a_recorded_bedrock_request_with_a_colon_in_the_model_id_signs_as_botocore_does() {
     let golden = golden();
     let s = |k: &str| golden[k].as_str().unwrap().to_string();
-    let credentials = Credentials::new(s("access_key_id"), s("secret_access_key")).with_session_token(s("session_token"));
+    let credentials =
+        Credentials::new(s("access_key_id"), s("secret_access_key")).with_session_token(s("session_token"));
     let time = at(golden["unix_time"].as_u64().unwrap());
     let http = HttpRequest::new(Method::Post, s("url"))
         .with_header("content-type", HeaderValue::Plain("application/json".into()))
@@ -227,7 +229,8 @@ fn model_ids_are_encoded_once_on_the_wire_and_twice_when_signed() {
 #[test]
 fn signing_covers_host_with_port_and_replaces_stale_auth_headers() {
     let credentials = Credentials::new("AKID", "secret");
-    let params = SigningParams { credentials: &credentials, region: "eu-west-1", service: "bedrock", time: at(SUITE_TIME) };
+    let params =
+        SigningParams { credentials: &credentials, region: "eu-west-1", service: "bedrock", time: at(SUITE_TIME) };
     let http = HttpRequest::new(Method::Post, "http://127.0.0.1:8080/model/m/converse?x=1#frag")
         .with_header("authorization", HeaderValue::Plain("stale".into()))
         .with_header("x-amz-date", HeaderValue::Plain("stale".into()))
@@ -238,9 +241,15 @@ fn signing_covers_host_with_port_and_replaces_stale_auth_headers() {
     assert_eq!(signed.header("host").unwrap().expose(), "127.0.0.1:8080");
     assert!(signed.header("x-amz-security-token").is_none(), "no token, no header");
     let auth = signed.header("authorization").unwrap().expose().to_string();
-    assert!(auth.contains("/20150830/eu-west-1/bedrock/aws4_request, SignedHeaders=host;x-amz-date, Signature="), "{auth}");
+    assert!(
+        auth.contains("/20150830/eu-west-1/bedrock/aws4_request, SignedHeaders=host;x-amz-date, Signature="),
+        "{auth}"
+    );
     let default_port = HttpRequest::new(Method::Post, "https://Bedrock-Runtime.example.com:443/x");
-    assert_eq!(sign_http(default_port, &params).unwrap().header("host").unwrap().expose(), "bedrock-runtime.example.com");
+    assert_eq!(
+        sign_http(default_port, &params).unwrap().header("host").unwrap().expose(),
+        "bedrock-runtime.example.com"
+    );
     let error = sign_http(HttpRequest::new(Method::Post, "no-scheme"), &params).unwrap_err();
     assert!(matches!(error, SigningError::InvalidUrl(_)));
 }

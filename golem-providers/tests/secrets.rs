@@ -100,7 +100,8 @@ fn aws_credentials_never_show() {
     };
     let credentials = Credentials::new(KEY_ID, SECRET).with_session_token(TOKEN);
     hidden("credentials", &format!("{credentials:?}"));
-    let config = Config::builder("us-east-1", "amazon.nova-micro-v1:0").credentials(credentials.clone()).build().unwrap();
+    let config =
+        Config::builder("us-east-1", "amazon.nova-micro-v1:0").credentials(credentials.clone()).build().unwrap();
     hidden("config", &format!("{config:?}"));
     let codec = golem_providers::bedrock::Codec::new(config);
     hidden("codec", &format!("{codec:?}"));
@@ -145,7 +146,10 @@ fn aws_credentials_never_show() {
         .unwrap();
     hidden("provider config", &format!("{failing:?}"));
     let error = golem_providers::bedrock::Codec::new(failing)
-        .authorize(golem_providers::http::HttpRequest::new(golem_providers::http::Method::Post, "https://x/y"), UNIX_EPOCH)
+        .authorize(
+            golem_providers::http::HttpRequest::new(golem_providers::http::Method::Post, "https://x/y"),
+            UNIX_EPOCH,
+        )
         .unwrap_err();
     assert_eq!(error.kind, golem_core::ModelErrorKind::Auth);
 }

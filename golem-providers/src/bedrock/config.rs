@@ -266,10 +266,9 @@ impl ConfigBuilder {
         if let Some(reason) = validate::base_url_problem(&base_url) {
             return Err(ConfigError::InvalidBaseUrl { url: base_url, reason });
         }
-        let credentials = self.credentials.ok_or(ConfigError::Missing {
-            field: "credentials",
-            var: "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY",
-        })?;
+        let credentials = self
+            .credentials
+            .ok_or(ConfigError::Missing { field: "credentials", var: "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY" })?;
         self.tuning.validate().map_err(|reason| ConfigError::InvalidTuning { reason })?;
         if let Some(effort) = &self.effort {
             if effort.trim().is_empty() || effort.chars().any(char::is_control) {

@@ -89,7 +89,12 @@ impl Codec {
     /// Sign `http` with `credentials` at `now` (SigV4, service `bedrock`,
     /// the configured region; SPEC PROV-BR-02). Pure: the same inputs give
     /// the same signature.
-    pub fn sign(&self, http: HttpRequest, credentials: &Credentials, now: SystemTime) -> Result<HttpRequest, ModelError> {
+    pub fn sign(
+        &self,
+        http: HttpRequest,
+        credentials: &Credentials,
+        now: SystemTime,
+    ) -> Result<HttpRequest, ModelError> {
         let params = SigningParams { credentials, region: self.config.region(), service: SERVICE, time: now };
         sigv4::sign_http(http, &params)
             .map_err(|e| ModelError::new(ModelErrorKind::Encode, format!("cannot sign the request: {e}")))
@@ -133,9 +138,11 @@ impl HttpCodec for Codec {
     }
 
     fn authorize(&self, request: HttpRequest, now: SystemTime) -> Result<HttpRequest, ModelError> {
-        let credentials = self.config.credentials().credentials().map_err(|e| {
-            ModelError::new(ModelErrorKind::Auth, e.to_string()).with_retryable(e.is_retryable())
-        })?;
+        let credentials = self
+            .config
+            .credentials()
+            .credentials()
+            .map_err(|e| ModelError::new(ModelErrorKind::Auth, e.to_string()).with_retryable(e.is_retryable()))?;
         self.sign(request, &credentials, now)
     }
 
@@ -148,6 +155,9 @@ impl HttpCodec for Codec {
         ConverseStream::new(head, response_turn(request), self.current_credentials())
     }
 
+    // Field by field rather than a literal: `Capabilities` is becoming
+    // `#[non_exhaustive]` (issue 11), which forbids literals outside its crate.
+    #[allow(clippy::field_reassign_with_default)]
     fn capabilities(&self) -> Capabilities {
         let mut capabilities = Capabilities::default();
         capabilities.streaming = true;

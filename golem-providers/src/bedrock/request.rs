@@ -249,8 +249,11 @@ fn no_parts(message: &Message, index: usize) -> Result<(), ModelError> {
 /// The schema's name as Bedrock accepts it: letters, digits, `_` and `-`,
 /// at most 64, `output` when empty.
 fn schema_name(name: &str) -> String {
-    let cleaned: String =
-        name.chars().take(64).map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect();
+    let cleaned: String = name
+        .chars()
+        .take(64)
+        .map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' })
+        .collect();
     if cleaned.is_empty() {
         "output".to_string()
     } else {

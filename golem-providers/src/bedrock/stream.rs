@@ -113,7 +113,8 @@ impl ConverseStream {
                     }
                 }
                 Some(Err(FrameError::Truncated { buffered })) => {
-                    let what = format!("the stream ended inside an event-stream frame ({buffered} bytes of it arrived)");
+                    let what =
+                        format!("the stream ended inside an event-stream frame ({buffered} bytes of it arrived)");
                     self.fail(ModelError::new(ModelErrorKind::Truncated, what));
                 }
                 Some(Err(error)) => self.fail(decode_error("event stream", &error.to_string(), true, None)),
@@ -177,7 +178,13 @@ impl ConverseStream {
                         id = super::call_id(self.turn, usize::try_from(ordinal).unwrap_or(usize::MAX) + 1);
                     }
                     let name = text(tool.get("name"));
-                    self.emit(Delta::ToolCall { index: ordinal, id, name, args: String::new(), signature: String::new() })?;
+                    self.emit(Delta::ToolCall {
+                        index: ordinal,
+                        id,
+                        name,
+                        args: String::new(),
+                        signature: String::new(),
+                    })?;
                 }
                 Ok(())
             }
@@ -226,7 +233,14 @@ impl ConverseStream {
                             _ => String::new(),
                         },
                     };
-                    if delta != (Delta::Thinking { index: ordinal, text: String::new(), signature: String::new(), redacted: String::new() }) {
+                    if delta
+                        != (Delta::Thinking {
+                            index: ordinal,
+                            text: String::new(),
+                            signature: String::new(),
+                            redacted: String::new(),
+                        })
+                    {
                         self.emit(delta)?;
                     }
                 }

@@ -107,7 +107,9 @@ impl Thinking {
     pub(crate) fn wire(self) -> serde_json::Value {
         match self {
             Thinking::Adaptive => serde_json::json!({"type": "adaptive"}),
-            Thinking::Enabled { budget_tokens } => serde_json::json!({"type": "enabled", "budget_tokens": budget_tokens}),
+            Thinking::Enabled { budget_tokens } => {
+                serde_json::json!({"type": "enabled", "budget_tokens": budget_tokens})
+            }
             Thinking::Disabled => serde_json::json!({"type": "disabled"}),
         }
     }

@@ -30,8 +30,11 @@ fn string(name: &str, value: &str) -> Header {
 
 /// An event frame as Bedrock sends it.
 pub fn event(kind: &str, payload: &Value) -> Vec<u8> {
-    let headers =
-        vec![string(":event-type", kind), string(":content-type", "application/json"), string(":message-type", "event")];
+    let headers = vec![
+        string(":event-type", kind),
+        string(":content-type", "application/json"),
+        string(":message-type", "event"),
+    ];
     encode_frame(&headers, payload.to_string().as_bytes())
 }
 
@@ -103,7 +106,8 @@ pub fn client(url: &str) -> Bedrock {
 }
 
 pub fn client_with(builder: ConfigBuilder) -> Bedrock {
-    Bedrock::new(builder.build().unwrap()).transport_config(TransportConfig::new().read_timeout(Duration::from_secs(10)))
+    Bedrock::new(builder.build().unwrap())
+        .transport_config(TransportConfig::new().read_timeout(Duration::from_secs(10)))
 }
 
 pub fn codec() -> Codec {
@@ -142,6 +146,9 @@ pub fn codec_for_recorded(case: &str, body: &Value) -> Codec {
 /// A golem request equivalent to a recorded Converse body: system texts,
 /// messages (tool results become tool messages named after their call),
 /// and tools.
+// Thinking blocks are filled field by field: the core types are becoming
+// `#[non_exhaustive]` (issue 11), which forbids literals here.
+#[allow(clippy::field_reassign_with_default)]
 pub fn request_from_converse(body: &Value) -> Request {
     let mut messages: Vec<Message> = Vec::new();
     for system in body["system"].as_array().into_iter().flatten() {
@@ -182,7 +189,8 @@ pub fn request_from_converse(body: &Value) -> Request {
                     } else if let Some(reasoning) = block.get("reasoningContent") {
                         let mut thinking = ThinkingBlock::default();
                         thinking.text = reasoning["reasoningText"]["text"].as_str().unwrap_or_default().into();
-                        thinking.signature = reasoning["reasoningText"]["signature"].as_str().unwrap_or_default().into();
+                        thinking.signature =
+                            reasoning["reasoningText"]["signature"].as_str().unwrap_or_default().into();
                         thinking.redacted = reasoning["redactedContent"].as_str().unwrap_or_default().into();
                         thinking.provider = "bedrock".into();
                         message.thinking.push(thinking);
