@@ -99,29 +99,34 @@ fn sse_decode(c: &mut Criterion) {
     group.finish();
 }
 
-fn chat_stream_decode(c: &mut Criterion) {
-    let body = chat_body(2 << 20);
-    let codec = Codec::new(Config::builder(Preset::openai(), "gpt-4o").api_key("sk-bench").build().unwrap());
+/// Decode `body` as one streamed response, fed in transport-sized pieces.
+fn decode_stream<C: HttpCodec>(codec: &C, body: &[u8]) -> golem_core::model::Response {
     let request = Request::new(vec![Message::user("hi")]);
-    let head = HttpResponseHead::new(200, vec![]);
-    let mut group = c.benchmark_group("chat_stream_decode");
+    let mut decoder = codec.stream_decoder(&request, &HttpResponseHead::new(200, vec![]));
+    for piece in body.chunks(CHUNK) {
+        decoder.feed(piece);
+        while let Some(delta) = decoder.next_delta() {
+            black_box(delta.unwrap());
+        }
+    }
+    decoder.end();
+    while decoder.next_delta().is_some() {}
+    decoder.finish().unwrap()
+}
+
+/// A stream-decoding benchmark group: `body` through `codec`, throughput
+/// in bytes.
+fn stream_group<C: HttpCodec>(c: &mut Criterion, group: &str, name: &str, codec: &C, body: &[u8]) {
+    let mut group = c.benchmark_group(group);
     group.throughput(Throughput::Bytes(body.len() as u64));
     group.sample_size(10);
-    group.bench_function("recorded_text_chunks_2MiB", |b| {
-        b.iter(|| {
-            let mut decoder = codec.stream_decoder(&request, &head);
-            for piece in body.chunks(CHUNK) {
-                decoder.feed(piece);
-                while let Some(delta) = decoder.next_delta() {
-                    black_box(delta.unwrap());
-                }
-            }
-            decoder.end();
-            while decoder.next_delta().is_some() {}
-            decoder.finish().unwrap()
-        })
-    });
+    group.bench_function(name, |b| b.iter(|| decode_stream(codec, body)));
     group.finish();
+}
+
+fn chat_stream_decode(c: &mut Criterion) {
+    let codec = Codec::new(Config::builder(Preset::openai(), "gpt-4o").api_key("sk-bench").build().unwrap());
+    stream_group(c, "chat_stream_decode", "recorded_text_chunks_2MiB", &codec, &chat_body(2 << 20));
 }
 
 /// The text-delta frames of the recorded ConverseStream bodies (a built
@@ -188,28 +193,7 @@ fn bedrock_codec() -> golem_providers::bedrock::Codec {
 }
 
 fn bedrock_stream_decode(c: &mut Criterion) {
-    let body = bedrock_body(2 << 20);
-    let codec = bedrock_codec();
-    let request = Request::new(vec![Message::user("hi")]);
-    let head = HttpResponseHead::new(200, vec![]);
-    let mut group = c.benchmark_group("bedrock_stream_decode");
-    group.throughput(Throughput::Bytes(body.len() as u64));
-    group.sample_size(10);
-    group.bench_function("recorded_text_frames_2MiB", |b| {
-        b.iter(|| {
-            let mut decoder = codec.stream_decoder(&request, &head);
-            for piece in body.chunks(CHUNK) {
-                decoder.feed(piece);
-                while let Some(delta) = decoder.next_delta() {
-                    black_box(delta.unwrap());
-                }
-            }
-            decoder.end();
-            while decoder.next_delta().is_some() {}
-            decoder.finish().unwrap()
-        })
-    });
-    group.finish();
+    stream_group(c, "bedrock_stream_decode", "recorded_text_frames_2MiB", &bedrock_codec(), &bedrock_body(2 << 20));
 }
 
 fn bedrock_request_encode(c: &mut Criterion) {

@@ -414,15 +414,9 @@ fn percent_decode(text: &str) -> Vec<u8> {
     out
 }
 
+/// The value trimmed, inner runs of whitespace as one space.
 fn collapse_spaces(value: &str) -> String {
-    let mut out = String::with_capacity(value.len());
-    for word in value.split(' ').filter(|w| !w.is_empty()) {
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        out.push_str(word.trim_matches(|c: char| c.is_ascii_whitespace()));
-    }
-    out.trim().to_string()
+    value.split_ascii_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// The pieces of an absolute URL that signing needs.

@@ -15,6 +15,7 @@ use golem_core::tool::ToolDefinition;
 use golem_providers::bedrock::{CachePoint, CacheTtl, Codec, Config, ConfigError, Thinking, Tuning};
 use golem_providers::codec::HttpCodec;
 use golem_providers::http::HttpResponseHead;
+use golem_providers::sigv4::Credentials;
 use serde_json::{json, Value};
 use std::sync::Arc;
 
@@ -472,6 +473,14 @@ fn configs_are_validated_at_construction() {
         Err(ConfigError::Missing { field: "credentials", .. })
     ));
     assert!(matches!(base().base_url("ftp://x").build(), Err(ConfigError::InvalidBaseUrl { .. })));
+    let newline = Credentials::new("AKID\n", "secret");
+    let error = Config::builder("us-east-1", "m").credentials(newline).build().unwrap_err();
+    assert_eq!(error, ConfigError::InvalidCredentials);
+    let token = Credentials::new("AKID", "secret").with_session_token("tok en");
+    assert!(matches!(
+        Config::builder("us-east-1", "m").credentials(token).build(),
+        Err(ConfigError::InvalidCredentials)
+    ));
     assert!(matches!(base().tuning(Tuning::new().temperature(1.01)).build(), Err(ConfigError::InvalidTuning { .. })));
     assert!(matches!(base().tuning(Tuning::new().top_p(-0.1)).build(), Err(ConfigError::InvalidTuning { .. })));
     assert!(matches!(base().tuning(Tuning::new().max_tokens(0)).build(), Err(ConfigError::InvalidTuning { .. })));

@@ -72,6 +72,7 @@ impl Config {
             model: model.into(),
             base_url: None,
             credentials: None,
+            fixed: None,
             tuning: Tuning::new(),
             thinking: None,
             effort: None,
@@ -174,6 +175,8 @@ pub struct ConfigBuilder {
     model: String,
     base_url: Option<String>,
     credentials: Option<SharedProvider>,
+    /// Fixed credentials, kept to be checked at build.
+    fixed: Option<Credentials>,
     tuning: Tuning,
     thinking: Option<Thinking>,
     effort: Option<String>,
@@ -202,14 +205,18 @@ impl ConfigBuilder {
         self
     }
 
-    /// Fixed credentials.
+    /// Fixed credentials; [`build`](Self::build) checks they can go in
+    /// HTTP headers.
     pub fn credentials(self, credentials: Credentials) -> Self {
-        self.credentials_provider(credentials)
+        let mut builder = self.credentials_provider(credentials.clone());
+        builder.fixed = Some(credentials);
+        builder
     }
 
     /// A provider asked for credentials on every request (refreshing ones).
     pub fn credentials_provider(mut self, provider: impl CredentialsProvider + 'static) -> Self {
         self.credentials = Some(SharedProvider(Arc::new(provider)));
+        self.fixed = None;
         self
     }
 
@@ -269,6 +276,12 @@ impl ConfigBuilder {
         let credentials = self
             .credentials
             .ok_or(ConfigError::Missing { field: "credentials", var: "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY" })?;
+        if let Some(fixed) = &self.fixed {
+            let parts = [Some(fixed.access_key_id()), Some(fixed.secret_access_key()), fixed.session_token()];
+            if !parts.into_iter().flatten().all(|part| validate::is_credential(part.expose())) {
+                return Err(ConfigError::InvalidCredentials);
+            }
+        }
         self.tuning.validate().map_err(|reason| ConfigError::InvalidTuning { reason })?;
         if let Some(effort) = &self.effort {
             if effort.trim().is_empty() || effort.chars().any(char::is_control) {

@@ -26,6 +26,10 @@ pub enum ConfigError {
         /// What is wrong with it.
         reason: &'static str,
     },
+    /// A credential holds characters an HTTP header cannot carry (a line
+    /// break read with an environment variable, say), or is empty.
+    #[error("the AWS credentials hold characters that cannot go in an HTTP header")]
+    InvalidCredentials,
     /// An inference setting out of range.
     #[error("invalid inference setting: {reason}")]
     InvalidTuning {
