@@ -18,6 +18,7 @@ mod client_openai;
 mod config;
 mod decode;
 mod encode;
+mod error_kinds;
 mod errors;
 mod fuzz;
 mod fuzz_corpus;
