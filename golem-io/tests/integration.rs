@@ -38,6 +38,7 @@ mod output;
 mod policy;
 mod record_replay;
 mod run_ids;
+mod secrets;
 mod setup;
 mod spec_checks;
 mod streaming;
