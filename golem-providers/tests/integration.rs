@@ -28,5 +28,6 @@ mod retry_after;
 mod secrets;
 mod sse;
 mod stream;
+mod structured_output;
 mod transport_async;
 mod transport_blocking;
