@@ -6,6 +6,8 @@
 // Helpers shared by several files, compiled once.
 #[path = "support/models.rs"]
 mod models;
+#[path = "support/proxy.rs"]
+mod proxy;
 #[path = "support/server.rs"]
 mod server;
 mod support;
@@ -31,3 +33,4 @@ mod stream;
 mod structured_output;
 mod transport_async;
 mod transport_blocking;
+mod transport_proxy;
