@@ -29,6 +29,7 @@ mod mcp_fuzz_corpus;
 mod mcp_http;
 mod mcp_http_fake;
 mod mcp_http_listen;
+mod mcp_http_proxy;
 mod mcp_replay;
 mod mcp_resources;
 mod mcp_results;
