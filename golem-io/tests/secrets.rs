@@ -22,9 +22,12 @@ fn stdio_config_debug_shows_environment_keys_never_values() {
 
 #[test]
 fn http_config_and_its_errors_hide_headers_tokens_and_queries() {
-    let config =
-        HttpConfig::new("http://127.0.0.1:9/mcp?key=SECRET-Q").bearer_token("SECRET-T").header("X-Api-Key", "SECRET-H");
+    let config = HttpConfig::new("http://127.0.0.1:9/mcp?key=SECRET-Q")
+        .bearer_token("SECRET-T")
+        .header("X-Api-Key", "SECRET-H")
+        .proxy("http://user:SECRET-P@proxy.example:3128");
     let shown = format!("{config:?}");
+    assert!(shown.contains("proxy.example:3128"), "{shown}");
     assert!(!shown.contains("SECRET"), "{shown}");
 
     // A URL ureq refuses is reported without the URL's query.
