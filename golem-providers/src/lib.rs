@@ -82,6 +82,8 @@ pub mod sse;
 #[cfg(any(feature = "openai", feature = "azure"))]
 mod validate;
 
+#[cfg(any(feature = "openai", feature = "azure"))]
+pub use chat_completions::Tuning;
 pub use codec::{HttpCodec, StreamDecoder};
 pub use secret::Secret;
 #[cfg(any(feature = "blocking", feature = "async"))]
@@ -90,7 +92,9 @@ pub mod client;
 pub mod transport;
 #[cfg(all(feature = "azure", any(feature = "blocking", feature = "async")))]
 pub use client::AzureOpenAi;
-#[cfg(any(feature = "blocking", feature = "async"))]
-pub use client::Client;
 #[cfg(all(feature = "openai", any(feature = "blocking", feature = "async")))]
 pub use client::OpenAi;
+#[cfg(any(feature = "blocking", feature = "async"))]
+pub use client::{Client, ClientBuilder};
+#[cfg(any(feature = "blocking", feature = "async"))]
+pub use transport::{Proxy, TransportConfig};

@@ -16,6 +16,7 @@ mod transports;
 
 mod client_agent;
 mod client_azure;
+mod client_builder;
 mod client_openai;
 mod config;
 mod decode;
