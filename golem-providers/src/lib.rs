@@ -17,6 +17,10 @@
 //! **Clients:** [`OpenAi`] and [`AzureOpenAi`] (see [`client`]) glue a
 //! codec to a blocking and an async transport and implement golem's
 //! `Model` and `AsyncModel`, streaming included (per the features below).
+//! Each is made by one builder ([`ClientBuilder`]: `OpenAi::builder()
+//! .model(..).api_key(..).base_url(..).build()?`) that also takes the
+//! transport settings ([`TransportConfig`], a [`Proxy`]); `from_env()` is
+//! the short form that reads the environment.
 //!
 //! Providers: [`openai`] (OpenAI and the OpenAI-compatible presets) and
 //! [`azure`] (Azure OpenAI deployments), both speaking the
