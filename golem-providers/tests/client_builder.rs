@@ -3,7 +3,7 @@
 //! transport's in one chain; a server other than the preset's own needs no
 //! key; `OPENAI_BASE_URL` is the one variable for another server.
 
-use crate::proxy::ConnectProxy;
+use crate::proxy::{self, ConnectProxy};
 use crate::server::{text_body, Reply, Server};
 
 use golem_core::model::{Model, Request};
@@ -11,7 +11,6 @@ use golem_core::Message;
 use golem_providers::azure;
 use golem_providers::openai::{ConfigError, Preset};
 use golem_providers::{AzureOpenAi, OpenAi, Proxy, TransportConfig, Tuning};
-use std::process::Command;
 use std::time::Duration;
 
 fn hello() -> Request {
@@ -111,22 +110,14 @@ const CHILD: &str = "GOLEM_FROM_ENV_CHILD";
 /// a child process, so the variables stay out of the other tests.
 #[test]
 fn from_env_takes_openai_base_url_without_a_key() {
-    if std::env::var_os(CHILD).is_some() {
-        let client = OpenAi::from_env().unwrap();
-        assert_eq!(client.config().base_url(), "http://127.0.0.1:8080/v1");
-        assert_eq!(client.config().model(), "local-model");
-        assert!(client.config().api_key().is_none());
+    if std::env::var_os(CHILD).is_none() {
+        let set = [("OPENAI_BASE_URL", "http://127.0.0.1:8080/v1/"), ("OPENAI_MODEL", "local-model")];
+        let test = "client_builder::from_env_takes_openai_base_url_without_a_key";
+        proxy::run_in_child(test, CHILD, &set, &["OPENAI_API_KEY"]);
         return;
     }
-    let output = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "client_builder::from_env_takes_openai_base_url_without_a_key", "--test-threads=1"])
-        .env(CHILD, "1")
-        .env("OPENAI_BASE_URL", "http://127.0.0.1:8080/v1/")
-        .env("OPENAI_MODEL", "local-model")
-        .env_remove("OPENAI_API_KEY")
-        .output()
-        .unwrap();
-    let log = String::from_utf8_lossy(&output.stdout);
-    assert!(output.status.success(), "child failed: {log}{}", String::from_utf8_lossy(&output.stderr));
-    assert!(log.contains("1 passed"), "the child ran the check: {log}");
+    let client = OpenAi::from_env().unwrap();
+    assert_eq!(client.config().base_url(), "http://127.0.0.1:8080/v1");
+    assert_eq!(client.config().model(), "local-model");
+    assert!(client.config().api_key().is_none());
 }

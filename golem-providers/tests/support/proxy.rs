@@ -1,11 +1,13 @@
 //! A tiny `CONNECT` proxy on 127.0.0.1 for proxy tests (std threads): it
 //! records each tunnel request (target and `Proxy-Authorization`), answers
 //! 200 — or 407 when it wants credentials it did not get — and pumps bytes
-//! both ways. golem-io's tests include this file too.
+//! both ways. Also the child-process check that the proxy variables of the
+//! environment are ignored. golem-io's tests include this file too.
 #![allow(dead_code)]
 
 use std::io::{Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -135,4 +137,38 @@ fn pump(mut from: TcpStream, mut to: TcpStream) {
     let _ = std::io::copy(&mut from, &mut to);
     let _ = to.shutdown(Shutdown::Write);
     let _ = from.shutdown(Shutdown::Read);
+}
+
+/// The proxy variables ureq and curl read.
+pub const PROXY_VARS: [&str; 6] = ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"];
+
+/// Run the test named `test` (its full path in the test binary) again in
+/// a child process with `marker` and `set` in its environment and `remove`
+/// taken out, and assert it passed. Tests that need environment variables
+/// use this, since setting them in this process would reach every other
+/// test running beside it.
+pub fn run_in_child(test: &str, marker: &str, set: &[(&str, &str)], remove: &[&str]) {
+    let mut child = Command::new(std::env::current_exe().unwrap());
+    child.args(["--exact", test, "--test-threads=1"]).env(marker, "1");
+    for (name, value) in set {
+        child.env(name, value);
+    }
+    for name in remove {
+        child.env_remove(name);
+    }
+    let output = child.output().unwrap();
+    let log = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "child failed: {log}{}", String::from_utf8_lossy(&output.stderr));
+    assert!(log.contains("1 passed"), "the child ran the check: {log}");
+}
+
+/// Run `test` in a child whose every proxy variable names a listener
+/// here, and assert nothing connected to it.
+pub fn assert_environment_proxies_unused(test: &str, marker: &str) {
+    let trap = TcpListener::bind("127.0.0.1:0").unwrap();
+    trap.set_nonblocking(true).unwrap();
+    let trap_url = format!("http://{}", trap.local_addr().unwrap());
+    let set: Vec<(&str, &str)> = PROXY_VARS.iter().map(|var| (*var, trap_url.as_str())).collect();
+    run_in_child(test, marker, &set, &["NO_PROXY", "no_proxy"]);
+    assert!(trap.accept().is_err(), "something dialled the proxy named by the environment");
 }
