@@ -17,7 +17,12 @@
 //! **Clients:** [`OpenAi`], [`AzureOpenAi`] and [`Bedrock`] (see
 //! [`client`]) glue a codec to a blocking and an async transport and
 //! implement golem's `Model` and `AsyncModel`, streaming included (per
-//! the features below).
+//! the features below). `OpenAi` and `AzureOpenAi` are made by one builder ([`ClientBuilder`]: `OpenAi::builder()
+//! .model(..).api_key(..).base_url(..).build()?`) that also takes the
+//! transport settings ([`TransportConfig`], a [`Proxy`]); `from_env()` is
+//! the short form that reads the environment. `Bedrock::builder()` takes
+//! region, model and credentials (or a credentials provider) and the same
+//! transport settings.
 //!
 //! Providers: [`openai`] (OpenAI and the OpenAI-compatible presets) and
 //! [`azure`] (Azure OpenAI deployments), both speaking the
@@ -91,6 +96,8 @@ pub mod sse;
 #[cfg(any(feature = "openai", feature = "azure", feature = "bedrock"))]
 mod validate;
 
+#[cfg(any(feature = "openai", feature = "azure"))]
+pub use chat_completions::Tuning;
 pub use codec::{HttpCodec, StreamDecoder};
 pub use secret::Secret;
 #[cfg(any(feature = "blocking", feature = "async"))]
@@ -101,7 +108,9 @@ pub mod transport;
 pub use client::AzureOpenAi;
 #[cfg(all(feature = "bedrock", any(feature = "blocking", feature = "async")))]
 pub use client::Bedrock;
-#[cfg(any(feature = "blocking", feature = "async"))]
-pub use client::Client;
 #[cfg(all(feature = "openai", any(feature = "blocking", feature = "async")))]
 pub use client::OpenAi;
+#[cfg(any(feature = "blocking", feature = "async"))]
+pub use client::{Client, ClientBuilder};
+#[cfg(any(feature = "blocking", feature = "async"))]
+pub use transport::{Proxy, TransportConfig};

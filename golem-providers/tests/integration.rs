@@ -8,6 +8,8 @@
 mod bedrock;
 #[path = "support/models.rs"]
 mod models;
+#[path = "support/proxy.rs"]
+mod proxy;
 #[path = "support/server.rs"]
 mod server;
 mod support;
@@ -22,10 +24,12 @@ mod bedrock_recorded;
 mod bedrock_sigv4;
 mod client_agent;
 mod client_azure;
+mod client_builder;
 mod client_openai;
 mod config;
 mod decode;
 mod encode;
+mod error_kinds;
 mod errors;
 mod fuzz;
 mod fuzz_corpus;
@@ -35,5 +39,7 @@ mod retry_after;
 mod secrets;
 mod sse;
 mod stream;
+mod structured_output;
 mod transport_async;
 mod transport_blocking;
+mod transport_proxy;

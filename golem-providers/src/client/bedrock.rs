@@ -1,13 +1,18 @@
 //! [`Bedrock`](super::Bedrock) constructors (SPEC PROV-BR-01, PROV-COMMON-02)
 //! and token counting (SPEC PROV-BR-06).
 
-use super::{env, Bedrock, Client};
+use super::builder::{ClientBuilder, CodecBuilder};
+use super::{env, Client};
 use crate::bedrock::{CachePoint, Codec, Config, ConfigBuilder, ConfigError, CredentialsProvider, Thinking, Tuning};
 use crate::codec::HttpCodec;
 use crate::sigv4::Credentials;
-use crate::transport::TransportConfig;
 use golem_core::model::{ModelError, Request};
 use std::time::SystemTime;
+
+/// The builder [`Bedrock::builder`](super::Bedrock::builder) returns: the
+/// Bedrock settings plus the shared transport settings (timeouts, proxy,
+/// transports).
+pub type BedrockBuilder = ClientBuilder<ConfigBuilder>;
 
 impl Client<Codec> {
     /// A client for a validated `config`.
@@ -26,7 +31,8 @@ impl Client<Codec> {
         Ok(Self::new(Config::from_env(env)?))
     }
 
-    /// A builder: region, model and credentials are required.
+    /// A builder: region, model and credentials are required; the
+    /// transport settings are [`ClientBuilder`]'s.
     ///
     /// ```
     /// use golem_providers::sigv4::Credentials;
@@ -36,12 +42,14 @@ impl Client<Codec> {
     ///     .region("us-west-2")
     ///     .model("us.anthropic.claude-sonnet-4-20250514-v1:0")
     ///     .credentials(Credentials::new("AKIDEXAMPLE", "secret").with_session_token("token"))
+    ///     .read_timeout(std::time::Duration::from_secs(120))
     ///     .build()
     ///     .unwrap();
     /// assert_eq!(model.config().base_url(), "https://bedrock-runtime.us-west-2.amazonaws.com");
+    /// assert!(Bedrock::builder().region("us-west-2").build().is_err(), "no model, no credentials");
     /// ```
     pub fn builder() -> BedrockBuilder {
-        BedrockBuilder { config: Config::builder("", ""), transport: None }
+        ClientBuilder::new(Config::builder("", ""))
     }
 
     /// The configuration.
@@ -70,88 +78,65 @@ impl Client<Codec> {
     }
 }
 
-/// Builds a [`Bedrock`] client: the [`ConfigBuilder`] settings plus the
-/// transport configuration.
-#[derive(Debug)]
-#[must_use]
-pub struct BedrockBuilder {
-    config: ConfigBuilder,
-    transport: Option<TransportConfig>,
+impl CodecBuilder for ConfigBuilder {
+    type Codec = Codec;
+    type Error = ConfigError;
+
+    fn build_codec(self) -> Result<Codec, ConfigError> {
+        self.build().map(Codec::new)
+    }
 }
 
-impl BedrockBuilder {
+/// The provider half of [`BedrockBuilder`]: each method is
+/// [`ConfigBuilder`]'s of the same name.
+impl ClientBuilder<ConfigBuilder> {
     /// The region (required).
-    pub fn region(mut self, region: impl Into<String>) -> Self {
-        self.config = self.config.region(region);
-        self
+    pub fn region(self, region: impl Into<String>) -> Self {
+        self.configure(|c| c.region(region))
     }
 
     /// The model id, inference profile id or ARN (required).
-    pub fn model(mut self, model: impl Into<String>) -> Self {
-        self.config = self.config.model(model);
-        self
+    pub fn model(self, model: impl Into<String>) -> Self {
+        self.configure(|c| c.model(model))
     }
 
     /// Fixed credentials (these or a provider are required).
-    pub fn credentials(mut self, credentials: Credentials) -> Self {
-        self.config = self.config.credentials(credentials);
-        self
+    pub fn credentials(self, credentials: Credentials) -> Self {
+        self.configure(|c| c.credentials(credentials))
     }
 
     /// A provider asked for credentials on every request.
-    pub fn credentials_provider(mut self, provider: impl CredentialsProvider + 'static) -> Self {
-        self.config = self.config.credentials_provider(provider);
-        self
+    pub fn credentials_provider(self, provider: impl CredentialsProvider + 'static) -> Self {
+        self.configure(|c| c.credentials_provider(provider))
     }
 
     /// Another endpoint (a VPC endpoint, a proxy, a stand-in server).
-    pub fn base_url(mut self, url: impl Into<String>) -> Self {
-        self.config = self.config.base_url(url);
-        self
+    pub fn base_url(self, url: impl Into<String>) -> Self {
+        self.configure(|c| c.base_url(url))
     }
 
     /// The inference settings.
-    pub fn tuning(mut self, tuning: Tuning) -> Self {
-        self.config = self.config.tuning(tuning);
-        self
+    pub fn tuning(self, tuning: Tuning) -> Self {
+        self.configure(|c| c.tuning(tuning))
     }
 
     /// The thinking mode.
-    pub fn thinking(mut self, thinking: Thinking) -> Self {
-        self.config = self.config.thinking(thinking);
-        self
+    pub fn thinking(self, thinking: Thinking) -> Self {
+        self.configure(|c| c.thinking(thinking))
     }
 
     /// The effort (`outputConfig.effort`).
-    pub fn effort(mut self, effort: impl Into<String>) -> Self {
-        self.config = self.config.effort(effort);
-        self
+    pub fn effort(self, effort: impl Into<String>) -> Self {
+        self.configure(|c| c.effort(effort))
     }
 
     /// Prompt caching with this cache point.
-    pub fn cache_point(mut self, cache: CachePoint) -> Self {
-        self.config = self.config.cache_point(cache);
-        self
+    pub fn cache_point(self, cache: CachePoint) -> Self {
+        self.configure(|c| c.cache_point(cache))
     }
 
     /// Send forced tool choices (see [`ConfigBuilder::tool_choice`]).
-    pub fn tool_choice(mut self, on: bool) -> Self {
-        self.config = self.config.tool_choice(on);
-        self
-    }
-
-    /// Own transports built from `config` instead of the shared ones.
-    pub fn transport_config(mut self, config: TransportConfig) -> Self {
-        self.transport = Some(config);
-        self
-    }
-
-    /// Validate and build the client.
-    pub fn build(self) -> Result<Bedrock, ConfigError> {
-        let client = Bedrock::new(self.config.build()?);
-        Ok(match self.transport {
-            Some(config) => client.transport_config(config),
-            None => client,
-        })
+    pub fn tool_choice(self, on: bool) -> Self {
+        self.configure(|c| c.tool_choice(on))
     }
 }
