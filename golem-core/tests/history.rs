@@ -79,7 +79,11 @@ fn hist_05_valid_history_passes() {
     let history = vec![
         Message::system("be brief"),
         user("look").with_parts(vec![Part::image_url("https://x/y.png")]),
-        calls(&["a"]).with_thinking(vec![ThinkingBlock { text: "hmm".into(), ..Default::default() }]),
+        calls(&["a"]).with_thinking(vec![{
+            let mut built = golem_core::ThinkingBlock::default();
+            built.text = "hmm".into();
+            built
+        }]),
         result("a").with_parts(vec![Part::image_data("image/png", vec![1u8, 2, 3])]),
         asst("done"),
     ];
@@ -98,7 +102,11 @@ fn hist_05_parts_only_on_user_and_tool() {
 
 #[test]
 fn hist_05_each_part_valid() {
-    let bad = Part { url: String::new(), ..Part::image_url("") };
+    let bad = {
+        let mut built = Part::image_url("");
+        built.url = String::new();
+        built
+    };
     let history = vec![user("a"), user("b").with_parts(vec![Part::image_url("https://ok"), bad])];
     match validate(&history) {
         Err(HistoryError::InvalidPart { index: 1, part: 1, .. }) => {}
@@ -111,14 +119,30 @@ fn hist_05_each_part_valid() {
 
 #[test]
 fn hist_05_thinking_only_on_assistant_and_valid() {
-    let ok = || vec![ThinkingBlock { text: "t".into(), ..Default::default() }];
+    let ok = || {
+        vec![{
+            let mut built = golem_core::ThinkingBlock::default();
+            built.text = "t".into();
+            built
+        }]
+    };
     let history = vec![user("hi").with_thinking(ok())];
     assert_eq!(validate(&history), Err(HistoryError::ThinkingNotAllowed { index: 0, role: Role::User }));
     let history = vec![user("hi"), result("a").with_thinking(ok())];
     assert_eq!(validate(&history), Err(HistoryError::ThinkingNotAllowed { index: 1, role: Role::Tool }));
 
-    let both = ThinkingBlock { text: "t".into(), redacted: "r".into(), ..Default::default() };
-    let signed_redacted = ThinkingBlock { redacted: "r".into(), signature: "s".into(), ..Default::default() };
+    let both = {
+        let mut built = golem_core::ThinkingBlock::default();
+        built.text = "t".into();
+        built.redacted = "r".into();
+        built
+    };
+    let signed_redacted = {
+        let mut built = golem_core::ThinkingBlock::default();
+        built.redacted = "r".into();
+        built.signature = "s".into();
+        built
+    };
     let empty = ThinkingBlock::default();
     for (block, bad) in [(both, 1), (signed_redacted, 1), (empty, 1)] {
         let history = vec![user("hi"), asst("x").with_thinking(vec![ok()[0].clone(), block])];
@@ -163,9 +187,10 @@ fn hist_01_tool_13_missing_result_synthesized_after_assistant_before_real_result
 
 #[test]
 fn hist_01_synthesized_result_copies_only_name_and_run_ids() {
-    let mut a = Message::assistant_calls(vec![ToolCall {
-        signature: "sig".into(),
-        ..ToolCall::new("a", "search", r#"{"q":1}"#)
+    let mut a = Message::assistant_calls(vec![{
+        let mut built = ToolCall::new("a", "search", r#"{"q":1}"#);
+        built.signature = "sig".into();
+        built
     }]);
     a.content = "let me look".into();
     a.run_id = "run-1".into();

@@ -10,10 +10,16 @@ use std::time::Duration;
 const MS: Duration = Duration::from_millis(1);
 
 fn cfg(tool_retries: u32, output_retries: u32) -> RunConfig {
-    RunConfig {
-        tools: vec![ToolSpec::new("lookup", "", json!({"type": "object"}))],
-        retry: RetryPolicy { tool_retries, output_retries, ..RetryPolicy::default() },
-        ..RunConfig::default()
+    {
+        let mut built = RunConfig::default();
+        built.tools = vec![ToolSpec::new("lookup", "", json!({"type": "object"}))];
+        built.retry = {
+            let mut built = RetryPolicy::default();
+            built.tool_retries = tool_retries;
+            built.output_retries = output_retries;
+            built
+        };
+        built
     }
 }
 
@@ -140,7 +146,11 @@ fn untrusted_role_from_model_is_forced_to_assistant() {
 #[test]
 fn tool_02_a_malformed_result_part_is_fatal_at_the_tool_stage() {
     let replies = vec![ModelReply::ok(MS, Response::tool_calls(vec![ToolCall::new("c1", "lookup", "{}")]))];
-    let bad = Part { media_type: String::new(), ..Part::image_data("image/png", vec![1u8, 2, 3]) };
+    let bad = {
+        let mut built = Part::image_data("image/png", vec![1u8, 2, 3]);
+        built.media_type = String::new();
+        built
+    };
     let mut sim =
         Sim::new(cfg(3, 0), Start::prompt("go"), Sim::scripted(replies)).unwrap().tool("lookup", move |_, _| {
             ToolReply::outcome(MS, machine::ToolOutcome::Output { content: "chart".into(), parts: vec![bad.clone()] })

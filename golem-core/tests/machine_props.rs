@@ -101,7 +101,13 @@ fn arb_response() -> impl Strategy<Value = Response> {
         .prop_map(|(content, calls, input, output, finish)| {
             let mut message = Message::assistant_calls(calls);
             message.content = content.to_string();
-            Response { message, usage: Usage::new(input, output), finish_reason: finish }
+            {
+                let mut built = golem_core::Response::new(golem_core::Message::new(golem_core::Role::Assistant));
+                built.message = message;
+                built.usage = Usage::new(input, output);
+                built.finish_reason = finish;
+                built
+            }
         })
 }
 
@@ -202,31 +208,11 @@ prop_compose! {
         } else {
             OutputMode::Text
         };
-        RunConfig {
-            max_iterations,
-            retry: RetryPolicy {
-                max_attempts: attempts,
-                jitter,
-                tool_retries,
-                output_retries,
-                ..RetryPolicy::default()
-            },
-            models,
-            tools: vec![tool_spec("alpha"), beta, gamma],
-            tool_timeout: default_timeout.map(Duration::from_millis),
-            parallel_tools: parallel,
-            max_concurrency: cap,
-            tool_choice: match choice {
+        { let mut built = golem_core::RunConfig::default(); built.max_iterations = max_iterations; built.retry = { let mut built = RetryPolicy::default(); built.max_attempts = attempts; built.jitter = jitter; built.tool_retries = tool_retries; built.output_retries = output_retries; built }; built.models = models; built.tools = vec![tool_spec("alpha"), beta, gamma]; built.tool_timeout = default_timeout.map(Duration::from_millis); built.parallel_tools = parallel; built.max_concurrency = cap; built.tool_choice = match choice {
                 6 => Some(ToolChoice::Restrict("alpha".into())),
                 7 => Some(ToolChoice::Force("beta".into())),
                 _ => None,
-            },
-            output,
-            limits: UsageLimits { requests, total_tokens: tokens, tool_calls, ..UsageLimits::default() },
-            model_deadline: model_deadline.map(Duration::from_millis),
-            run_deadline: run_deadline.map(Duration::from_millis),
-            seed,
-        }
+            }; built.output = output; built.limits = { let mut built = UsageLimits::default(); built.requests = requests; built.total_tokens = tokens; built.tool_calls = tool_calls; built }; built.model_deadline = model_deadline.map(Duration::from_millis); built.run_deadline = run_deadline.map(Duration::from_millis); built.seed = seed; built }
     }
 }
 
@@ -243,10 +229,11 @@ fn arb_start() -> impl Strategy<Value = Start> {
             2 => Start::prompt("continue").with_history(paused()),
             _ => {
                 let approval = if approve { Approval::approve() } else { Approval::deny("no") };
-                Start {
-                    history: paused(),
-                    resume: Some(DeferredResults::new().approval("c1", approval).external("c2", "external")),
-                    ..Start::default()
+                {
+                    let mut built = Start::default();
+                    built.history = paused();
+                    built.resume = Some(DeferredResults::new().approval("c1", approval).external("c2", "external"));
+                    built
                 }
             }
         };
@@ -587,12 +574,7 @@ proptest! {
         gaps in vec(0u64..50, 8),
     ) {
         let n = perm.len();
-        let config = RunConfig {
-            tools: vec![tool_spec("alpha")],
-            parallel_tools: true,
-            max_concurrency: cap,
-            ..RunConfig::default()
-        };
+        let config = { let mut built = RunConfig::default(); built.tools = vec![tool_spec("alpha")]; built.parallel_tools = true; built.max_concurrency = cap; built };
         let mut machine = RunMachine::new(config, Start::prompt("go"), Moment::ZERO).unwrap();
         let model = machine.drain().into_iter().find_map(|o| match o {
             Output::Command(Command::CallModel { id, .. }) => Some(id),
@@ -699,7 +681,11 @@ fn mach_03_an_id_of_another_kind_is_unknown() {
 
 #[test]
 fn mach_03_second_answer_is_misuse() {
-    let config = RunConfig { tools: vec![tool_spec("alpha")], ..RunConfig::default() };
+    let config = {
+        let mut built = RunConfig::default();
+        built.tools = vec![tool_spec("alpha")];
+        built
+    };
     let (mut machine, id) = started(config);
     let response = Response::tool_calls(vec![ToolCall::new("c1", "alpha", "{}")]);
     let outputs =
@@ -713,7 +699,11 @@ fn mach_03_second_answer_is_misuse() {
 fn log_06_a_tool_reports_starting_once() {
     // The ledger records one start per call; a second is a driver bug (the
     // property test above found its own model of this rule missing).
-    let config = RunConfig { tools: vec![tool_spec("alpha")], ..RunConfig::default() };
+    let config = {
+        let mut built = RunConfig::default();
+        built.tools = vec![tool_spec("alpha")];
+        built
+    };
     let (mut machine, id) = started(config);
     let response = Response::tool_calls(vec![ToolCall::new("c1", "alpha", "{}")]);
     let outputs = machine.step(Moment::from_millis(1), Input::ModelFinished { id, result: Ok(response) }).unwrap();
@@ -743,7 +733,11 @@ fn timed_out_tool() -> (RunMachine, ToolCallId) {
     let mut alpha = tool_spec("alpha");
     alpha.timeout = Some(10 * MS);
     alpha.on_timeout = TimeoutPolicy::FailedResult;
-    let (mut machine, id) = started(RunConfig { tools: vec![alpha], ..RunConfig::default() });
+    let (mut machine, id) = started({
+        let mut built = RunConfig::default();
+        built.tools = vec![alpha];
+        built
+    });
     let response = Response::tool_calls(vec![ToolCall::new("c1", "alpha", "{}")]);
     let outputs = machine.step(Moment::from_millis(1), Input::ModelFinished { id, result: Ok(response) }).unwrap();
     let tool = tool_ids(&outputs)[0];

@@ -14,9 +14,20 @@ fn call_id(outputs: &[Output]) -> machine::ModelCallId {
 }
 
 fn streamed(retries: u32) -> (RunMachine, Vec<Output>) {
-    let cfg =
-        RunConfig { retry: RetryPolicy { max_attempts: retries, ..RetryPolicy::default() }, ..RunConfig::default() };
-    let start = Start { stream: true, ..Start::prompt("hi") };
+    let cfg = {
+        let mut built = RunConfig::default();
+        built.retry = {
+            let mut built = RetryPolicy::default();
+            built.max_attempts = retries;
+            built
+        };
+        built
+    };
+    let start = {
+        let mut built = Start::prompt("hi");
+        built.stream = true;
+        built
+    };
     let mut m = RunMachine::new(cfg, start, Moment::ZERO).unwrap();
     let out = m.drain();
     (m, out)

@@ -40,6 +40,7 @@ machine_id!(
 /// The user's turn that opens a run.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Prompt {
     /// The prompt text.
     #[serde(default)]
@@ -54,12 +55,19 @@ impl Prompt {
     pub fn text(text: impl Into<String>) -> Self {
         Prompt { text: text.into(), parts: Vec::new() }
     }
+
+    /// Builder-style: parts following the text.
+    pub fn with_parts(mut self, parts: Vec<Part>) -> Self {
+        self.parts = parts;
+        self
+    }
 }
 
 /// How a run begins: what the driver resolved before the machine exists
 /// (history processor already applied, instructions already evaluated).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Start {
     /// Earlier conversation, exactly as processed.
     #[serde(default)]
@@ -102,6 +110,24 @@ impl Start {
     /// Builder-style: the run's instructions.
     pub fn with_instructions(mut self, instructions: impl Into<String>) -> Self {
         self.instructions = instructions.into();
+        self
+    }
+
+    /// Builder-style: the user's prompt (`None`: a deferred resume without one).
+    pub fn with_prompt(mut self, prompt: Option<Prompt>) -> Self {
+        self.prompt = prompt;
+        self
+    }
+
+    /// Builder-style: resolutions of the paused run whose history this is.
+    pub fn with_resume(mut self, results: DeferredResults) -> Self {
+        self.resume = Some(results);
+        self
+    }
+
+    /// Builder-style: stream model turns.
+    pub fn with_stream(mut self, stream: bool) -> Self {
+        self.stream = stream;
         self
     }
 
@@ -331,6 +357,7 @@ pub enum Output {
 /// The evidence of a run that ended without failing.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct RunSummary {
     /// The whole conversation.
     pub messages: Vec<Message>,

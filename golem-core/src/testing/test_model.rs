@@ -4,7 +4,7 @@
 use super::sample_for_schema;
 use super::scripted::{DEFAULT_CHUNK_SIZE, FAKE_CAPABILITIES};
 use crate::message::{FinishReason, Message, Role, ToolArgs, ToolCall, Usage};
-use crate::model::{AsyncModel, Capabilities, DeltaSink, Model, ModelError, Request, Response};
+use crate::model::{AsyncModel, Capabilities, DeltaSink, ModelError, Request, Response, StreamingModel};
 use crate::stream::stream_response;
 use crate::tool::ToolDefinition;
 
@@ -117,7 +117,7 @@ impl TestModel {
         self
     }
 
-    /// Builder-style: report `capabilities` (default: streaming only).
+    /// Builder-style: report `capabilities` (default: none; every fake streams).
     pub fn with_capabilities(mut self, capabilities: Capabilities) -> Self {
         self.capabilities = capabilities;
         self
@@ -172,7 +172,7 @@ fn tokens(chars: usize) -> u64 {
     u64::try_from(chars.div_ceil(4).max(1)).unwrap_or(u64::MAX)
 }
 
-impl Model for TestModel {
+impl StreamingModel for TestModel {
     fn generate(&self, request: &Request) -> Result<Response, ModelError> {
         Ok(self.respond(request))
     }
