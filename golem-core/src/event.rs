@@ -141,7 +141,7 @@ pub enum EventKind {
         /// By whom.
         reason: CancelReason,
     },
-    /// An answer arrived for work already cancelled or timed out; dropped.
+    /// An answer arrived for work already canceled or timed out; dropped.
     LateResult {
         /// What answered (`model`, `tool` or `decode`) and its machine id.
         what: String,
@@ -211,7 +211,7 @@ pub enum ToolEndOutcome {
         /// The tool's explanation.
         reason: String,
     },
-    /// The call overran its deadline and was cancelled; its tool's timeout
+    /// The call overran its deadline and was canceled; its tool's timeout
     /// policy decides whether the run fails or the model sees a failed
     /// result.
     TimedOut {

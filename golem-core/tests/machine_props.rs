@@ -282,7 +282,7 @@ struct Driver {
     /// Ids whose answer the machine accepted.
     answered: BTreeSet<u64>,
     /// Ids the machine told us to cancel.
-    cancelled: BTreeSet<u64>,
+    canceled: BTreeSet<u64>,
     /// Tool ids whose `ToolStarted` the machine accepted (the ledger takes
     /// one start per call, SPEC LOG-06).
     started: BTreeSet<u64>,
@@ -305,7 +305,7 @@ impl Driver {
             issued: BTreeMap::new(),
             order: Vec::new(),
             answered: BTreeSet::new(),
-            cancelled: BTreeSet::new(),
+            canceled: BTreeSet::new(),
             started: BTreeSet::new(),
             live_answers: BTreeMap::new(),
             next_seq: 0,
@@ -319,7 +319,7 @@ impl Driver {
     }
 
     fn pending(&self) -> Vec<u64> {
-        self.order.iter().copied().filter(|id| !self.answered.contains(id) && !self.cancelled.contains(id)).collect()
+        self.order.iter().copied().filter(|id| !self.answered.contains(id) && !self.canceled.contains(id)).collect()
     }
 
     fn resolve(&self, sel: &Sel) -> u64 {
@@ -374,7 +374,7 @@ impl Driver {
             Input::ModelDelta { id, .. } => {
                 let v = if self.issued.get(&id.0) != Some(&Kind::Model) {
                     Err(Misuse::Unknown)
-                } else if self.answered.contains(&id.0) || self.cancelled.contains(&id.0) || self.stream {
+                } else if self.answered.contains(&id.0) || self.canceled.contains(&id.0) || self.stream {
                     Ok(())
                 } else {
                     Err(Misuse::Delta)
@@ -425,10 +425,10 @@ impl Driver {
             // in the same input (the run's outcome then stands).
             self.poisoned = true;
         }
-        let cancelled_before = self.cancelled.clone();
+        let canceled_before = self.canceled.clone();
         let events_before = self.next_seq;
         let late = self.drain()?;
-        let newly_cancelled = |id: u64| self.cancelled.contains(&id) && !cancelled_before.contains(&id);
+        let newly_canceled = |id: u64| self.canceled.contains(&id) && !canceled_before.contains(&id);
         match (&expected, &actual) {
             (Ok(()), Ok(())) => {}
             (Err(want), Err(got)) => {
@@ -438,14 +438,14 @@ impl Driver {
                 return Err(TestCaseError::fail(format!("valid input {described} refused: {got}")));
             }
             (Err(want), Ok(())) => {
-                // Tolerated: an answer to a call the machine cancelled is
+                // Tolerated: an answer to a call the machine canceled is
                 // treated as late each time (the strict rule is pinned by
-                // `mach_03_second_answer_for_a_cancelled_call_is_misuse`);
+                // `mach_03_second_answer_for_a_canceled_call_is_misuse`);
                 // a delta for a call a deadline abandoned in this very input;
                 // a probe that lost the race with a deadline ending the run.
                 let late_again =
-                    *want == Misuse::Duplicate && answer_id.is_some_and(|id| cancelled_before.contains(&id));
-                let abandoned = timers_fire && *want == Misuse::Delta && probe_id.is_some_and(newly_cancelled);
+                    *want == Misuse::Duplicate && answer_id.is_some_and(|id| canceled_before.contains(&id));
+                let abandoned = timers_fire && *want == Misuse::Delta && probe_id.is_some_and(newly_canceled);
                 let lost_race = timers_fire && probe_id.is_some() && self.machine.is_done();
                 prop_assert!(late_again || abandoned || lost_race, "misuse {:?} accepted: {}", want, described);
             }
@@ -535,7 +535,7 @@ impl Driver {
     fn cancel(&mut self, id: u64, kind: Kind) -> Result<(), TestCaseError> {
         prop_assert_eq!(self.issued.get(&id), Some(&kind), "cancel of an id never issued as {:?}", kind);
         prop_assert!(!self.answered.contains(&id), "cancel of answered id {}", id);
-        prop_assert!(self.cancelled.insert(id), "id {} cancelled twice", id);
+        prop_assert!(self.canceled.insert(id), "id {} canceled twice", id);
         Ok(())
     }
 }
@@ -761,7 +761,7 @@ fn mach_03_answer_for_a_timed_out_call_is_a_late_result() {
 }
 
 #[test]
-fn mach_03_second_answer_for_a_cancelled_call_is_misuse() {
+fn mach_03_second_answer_for_a_canceled_call_is_misuse() {
     let (mut machine, tool) = timed_out_tool();
     let answer = Input::ToolFinished { id: tool, outcome: ToolOutcome::output("late") };
     machine.step(Moment::from_millis(30), answer.clone()).unwrap();

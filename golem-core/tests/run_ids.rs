@@ -183,7 +183,7 @@ fn extra_01_a_failed_run_exposes_its_ids_with_and_without_partial_evidence() {
     assert!(error.partial.is_none());
     assert_eq!((error.run_id(), error.conversation_id()), (RUN, CONV));
 
-    // A cancelled batch: finished results stand, the rest are interrupted — all stamped.
+    // A canceled batch: finished results stand, the rest are interrupted — all stamped.
     let replies = vec![ModelReply::ok(
         MS,
         Response::tool_calls(vec![ToolCall::new("c1", "fast", "{}"), ToolCall::new("c2", "slow", "{}")]),

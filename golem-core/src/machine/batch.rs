@@ -56,7 +56,7 @@ enum SlotState {
         id: ToolCallId,
         after: Duration,
     },
-    /// Cancelled because a sibling failed.
+    /// Canceled because a sibling failed.
     Canceled,
     /// Never started.
     Skipped,

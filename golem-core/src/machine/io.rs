@@ -439,14 +439,12 @@ pub enum ApiMisuse {
 }
 
 /// A run could not start (SPEC RUN-03): no stage, no evidence.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum SetupError {
     /// The configuration broke a build rule.
-    #[error(transparent)]
-    Config(#[from] crate::config::BuildError),
+    Config(crate::config::BuildError),
     /// A prompt part is malformed.
-    #[error("prompt part {index} is invalid: {error}")]
     InvalidPart {
         /// Its index.
         index: usize,
@@ -454,15 +452,114 @@ pub enum SetupError {
         error: crate::message::PartError,
     },
     /// The history is invalid.
-    #[error(transparent)]
-    History(#[from] crate::history::HistoryError),
+    History(crate::history::HistoryError),
     /// The deferred resolutions were refused.
-    #[error(transparent)]
-    Resolution(#[from] crate::deferral::ResolutionError),
+    Resolution(crate::deferral::ResolutionError),
     /// A streamed run on a model without streaming.
-    #[error("the model does not support streaming")]
     StreamingUnsupported,
-    /// The history processor failed.
-    #[error("history processor failed: {0}")]
-    Processor(String),
+    /// The history processor failed (or panicked); its error is the
+    /// `source()`.
+    Processor(AppError),
+    /// The instructions function panicked; the panic is the `source()`.
+    Instructions(AppError),
+}
+
+impl fmt::Display for SetupError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SetupError::Config(e) => e.fmt(f),
+            SetupError::InvalidPart { index, error } => write!(f, "prompt part {index} is invalid: {error}"),
+            SetupError::History(e) => e.fmt(f),
+            SetupError::Resolution(e) => e.fmt(f),
+            SetupError::StreamingUnsupported => f.write_str("the model does not support streaming"),
+            SetupError::Processor(e) => write!(f, "history processor failed: {e}"),
+            SetupError::Instructions(e) => write!(f, "instructions function failed: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for SetupError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            // Transparent, as before: their own sources.
+            SetupError::Config(e) => e.source(),
+            SetupError::History(e) => e.source(),
+            SetupError::Resolution(e) => e.source(),
+            SetupError::InvalidPart { .. } | SetupError::StreamingUnsupported => None,
+            // The application's error object itself, so it downcasts.
+            SetupError::Processor(e) | SetupError::Instructions(e) => Some(e.get_ref()),
+        }
+    }
+}
+
+impl From<crate::config::BuildError> for SetupError {
+    fn from(error: crate::config::BuildError) -> Self {
+        SetupError::Config(error)
+    }
+}
+
+impl From<crate::history::HistoryError> for SetupError {
+    fn from(error: crate::history::HistoryError) -> Self {
+        SetupError::History(error)
+    }
+}
+
+impl From<crate::deferral::ResolutionError> for SetupError {
+    fn from(error: crate::deferral::ResolutionError) -> Self {
+        SetupError::Resolution(error)
+    }
+}
+
+/// An error of application code the driver runs before the machine exists
+/// (a history processor, an instructions function), kept whole: it compares
+/// and displays by its text, and the error object itself stays reachable —
+/// as [`SetupError`]'s `source()`, or through [`AppError::get_ref`] and
+/// [`AppError::downcast_ref`].
+#[derive(Clone)]
+pub struct AppError {
+    message: String,
+    error: std::sync::Arc<dyn std::error::Error + Send + Sync + 'static>,
+}
+
+impl AppError {
+    /// Keep `error`.
+    pub fn new(error: impl Into<crate::model::BoxError>) -> Self {
+        let error: crate::model::BoxError = error.into();
+        AppError { message: error.to_string(), error: std::sync::Arc::from(error) }
+    }
+
+    /// The error object.
+    pub fn get_ref(&self) -> &(dyn std::error::Error + Send + Sync + 'static) {
+        self.error.as_ref()
+    }
+
+    /// The error object as a `T`, when it is one.
+    pub fn downcast_ref<T: std::error::Error + 'static>(&self) -> Option<&T> {
+        self.error.downcast_ref::<T>()
+    }
+
+    /// Its display text.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl PartialEq for AppError {
+    fn eq(&self, other: &Self) -> bool {
+        self.message == other.message
+    }
+}
+
+impl Eq for AppError {}
+
+impl fmt::Debug for AppError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("AppError").field(&self.message).finish()
+    }
+}
+
+impl fmt::Display for AppError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
 }
