@@ -114,8 +114,8 @@ impl<Deps> ToolContext<Deps> {
     }
 
     /// True once the run no longer wants this call's result.
-    pub fn is_cancelled(&self) -> bool {
-        self.cancel.is_cancelled()
+    pub fn is_canceled(&self) -> bool {
+        self.cancel.is_canceled()
     }
 
     /// The call's cancellation token, to hand to nested work.
@@ -158,7 +158,7 @@ impl<Deps> fmt::Debug for ToolContext<Deps> {
             .field("call_id", &self.call_id)
             .field("tool_name", &self.tool_name)
             .field("deadline", &self.deadline)
-            .field("cancelled", &self.cancel.is_cancelled())
+            .field("canceled", &self.cancel.is_canceled())
             .field("approved", &self.approved)
             .field("run_id", &self.ids.run_id)
             .field("conversation_id", &self.ids.conversation_id)

@@ -147,7 +147,7 @@ pub mod tools;
 
 pub use agent::Agent;
 pub use builder::AgentBuilder;
-pub use cancel::{CancellationToken, Cancelled};
+pub use cancel::{CancellationToken, Canceled};
 pub use clock::{Clock, ManualClock, ShiftedClock, SystemClock};
 pub use context::ToolContext;
 pub use decode::{decode_fn, DecodeError, DecodeFn, Decoder, JsonDecoder, TextDecoder};

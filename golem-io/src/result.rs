@@ -19,6 +19,7 @@ pub enum RunOutput<O> {
 /// A finished run: its output and the evidence that produced it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct RunResult<O> {
     /// The output, or the calls the run paused on.
     pub output: RunOutput<O>,

@@ -294,7 +294,7 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
         self
     }
 
-    /// Stop the run when `token` is cancelled: in-flight work is cancelled
+    /// Stop the run when `token` is canceled: in-flight work is canceled
     /// and the run fails with a canceled cause ([`Error::is_canceled`]),
     /// keeping its partial evidence. Cancelling before the run starts stops
     /// it before its first model call.

@@ -162,10 +162,10 @@ fn a_blocking_tool_under_the_async_driver_sees_cancellation_at_its_deadline() {
     let flag = Arc::clone(&saw_cancel);
     let polite = Tool::new("slow", "", json!({"type": "object"}), move |ctx: &ToolContext<()>, _| {
         let give_up = Instant::now() + Duration::from_secs(2);
-        while !ctx.is_cancelled() && Instant::now() < give_up {
+        while !ctx.is_canceled() && Instant::now() < give_up {
             std::thread::sleep(Duration::from_millis(2));
         }
-        flag.store(ctx.is_cancelled(), Ordering::SeqCst);
+        flag.store(ctx.is_canceled(), Ordering::SeqCst);
         Err::<String, _>(ToolError::failed("stopped"))
     });
     let model = ScriptedModel::new().tool_call("slow", "{}").text("never");

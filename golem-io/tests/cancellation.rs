@@ -35,7 +35,7 @@ fn cancelling_stops_a_run_blocked_on_a_model_call() {
 }
 
 #[test]
-fn a_token_cancelled_before_the_run_stops_it_before_any_request() {
+fn a_token_canceled_before_the_run_stops_it_before_any_request() {
     let model = ScriptedModel::new().text("never");
     let agent = Agent::<()>::builder(model.clone()).build().unwrap();
     let token = CancellationToken::new();
@@ -52,7 +52,7 @@ fn a_token_cancelled_before_the_run_stops_it_before_any_request() {
 /// provider call was made (SPEC USAGE-06: requests = provider calls). The
 /// machine has no "model call started" input to tell the two apart.
 #[test]
-fn one_token_serves_many_runs_until_cancelled() {
+fn one_token_serves_many_runs_until_canceled() {
     let agent = Agent::<()>::builder(ScriptedModel::new().text("a").text("b")).build().unwrap();
     let token = CancellationToken::new();
     for expected in ["a", "b"] {

@@ -181,10 +181,10 @@ fn cancelling_the_blocking_parent_reaches_the_sub_runs_tools() {
     let patient = Tool::new("patient", "", json!({"type": "object"}), move |ctx: &ToolContext<()>, _| {
         s.store(true, Ordering::SeqCst);
         let give_up = Instant::now() + Duration::from_secs(5);
-        while !ctx.is_cancelled() && Instant::now() < give_up {
+        while !ctx.is_canceled() && Instant::now() < give_up {
             thread::sleep(Duration::from_millis(2));
         }
-        t.store(ctx.is_cancelled(), Ordering::SeqCst);
+        t.store(ctx.is_canceled(), Ordering::SeqCst);
         Ok("done")
     });
     let specialist =

@@ -135,10 +135,10 @@ fn a_cooperative_tool_sees_its_cancellation_at_the_deadline() {
     let polite = Tool::new("polite", "", json!({"type": "object"}), move |ctx: &ToolContext<()>, _| {
         assert!(ctx.deadline().is_some() && ctx.remaining().is_some());
         let give_up = Instant::now() + Duration::from_secs(2);
-        while !ctx.is_cancelled() && Instant::now() < give_up {
+        while !ctx.is_canceled() && Instant::now() < give_up {
             thread::sleep(Duration::from_millis(5));
         }
-        flag.store(ctx.is_cancelled(), Ordering::SeqCst);
+        flag.store(ctx.is_canceled(), Ordering::SeqCst);
         Err::<String, _>(ToolError::failed("stopped"))
     });
     let model = ScriptedModel::new().respond(calls(&[("a", "polite")])).text("never");

@@ -57,14 +57,14 @@ fn a_model_call_past_its_deadline_fails_the_run_at_the_model_stage() {
 
 #[test]
 fn a_fatal_call_in_a_parallel_group_cancels_its_siblings() {
-    let sibling_cancelled = Arc::new(AtomicBool::new(false));
-    let flag = Arc::clone(&sibling_cancelled);
+    let sibling_canceled = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&sibling_canceled);
     let patient = Tool::new("patient", "", json!({"type": "object"}), move |ctx: &ToolContext<()>, _| {
         let give_up = Instant::now() + Duration::from_secs(2);
-        while !ctx.is_cancelled() && Instant::now() < give_up {
+        while !ctx.is_canceled() && Instant::now() < give_up {
             thread::sleep(Duration::from_millis(5));
         }
-        flag.store(ctx.is_cancelled(), Ordering::SeqCst);
+        flag.store(ctx.is_canceled(), Ordering::SeqCst);
         Ok("finished anyway")
     });
     let broken = Tool::new("broken", "", json!({"type": "object"}), |_: &ToolContext<()>, _| {
@@ -91,10 +91,10 @@ fn a_fatal_call_in_a_parallel_group_cancels_its_siblings() {
     assert_eq!(std::error::Error::source(&err).map(|s| s.to_string()).as_deref(), Some("snapped"));
     // The sibling is abandoned, not awaited: it notices on its own thread.
     let give_up = Instant::now() + Duration::from_secs(1);
-    while !sibling_cancelled.load(Ordering::SeqCst) && Instant::now() < give_up {
+    while !sibling_canceled.load(Ordering::SeqCst) && Instant::now() < give_up {
         thread::sleep(Duration::from_millis(5));
     }
-    assert!(sibling_cancelled.load(Ordering::SeqCst), "the sibling was told to stop");
+    assert!(sibling_canceled.load(Ordering::SeqCst), "the sibling was told to stop");
     let ends = events.lock().unwrap().iter().filter(|k| matches!(k, EventKind::ToolEnd { .. })).count();
     assert_eq!(ends, 2, "both calls of the group end");
 }

@@ -45,11 +45,11 @@ pub const DEFAULT_ANSWER: &str = "test answer";
 /// use serde_json::json;
 /// use std::sync::Arc;
 ///
-/// let weather = ToolDefinition {
-///     name: "weather".into(),
-///     description: String::new(),
-///     parameters: json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
-/// };
+/// let weather = ToolDefinition::new(
+///     "weather",
+///     "",
+///     json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+/// );
 /// let mut request = Request::new(vec![Message::user("weather?")]);
 /// request.tools = Arc::new(vec![weather]);
 /// let calls = TestModel::new().generate(&request).unwrap().message.tool_calls;

@@ -81,7 +81,7 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
         // that came first is fed before any work starts.
         let mut ready = VecDeque::new();
         let cancel = cancel.and_then(|token| {
-            if token.is_cancelled() {
+            if token.is_canceled() {
                 ready.push_back(caller_cancel(&after_turn));
                 return None;
             }
@@ -122,7 +122,7 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
         }
     }
 
-    /// Cancelled work is never answered: unstarted work is dropped, running
+    /// Canceled work is never answered: unstarted work is dropped, running
     /// work is signalled and abandoned.
     fn cancel(&mut self, id: WorkId) {
         self.pending.retain(|w| w.id() != id);
@@ -222,7 +222,7 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
                     self.keep(&report.input, report.error);
                     self.ready.push_back(report.input);
                 }
-                // No answer: the caller cancelled and the call was dropped.
+                // No answer: the caller canceled and the call was dropped.
                 // Its report may still be in flight, so feed the cancellation
                 // now (a duplicate after the run ends is ignored).
                 None => {

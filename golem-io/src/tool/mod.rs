@@ -176,7 +176,7 @@ impl<Deps: Send + Sync + 'static> Tool<Deps> {
 
     /// Run the handler directly on the calling thread — handy in tests. An
     /// async handler is driven by a minimal `block_on`; if the context's
-    /// token is cancelled first, its future is dropped and the call fails.
+    /// token is canceled first, its future is dropped and the call fails.
     pub fn call(&self, ctx: &ToolContext<Deps>, args: Value) -> Result<ToolResult, ToolError> {
         self.handler.run_blocking(ctx, args).unwrap_or_else(|| Err(ToolError::fatal(CallDropped)))
     }
@@ -214,9 +214,9 @@ fn invalid_args(error: serde_json::Error) -> ToolError {
     ToolError::Reject(texts::invalid_args(&error.to_string()))
 }
 
-/// An async handler dropped because its call was cancelled.
+/// An async handler dropped because its call was canceled.
 #[derive(Debug, thiserror::Error)]
-#[error("the tool call was cancelled before it finished")]
+#[error("the tool call was canceled before it finished")]
 struct CallDropped;
 
 impl<Deps> Tool<Deps> {

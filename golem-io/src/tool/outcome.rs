@@ -7,6 +7,7 @@ use golem_core::{CauseRecord, DeferKind, Part};
 
 /// What a tool hands back to the model: text, optionally with media parts.
 #[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct ToolResult {
     /// The text the model reads.
     pub content: String,

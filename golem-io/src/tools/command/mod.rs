@@ -143,7 +143,7 @@ impl RunCommand {
         self.run_inner(command, None)
     }
 
-    /// [`run`](Self::run), killing the command once `cancel` is cancelled.
+    /// [`run`](Self::run), killing the command once `cancel` is canceled.
     pub fn run_with_cancellation(&self, command: &str, cancel: &CancellationToken) -> Result<String, CommandError> {
         self.run_inner(command, Some(cancel))
     }
@@ -217,7 +217,7 @@ impl RunCommand {
                 parts.push(texts::timed_out(config.timeout.as_secs_f64()));
                 true
             }
-            End::Cancelled => {
+            End::Canceled => {
                 parts.push(texts::CANCELLED.to_string());
                 true
             }

@@ -138,9 +138,9 @@ pub enum FetchError {
         /// What went wrong.
         message: String,
     },
-    /// The run cancelled the call.
-    #[error("{}", texts::cancelled(url))]
-    Cancelled {
+    /// The run canceled the call.
+    #[error("{}", texts::canceled(url))]
+    Canceled {
         /// The URL.
         url: String,
     },
@@ -187,8 +187,8 @@ impl Fetcher {
         let mut redirects = 0;
         loop {
             self.vet_literal(&url)?;
-            if cancel.is_some_and(CancellationToken::is_cancelled) {
-                return Err(FetchError::Cancelled { url: url.to_string() });
+            if cancel.is_some_and(CancellationToken::is_canceled) {
+                return Err(FetchError::Canceled { url: url.to_string() });
             }
             let remaining = deadline.saturating_duration_since(Instant::now());
             if remaining.is_zero() {

@@ -103,7 +103,7 @@ impl WebFetch {
     }
 
     /// [`fetch`](Self::fetch), giving up between redirects once `cancel`
-    /// is cancelled.
+    /// is canceled.
     pub fn fetch_with_cancellation(&self, url: &str, cancel: &CancellationToken) -> Result<Fetched, FetchError> {
         self.inner.run(url, Some(cancel))
     }
