@@ -1,18 +1,15 @@
 //! Quickstart: an agent with a typed tool reading a run dependency,
 //! printing the output, message count and usage.
 //!
-//! With `OPENAI_API_KEY` or `GOLEM_BASE_URL` set it talks to a real
+//! With `OPENAI_API_KEY` or `OPENAI_BASE_URL` set it talks to a real
 //! OpenAI-compatible endpoint (model from `OPENAI_MODEL`, default
-//! gpt-4o-mini; `GOLEM_BASE_URL` for a local or proxy server, key
+//! gpt-4o-mini; `OPENAI_BASE_URL` for a local or proxy server, key
 //! optional there). Without either it runs on golem's offline `TestModel`,
 //! which calls every tool with schema-valid arguments, then answers.
 
 use golem_core::testing::TestModel;
-use golem_core::Model;
-use golem_io::{Agent, Tool, ToolContext, ToolError};
-use golem_providers::client::DEFAULT_OPENAI_MODEL;
-use golem_providers::openai::{Config, Preset};
-use golem_providers::OpenAi;
+use golem_io::{Agent, Model, Tool, ToolContext, ToolError};
+use golem_providers::{client::DEFAULT_OPENAI_MODEL, openai::Config, openai::Preset, OpenAi};
 use std::sync::Arc;
 
 /// The run's dependencies, shared by every tool call of the run.
@@ -27,7 +24,7 @@ struct ForecastArgs {
     city: String,
 }
 
-fn forecast(ctx: &ToolContext<Settings>, args: ForecastArgs) -> Result<String, ToolError> {
+fn forecast(ctx: ToolContext<Settings>, args: ForecastArgs) -> Result<String, ToolError> {
     Ok(format!("{}: sunny, 31 {}", args.city, ctx.deps().units))
 }
 
@@ -38,7 +35,7 @@ fn var(name: &str) -> Option<String> {
 /// A real endpoint when the environment names one, else the offline fake.
 fn model() -> Result<(Arc<dyn Model>, String), Box<dyn std::error::Error>> {
     let model_name = var("OPENAI_MODEL").unwrap_or_else(|| DEFAULT_OPENAI_MODEL.to_string());
-    if let Some(base_url) = var("GOLEM_BASE_URL") {
+    if let Some(base_url) = var("OPENAI_BASE_URL") {
         // Any OpenAI-compatible server; vLLM's preset sends a key only
         // when one is configured.
         let mut config = Config::builder(Preset::vllm(), &model_name).base_url(&base_url);
@@ -53,7 +50,7 @@ fn model() -> Result<(Arc<dyn Model>, String), Box<dyn std::error::Error>> {
         return Ok((Arc::new(client), label));
     }
     let fake = TestModel::new().answer_text("Pack sunglasses.");
-    Ok((Arc::new(fake), "the offline TestModel (set OPENAI_API_KEY or GOLEM_BASE_URL for a real one)".into()))
+    Ok((Arc::new(fake), "the offline TestModel (set OPENAI_API_KEY or OPENAI_BASE_URL for a real one)".into()))
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -66,7 +63,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let result = agent.run(Settings { units: "°C" }, "What should I pack for Lagos?")?;
 
-    println!("output: {}", result.output().map(String::as_str).unwrap_or("(paused)"));
+    println!("output: {}", result.output);
     println!("messages: {}", result.messages.len());
     println!("usage: {} input tokens, {} output tokens", result.usage.input_tokens, result.usage.output_tokens);
     Ok(())

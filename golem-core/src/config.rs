@@ -170,6 +170,26 @@ impl ToolChoice {
 }
 
 /// Usage bounds (SPEC USAGE-03). `None` is unbounded; `Some(0)` is a real bound.
+///
+/// ```
+/// use golem_core::UsageLimits;
+///
+/// let limits = UsageLimits::new().total_tokens(1000).requests(5);
+/// assert_eq!((limits.total_tokens, limits.requests, limits.tool_calls), (Some(1000), Some(5), None));
+/// ```
+///
+/// `#[non_exhaustive]`, so bounds added later (cost, per-request tokens)
+/// break no code; a struct literal does not compile:
+///
+/// ```compile_fail
+/// let limits = golem_core::UsageLimits {
+///     input_tokens: None,
+///     output_tokens: None,
+///     total_tokens: Some(1000),
+///     requests: None,
+///     tool_calls: None,
+/// };
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]

@@ -487,6 +487,34 @@ impl ThinkingBlock {
 ///
 /// `input_tokens` includes cached tokens and `output_tokens` includes
 /// reasoning tokens; the detail fields sit inside those totals.
+///
+/// Like every public struct that may gain fields, `Usage` is
+/// `#[non_exhaustive]`: build it with [`Usage::new`] and the `with_*`
+/// setters, or start from `Usage::default()` and assign its public fields.
+///
+/// ```
+/// use golem_core::Usage;
+///
+/// let usage = Usage::new(1200, 300).with_cache_read_tokens(1000);
+/// let mut parsed = Usage::default();
+/// parsed.input_tokens = 1200;
+/// parsed.output_tokens = 300;
+/// parsed.cache_read_tokens = 1000;
+/// assert_eq!(parsed, usage);
+/// ```
+///
+/// A struct literal does not compile outside golem-core, so adding a field
+/// is no breaking change:
+///
+/// ```compile_fail
+/// let usage = golem_core::Usage {
+///     input_tokens: 1,
+///     output_tokens: 2,
+///     cache_read_tokens: 0,
+///     cache_write_tokens: 0,
+///     reasoning_tokens: 0,
+/// };
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 #[non_exhaustive]

@@ -13,8 +13,9 @@ use std::time::Duration;
 /// call's identity, idempotency key, deadline, cancellation signal and
 /// approval marker (SPEC DRV-06).
 ///
-/// Blocking handlers borrow it; async handlers own it (it is cheap to clone:
-/// the deps are an `Arc`), so their futures can be `'static`.
+/// Every handler, blocking or async, gets its own (it is cheap to clone: the
+/// deps are an `Arc`), so async handlers' futures can be `'static` and both
+/// kinds have one shape.
 pub struct ToolContext<Deps> {
     pub(crate) deps: Arc<Deps>,
     pub(crate) call_id: String,

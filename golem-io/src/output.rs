@@ -98,28 +98,30 @@ pub(crate) struct OutputPlan {
 impl OutputPlan {
     /// The output mode for the machine and the decoder that reads it.
     /// Explicit settings win over the typed output's automatic choice.
-    pub(crate) fn resolve<O>(
+    pub(crate) fn resolve<O: 'static, Deps>(
         self,
         typed: Option<TypedOutput<O>>,
-        decoder: Arc<dyn Decoder<O>>,
+        decoder: Arc<dyn Decoder<O, Deps>>,
         caps: Capabilities,
-    ) -> Result<(OutputMode, Arc<dyn Decoder<O>>), BuildError> {
+    ) -> Result<(OutputMode, Arc<dyn Decoder<O, Deps>>), BuildError> {
         let schema = self.schema.map(RawSchema::into_value).transpose()?.filter(|v| !v.is_null());
         let name = typed.as_ref().map_or_else(|| "output".to_string(), |t| t.name.clone());
         let mode = match (schema, self.tool) {
             (Some(_), Some(_)) => return Err(BuildError::SchemaAndOutputTool),
-            (Some(schema), None) => OutputMode::Native { schema: OutputSchema { name, schema } },
+            (Some(schema), None) => OutputMode::Native { schema: OutputSchema::new(name, schema) },
             (None, Some((name, description, schema))) => {
                 OutputMode::Tool { name, description, schema: schema.into_value()? }
             }
             (None, None) => match typed {
                 None => OutputMode::Text,
                 Some(t) if caps.native_schema_with_tools => {
-                    OutputMode::Native { schema: OutputSchema { name: t.name, schema: t.schema } }
+                    OutputMode::Native { schema: OutputSchema::new(t.name, t.schema) }
                 }
                 Some(t) => {
                     let (schema, decoder) = match t.wrapped {
-                        Some(wrapped) if !is_object_schema(&t.schema) => (wrap_in_response(t.schema), wrapped),
+                        Some(wrapped) if !is_object_schema(&t.schema) => {
+                            (wrap_in_response(t.schema), crate::decode::for_any_deps(wrapped))
+                        }
                         _ => (t.schema, decoder),
                     };
                     let mode = OutputMode::Tool {

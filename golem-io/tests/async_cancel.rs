@@ -63,7 +63,7 @@ fn dropping_the_run_future_tells_a_blocking_tool_on_the_pool_to_stop() {
     let started = Arc::new(AtomicBool::new(false));
     let stopped = Arc::new(AtomicBool::new(false));
     let (s, t) = (Arc::clone(&started), Arc::clone(&stopped));
-    let patient = Tool::new("patient", "", json!({"type": "object"}), move |ctx: &ToolContext<()>, _| {
+    let patient = Tool::new("patient", "", json!({"type": "object"}), move |ctx: ToolContext<()>, _| {
         s.store(true, Ordering::SeqCst);
         let give_up = Instant::now() + Duration::from_secs(2);
         while !ctx.is_canceled() && Instant::now() < give_up {
@@ -148,7 +148,7 @@ fn a_canceled_run_keeps_partial_evidence_that_resumes_with_history() {
 
     let agent = cancellable_agent(CancellationToken::new());
     let resumed = smol::block_on(agent.run_with_history_async((), partial.messages.clone(), "carry on")).unwrap();
-    assert_eq!(resumed.output().unwrap(), "resumed after: carry on");
+    assert_eq!(resumed.output, "resumed after: carry on");
     assert_eq!(resumed.conversation_id(), "c-1", "the history's conversation goes on");
     let again =
         agent.run_with(()).history(partial.messages).prompt("carry on").run_id(resumed.run_id()).call().unwrap();
@@ -164,7 +164,7 @@ fn a_history_cut_mid_batch_is_repaired_before_resuming() {
     ];
     let agent = cancellable_agent(CancellationToken::new());
     let resumed = smol::block_on(agent.run_with_history_async((), history, "carry on")).unwrap();
-    assert_eq!(resumed.output().unwrap(), "resumed after: carry on");
+    assert_eq!(resumed.output, "resumed after: carry on");
     let closed: Vec<&str> =
         resumed.messages.iter().filter(|m| m.role == Role::Tool).map(|m| m.content.as_str()).collect();
     assert_eq!(closed, [texts::INTERRUPTED_RESULT, texts::INTERRUPTED_RESULT]);

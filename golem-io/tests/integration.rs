@@ -41,6 +41,7 @@ mod run_ids;
 mod setup;
 mod spec_checks;
 mod streaming;
+mod tool_handlers;
 mod tools_command;
 mod tools_file_read;
 mod tools_fuzz_corpus;

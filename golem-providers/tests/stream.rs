@@ -4,7 +4,7 @@
 
 use crate::support;
 
-use golem_core::message::{FinishReason, ThinkingBlock, ToolCall, Usage};
+use golem_core::message::{FinishReason, ThinkingBlock, ToolCall};
 use golem_core::model::{Delta, ModelErrorKind, Request};
 use golem_core::stream::StreamAssembler;
 use golem_core::Message;
@@ -218,7 +218,12 @@ fn reasoning_streams_as_thinking_block_zero_and_refusal_as_content() {
         "data: [DONE]\n\n".into(),
     ];
     let response = stream(&Request::new(vec![]), &body(&parts)).1.unwrap();
-    let block = ThinkingBlock { text: "Thinking.".into(), provider: "openai".into(), ..ThinkingBlock::default() };
+    let block = {
+        let mut built = ThinkingBlock::default();
+        built.text = "Thinking.".into();
+        built.provider = "openai".into();
+        built
+    };
     assert_eq!(response.message.thinking, vec![block]);
     assert_eq!(response.message.content, "I can't do that.");
     assert_eq!(response.finish_reason, FinishReason::ContentFilter);
@@ -243,10 +248,15 @@ fn usage_is_taken_from_any_chunk_and_the_latest_wins() {
         "data: [DONE]\n\n".into(),
     ];
     let response = stream(&Request::new(vec![]), &body(&parts)).1.unwrap();
-    assert_eq!(
-        response.usage,
-        Usage { input_tokens: 9, output_tokens: 3, cache_read_tokens: 4, cache_write_tokens: 0, reasoning_tokens: 2 }
-    );
+    assert_eq!(response.usage, {
+        let mut built = golem_core::Usage::default();
+        built.input_tokens = 9;
+        built.output_tokens = 3;
+        built.cache_read_tokens = 4;
+        built.cache_write_tokens = 0;
+        built.reasoning_tokens = 2;
+        built
+    });
 }
 
 #[test]

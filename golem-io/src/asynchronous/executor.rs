@@ -10,13 +10,14 @@
 use super::in_flight::{Answer, InFlight};
 use crate::agent::AgentInner;
 use crate::any_model::AnyModel;
-use crate::cancel::{CancellationToken, Canceled};
+use crate::cancel::{Canceled, CancellationToken};
 use crate::clock::Clock;
 use crate::context::ToolContext;
 use crate::decode::Decoder;
 use crate::exec::{call_tool_async, caller_cancel, order, ForwardDeltas, Kept, Order, Work, WorkId};
 use crate::ids::RunIds;
-use crate::result::RunResult;
+use crate::result::RunOutcome;
+use crate::run_context::RunContext;
 use crate::sub_run_event::SubRunSink;
 use crate::tool::Tool;
 use crate::Error;
@@ -143,13 +144,14 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
 
     /// Run the decoder now (quick, local application code) and queue its
     /// verdict.
-    pub(crate) fn decode(&mut self, decoder: &dyn Decoder<O>, id: DecodeId, response: &Response) {
-        let verdict = self.kept.decode(decoder, id, response);
+    pub(crate) fn decode(&mut self, decoder: &dyn Decoder<O, Deps>, id: DecodeId, response: &Response) {
+        let ctx = RunContext::new(Arc::clone(&self.deps), self.ids.clone());
+        let verdict = self.kept.decode(decoder, &ctx, id, response);
         self.ready.push_back(Input::Decoded { id, verdict });
     }
 
     /// The run's result from the machine's outcome.
-    pub(crate) fn finish(self, outcome: Option<&Outcome>) -> Result<RunResult<O>, Error> {
+    pub(crate) fn finish(self, outcome: Option<&Outcome>) -> Result<RunOutcome<O>, Error> {
         self.kept.finish(outcome)
     }
 

@@ -17,7 +17,8 @@ use crate::clock::Clock;
 use crate::decode::Decoder;
 use crate::exec::{caller_cancel, order, Kept, Order, Work, WorkId};
 use crate::ids::RunIds;
-use crate::result::RunResult;
+use crate::result::RunOutcome;
+use crate::run_context::RunContext;
 use crate::sub_run_event::SubRunSink;
 use crate::tool::Tool;
 use crate::Error;
@@ -146,13 +147,14 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
 
     /// Run the decoder now (it is application code, but quick and local)
     /// and queue its verdict.
-    pub(crate) fn decode(&mut self, decoder: &dyn Decoder<O>, id: DecodeId, response: &Response) {
-        let verdict = self.kept.decode(decoder, id, response);
+    pub(crate) fn decode(&mut self, decoder: &dyn Decoder<O, Deps>, id: DecodeId, response: &Response) {
+        let ctx = RunContext::new(Arc::clone(&self.deps), self.ids.clone());
+        let verdict = self.kept.decode(decoder, &ctx, id, response);
         self.ready.push_back(Input::Decoded { id, verdict });
     }
 
     /// The run's result from the machine's outcome.
-    pub(crate) fn finish(mut self, outcome: Option<&Outcome>) -> Result<RunResult<O>, Error> {
+    pub(crate) fn finish(mut self, outcome: Option<&Outcome>) -> Result<RunOutcome<O>, Error> {
         std::mem::replace(&mut self.kept, Kept::new()).finish(outcome)
     }
 

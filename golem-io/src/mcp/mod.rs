@@ -40,7 +40,7 @@
 //! let client = Arc::new(McpClient::stdio(server, ClientOptions::new())?);
 //! let bridge = McpBridge::new(Arc::clone(&client))?;
 //! let agent = Agent::<()>::builder(TestModel::new()).tools(bridge.tools()).build()?;
-//! println!("{}", agent.run((), "go")?.output().unwrap());
+//! println!("{}", agent.run((), "go")?.output);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 

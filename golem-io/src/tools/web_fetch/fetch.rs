@@ -153,12 +153,15 @@ impl FetchError {
     }
 }
 
-impl From<FetchError> for crate::ToolError {
-    fn from(error: FetchError) -> Self {
-        if error.is_rejection() {
-            crate::ToolError::Reject(error.to_string())
+impl FetchError {
+    /// The tool's verdict: a rejection of the URL stays correctable,
+    /// anything else is a failed result. (`?` on a `FetchError` in a tool
+    /// of your own gives a failed result for both, like any error.)
+    pub fn into_tool_error(self) -> crate::ToolError {
+        if self.is_rejection() {
+            crate::ToolError::Reject(self.to_string())
         } else {
-            crate::ToolError::Failed(error.to_string())
+            crate::ToolError::Failed(self.to_string())
         }
     }
 }
