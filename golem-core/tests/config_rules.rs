@@ -36,164 +36,161 @@ fn cfg_02_defaults() {
 #[test]
 fn cfg_03_each_rule_has_its_own_error() {
     let base = {
-        let mut built = RunConfig::default();
-        built.tools = vec![tool("a"), tool("b")];
-        built
+        let mut config = RunConfig::default();
+        config.tools = vec![tool("a"), tool("b")];
+        config
     };
     let cases: Vec<(RunConfig, BuildError)> = vec![
         (
             {
-                let mut built = base.clone();
-                built.max_iterations = 0;
-                built
+                let mut config = base.clone();
+                config.max_iterations = 0;
+                config
             },
             BuildError::ZeroMaxIterations,
         ),
         (
             {
-                let mut built = base.clone();
-                built.retry = {
-                    let mut built = RetryPolicy::default();
-                    built.max_attempts = 0;
-                    built
-                };
-                built
+                let mut config = base.clone();
+                config.retry = RetryPolicy::new().max_attempts(0);
+                config
             },
             BuildError::ZeroMaxAttempts,
         ),
         (
             {
-                let mut built = base.clone();
-                built.tools = vec![tool("a"), tool("a")];
-                built
+                let mut config = base.clone();
+                config.tools = vec![tool("a"), tool("a")];
+                config
             },
             BuildError::DuplicateTool("a".into()),
         ),
         (
             {
-                let mut built = base.clone();
-                built.output = OutputMode::Tool {
+                let mut config = base.clone();
+                config.output = OutputMode::Tool {
                     name: "a".into(),
                     description: String::new(),
                     schema: json!({"type": "object"}),
                 };
-                built
+                config
             },
             BuildError::OutputToolCollision("a".into()),
         ),
         (
             {
-                let mut built = base.clone();
-                built.output = OutputMode::Tool { name: String::new(), description: String::new(), schema: json!({}) };
-                built
+                let mut config = base.clone();
+                config.output = OutputMode::Tool { name: String::new(), description: String::new(), schema: json!({}) };
+                config
             },
             BuildError::EmptyOutputToolName,
         ),
         (
             {
-                let mut built = base.clone();
-                built.output = OutputMode::Tool { name: "out".into(), description: String::new(), schema: json!(true) };
-                built
+                let mut config = base.clone();
+                config.output =
+                    OutputMode::Tool { name: "out".into(), description: String::new(), schema: json!(true) };
+                config
             },
             BuildError::SchemaNotObject("the output tool".into()),
         ),
         (
             {
-                let mut built = base.clone();
-                built.output = OutputMode::Native { schema: golem_core::model::OutputSchema::new("o", json!("x")) };
-                built
+                let mut config = base.clone();
+                config.output = OutputMode::Native { schema: golem_core::model::OutputSchema::new("o", json!("x")) };
+                config
             },
             BuildError::SchemaNotObject("the output".into()),
         ),
         (
             {
-                let mut built = base.clone();
-                built.tool_choice = Some(ToolChoice::Restrict(String::new()));
-                built
+                let mut config = base.clone();
+                config.tool_choice = Some(ToolChoice::Restrict(String::new()));
+                config
             },
             BuildError::EmptyToolChoice,
         ),
         (
             {
-                let mut built = base.clone();
-                built.tool_choice = Some(ToolChoice::Force("zzz".into()));
-                built
+                let mut config = base.clone();
+                config.tool_choice = Some(ToolChoice::Force("zzz".into()));
+                config
             },
             BuildError::UnknownToolChoice("zzz".into()),
         ),
         (
             {
-                let mut built = base.clone();
-                built.tools = vec![tool("has space")];
-                built
+                let mut config = base.clone();
+                config.tools = vec![tool("has space")];
+                config
             },
             BuildError::InvalidToolName("has space".into()),
         ),
         (
             {
-                let mut built = base.clone();
-                built.tools = vec![tool(&"x".repeat(65))];
-                built
+                let mut config = base.clone();
+                config.tools = vec![tool(&"x".repeat(65))];
+                config
             },
             BuildError::InvalidToolName("x".repeat(65)),
         ),
         (
             {
-                let mut built = base.clone();
-                built.tools = vec![ToolSpec::new("t", "", json!([]))];
-                built
+                let mut config = base.clone();
+                config.tools = vec![ToolSpec::new("t", "", json!([]))];
+                config
             },
             BuildError::SchemaNotObject("tool t".into()),
         ),
         (
             {
-                let mut built = base.clone();
-                built.tool_timeout = Some(Duration::ZERO);
-                built
+                let mut config = base.clone();
+                config.tool_timeout = Some(Duration::ZERO);
+                config
             },
             BuildError::ZeroDuration("the tool timeout"),
         ),
         (
             {
-                let mut built = base.clone();
-                built.tools = vec![{
-                    let mut built = tool("t");
-                    built.timeout = Some(Duration::ZERO);
-                    built
+                let mut config = base.clone();
+                config.tools = vec![{
+                    let mut config = tool("t");
+                    config.timeout = Some(Duration::ZERO);
+                    config
                 }];
-                built
+                config
             },
             BuildError::ZeroDuration("a tool timeout"),
         ),
         (
             {
-                let mut built = base.clone();
-                built.model_deadline = Some(Duration::ZERO);
-                built
+                let mut config = base.clone();
+                config.model_deadline = Some(Duration::ZERO);
+                config
             },
             BuildError::ZeroDuration("the model deadline"),
         ),
         (
             {
-                let mut built = base.clone();
-                built.run_deadline = Some(Duration::ZERO);
-                built
+                let mut config = base.clone();
+                config.run_deadline = Some(Duration::ZERO);
+                config
             },
             BuildError::ZeroDuration("the run deadline"),
         ),
         (
             {
-                let mut built = base.clone();
-                built.max_concurrency = Some(0);
-                built
+                let mut config = base.clone();
+                config.max_concurrency = Some(0);
+                config
             },
             BuildError::ZeroConcurrency,
         ),
         (
             {
-                let mut built = base.clone();
-                built.models = 0;
-                built
+                let mut config = base.clone();
+                config.models = 0;
+                config
             },
             BuildError::NoModel,
         ),
@@ -203,11 +200,11 @@ fn cfg_03_each_rule_has_its_own_error() {
     }
     // The output tool may be the chosen tool (SPEC TOOL-11).
     let ok = {
-        let mut built = base;
-        built.tool_choice = Some(ToolChoice::Restrict("out".into()));
-        built.output =
+        let mut config = base;
+        config.tool_choice = Some(ToolChoice::Restrict("out".into()));
+        config.output =
             OutputMode::Tool { name: "out".into(), description: String::new(), schema: json!({"type": "object"}) };
-        built
+        config
     };
     assert_eq!(check(ok), Ok(()));
 }
@@ -215,19 +212,16 @@ fn cfg_03_each_rule_has_its_own_error() {
 #[test]
 fn cfg_06_config_is_plain_serialisable_data() {
     let cfg = {
-        let mut built = RunConfig::default();
-        built.tools = vec![{
-            let mut built = tool("a");
-            built.timeout = Some(Duration::from_millis(1500));
-            built
+        let mut config = RunConfig::default();
+        config.tools = vec![{
+            let mut config = tool("a");
+            config.timeout = Some(Duration::from_millis(1500));
+            config
         }];
-        built.retry = {
-            let mut built = RetryPolicy::default();
-            built.backoff = Backoff::Table { delays: vec![Duration::from_millis(10), Duration::from_millis(20)] };
-            built
-        };
-        built.tool_choice = Some(ToolChoice::Force("a".into()));
-        built
+        config.retry = RetryPolicy::new()
+            .backoff(Backoff::Table { delays: vec![Duration::from_millis(10), Duration::from_millis(20)] });
+        config.tool_choice = Some(ToolChoice::Force("a".into()));
+        config
     };
     let json = serde_json::to_string(&cfg).unwrap();
     let back: RunConfig = serde_json::from_str(&json).unwrap();
@@ -238,9 +232,9 @@ fn cfg_06_config_is_plain_serialisable_data() {
 fn machine_refuses_invalid_config_as_setup_error() {
     let err = RunMachine::new(
         {
-            let mut built = RunConfig::default();
-            built.max_iterations = 0;
-            built
+            let mut config = RunConfig::default();
+            config.max_iterations = 0;
+            config
         },
         machine::Start::prompt("x"),
         Moment::ZERO,
@@ -252,23 +246,23 @@ fn machine_refuses_invalid_config_as_setup_error() {
 #[test]
 fn cfg_03_tool_and_output_tool_schemas_must_describe_objects() {
     let string_schema = {
-        let mut built = RunConfig::default();
-        built.tools = vec![ToolSpec::new("t", "", json!({"type": "string"}))];
-        built
+        let mut config = RunConfig::default();
+        config.tools = vec![ToolSpec::new("t", "", json!({"type": "string"}))];
+        config
     };
     assert_eq!(check(string_schema), Err(BuildError::SchemaNotObject("tool t".into())));
     let array_output = {
-        let mut built = RunConfig::default();
-        built.output =
+        let mut config = RunConfig::default();
+        config.output =
             OutputMode::Tool { name: "out".into(), description: String::new(), schema: json!({"type": "array"}) };
-        built
+        config
     };
     assert_eq!(check(array_output), Err(BuildError::SchemaNotObject("the output tool".into())));
     // No `type` at all (e.g. a bare `{}` or an `anyOf`) is left to the provider.
     let untyped = {
-        let mut built = RunConfig::default();
-        built.tools = vec![ToolSpec::new("t", "", json!({}))];
-        built
+        let mut config = RunConfig::default();
+        config.tools = vec![ToolSpec::new("t", "", json!({}))];
+        config
     };
     assert_eq!(check(untyped), Ok(()));
 }

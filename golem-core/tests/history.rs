@@ -79,11 +79,7 @@ fn hist_05_valid_history_passes() {
     let history = vec![
         Message::system("be brief"),
         user("look").with_parts(vec![Part::image_url("https://x/y.png")]),
-        calls(&["a"]).with_thinking(vec![{
-            let mut built = golem_core::ThinkingBlock::default();
-            built.text = "hmm".into();
-            built
-        }]),
+        calls(&["a"]).with_thinking(vec![golem_core::ThinkingBlock::text("hmm")]),
         result("a").with_parts(vec![Part::image_data("image/png", vec![1u8, 2, 3])]),
         asst("done"),
     ];
@@ -103,9 +99,9 @@ fn hist_05_parts_only_on_user_and_tool() {
 #[test]
 fn hist_05_each_part_valid() {
     let bad = {
-        let mut built = Part::image_url("");
-        built.url = String::new();
-        built
+        let mut part = Part::image_url("");
+        part.url = String::new();
+        part
     };
     let history = vec![user("a"), user("b").with_parts(vec![Part::image_url("https://ok"), bad])];
     match validate(&history) {
@@ -119,13 +115,7 @@ fn hist_05_each_part_valid() {
 
 #[test]
 fn hist_05_thinking_only_on_assistant_and_valid() {
-    let ok = || {
-        vec![{
-            let mut built = golem_core::ThinkingBlock::default();
-            built.text = "t".into();
-            built
-        }]
-    };
+    let ok = || vec![golem_core::ThinkingBlock::text("t")];
     let history = vec![user("hi").with_thinking(ok())];
     assert_eq!(validate(&history), Err(HistoryError::ThinkingNotAllowed { index: 0, role: Role::User }));
     let history = vec![user("hi"), result("a").with_thinking(ok())];
@@ -137,12 +127,7 @@ fn hist_05_thinking_only_on_assistant_and_valid() {
         built.redacted = "r".into();
         built
     };
-    let signed_redacted = {
-        let mut built = golem_core::ThinkingBlock::default();
-        built.redacted = "r".into();
-        built.signature = "s".into();
-        built
-    };
+    let signed_redacted = golem_core::ThinkingBlock::redacted("r").with_signature("s");
     let empty = ThinkingBlock::default();
     for (block, bad) in [(both, 1), (signed_redacted, 1), (empty, 1)] {
         let history = vec![user("hi"), asst("x").with_thinking(vec![ok()[0].clone(), block])];
@@ -187,11 +172,7 @@ fn hist_01_tool_13_missing_result_synthesized_after_assistant_before_real_result
 
 #[test]
 fn hist_01_synthesized_result_copies_only_name_and_run_ids() {
-    let mut a = Message::assistant_calls(vec![{
-        let mut built = ToolCall::new("a", "search", r#"{"q":1}"#);
-        built.signature = "sig".into();
-        built
-    }]);
+    let mut a = Message::assistant_calls(vec![ToolCall::new("a", "search", r#"{"q":1}"#).with_signature("sig")]);
     a.content = "let me look".into();
     a.run_id = "run-1".into();
     a.conversation_id = "conv-1".into();

@@ -14,19 +14,14 @@ const MS: Duration = Duration::from_millis(1);
 
 fn config(parallel: bool) -> RunConfig {
     {
-        let mut built = RunConfig::default();
-        built.tools = vec![
+        let mut config = RunConfig::default();
+        config.tools = vec![
             ToolSpec::new("roll", "", json!({"type": "object"})),
             ToolSpec::new("look", "", json!({"type": "object"})),
         ];
-        built.parallel_tools = parallel;
-        built.retry = {
-            let mut built = RetryPolicy::default();
-            built.max_attempts = 2;
-            built.tool_retries = 1;
-            built
-        };
-        built
+        config.parallel_tools = parallel;
+        config.retry = RetryPolicy::new().max_attempts(2).tool_retries(1);
+        config
     }
 }
 

@@ -11,15 +11,10 @@ const MS: Duration = Duration::from_millis(1);
 
 fn cfg(tool_retries: u32, output_retries: u32) -> RunConfig {
     {
-        let mut built = RunConfig::default();
-        built.tools = vec![ToolSpec::new("lookup", "", json!({"type": "object"}))];
-        built.retry = {
-            let mut built = RetryPolicy::default();
-            built.tool_retries = tool_retries;
-            built.output_retries = output_retries;
-            built
-        };
-        built
+        let mut config = RunConfig::default();
+        config.tools = vec![ToolSpec::new("lookup", "", json!({"type": "object"}))];
+        config.retry = RetryPolicy::new().tool_retries(tool_retries).output_retries(output_retries);
+        config
     }
 }
 
@@ -147,9 +142,9 @@ fn untrusted_role_from_model_is_forced_to_assistant() {
 fn tool_02_a_malformed_result_part_is_fatal_at_the_tool_stage() {
     let replies = vec![ModelReply::ok(MS, Response::tool_calls(vec![ToolCall::new("c1", "lookup", "{}")]))];
     let bad = {
-        let mut built = Part::image_data("image/png", vec![1u8, 2, 3]);
-        built.media_type = String::new();
-        built
+        let mut part = Part::image_data("image/png", vec![1u8, 2, 3]);
+        part.media_type = String::new();
+        part
     };
     let mut sim =
         Sim::new(cfg(3, 0), Start::prompt("go"), Sim::scripted(replies)).unwrap().tool("lookup", move |_, _| {

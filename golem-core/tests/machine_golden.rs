@@ -11,9 +11,9 @@ const MS: Duration = Duration::from_millis(1);
 
 fn config_with_tool(name: &str) -> RunConfig {
     {
-        let mut built = RunConfig::default();
-        built.tools = vec![ToolSpec::new(name, "a tool", json!({"type": "object"}))];
-        built
+        let mut config = RunConfig::default();
+        config.tools = vec![ToolSpec::new(name, "a tool", json!({"type": "object"}))];
+        config
     }
 }
 
@@ -72,13 +72,9 @@ fn evt_02_tool_round_trip() {
 #[test]
 fn retry_02_retried_call_with_backoff() {
     let config = {
-        let mut built = RunConfig::default();
-        built.retry = {
-            let mut built = RetryPolicy::default();
-            built.max_attempts = 3;
-            built
-        };
-        built
+        let mut config = RunConfig::default();
+        config.retry = RetryPolicy::new().max_attempts(3);
+        config
     };
     let replies = vec![
         ModelReply::err(MS, ModelError::api(503, "overloaded")),
@@ -127,13 +123,9 @@ fn retry_02_retried_call_with_backoff() {
 #[test]
 fn out_06_output_correction() {
     let config = {
-        let mut built = RunConfig::default();
-        built.retry = {
-            let mut built = RetryPolicy::default();
-            built.output_retries = 1;
-            built
-        };
-        built
+        let mut config = RunConfig::default();
+        config.retry = RetryPolicy::new().output_retries(1);
+        config
     };
     let replies = vec![ModelReply::ok(MS, Response::text("seven")), ModelReply::ok(MS, Response::text("7"))];
     let mut sim = Sim::new(config, Start::prompt("pick"), Sim::scripted(replies)).unwrap().decoder(|r| {
@@ -200,10 +192,10 @@ fn defer_01_pause_and_resume() {
     // Resume: a new run, the approved call re-runs first, its result placed
     // in emission order before the sibling's.
     let start = {
-        let mut built = Start::default();
-        built.history = summary.messages;
-        built.resume = Some(DeferredResults::new().approval("c1", Approval::approve()));
-        built
+        let mut start = Start::default();
+        start.history = summary.messages;
+        start.resume = Some(DeferredResults::new().approval("c1", Approval::approve()));
+        start
     };
     let replies = vec![ModelReply::ok(MS, Response::text("all clean"))];
     let mut sim = Sim::new(config, start, Sim::scripted(replies))
@@ -240,13 +232,9 @@ fn defer_01_pause_and_resume() {
 #[test]
 fn mach_07_cancel_during_backoff_ends_at_model_stage() {
     let config = {
-        let mut built = RunConfig::default();
-        built.retry = {
-            let mut built = RetryPolicy::default();
-            built.max_attempts = 3;
-            built
-        };
-        built
+        let mut config = RunConfig::default();
+        config.retry = RetryPolicy::new().max_attempts(3);
+        config
     };
     let replies = vec![ModelReply::err(MS, ModelError::api(500, "boom"))];
     let mut sim = Sim::new(config, Start::prompt("hi"), Sim::scripted(replies))

@@ -101,13 +101,7 @@ fn arb_response() -> impl Strategy<Value = Response> {
         .prop_map(|(content, calls, input, output, finish)| {
             let mut message = Message::assistant_calls(calls);
             message.content = content.to_string();
-            {
-                let mut built = golem_core::Response::new(golem_core::Message::new(golem_core::Role::Assistant));
-                built.message = message;
-                built.usage = Usage::new(input, output);
-                built.finish_reason = finish;
-                built
-            }
+            golem_core::Response::new(message).with_usage(Usage::new(input, output)).with_finish_reason(finish)
         })
 }
 
@@ -208,11 +202,11 @@ prop_compose! {
         } else {
             OutputMode::Text
         };
-        { let mut built = golem_core::RunConfig::default(); built.max_iterations = max_iterations; built.retry = { let mut built = RetryPolicy::default(); built.max_attempts = attempts; built.jitter = jitter; built.tool_retries = tool_retries; built.output_retries = output_retries; built }; built.models = models; built.tools = vec![tool_spec("alpha"), beta, gamma]; built.tool_timeout = default_timeout.map(Duration::from_millis); built.parallel_tools = parallel; built.max_concurrency = cap; built.tool_choice = match choice {
+        { let mut config = golem_core::RunConfig::default(); config.max_iterations = max_iterations; config.retry = RetryPolicy::new().max_attempts(attempts).jitter(jitter).tool_retries(tool_retries).output_retries(output_retries); config.models = models; config.tools = vec![tool_spec("alpha"), beta, gamma]; config.tool_timeout = default_timeout.map(Duration::from_millis); config.parallel_tools = parallel; config.max_concurrency = cap; config.tool_choice = match choice {
                 6 => Some(ToolChoice::Restrict("alpha".into())),
                 7 => Some(ToolChoice::Force("beta".into())),
                 _ => None,
-            }; built.output = output; built.limits = { let mut built = UsageLimits::default(); built.requests = requests; built.total_tokens = tokens; built.tool_calls = tool_calls; built }; built.model_deadline = model_deadline.map(Duration::from_millis); built.run_deadline = run_deadline.map(Duration::from_millis); built.seed = seed; built }
+            }; config.output = output; config.limits = { let mut config = UsageLimits::default(); config.requests = requests; config.total_tokens = tokens; config.tool_calls = tool_calls; config }; config.model_deadline = model_deadline.map(Duration::from_millis); config.run_deadline = run_deadline.map(Duration::from_millis); config.seed = seed; config }
     }
 }
 
@@ -230,10 +224,10 @@ fn arb_start() -> impl Strategy<Value = Start> {
             _ => {
                 let approval = if approve { Approval::approve() } else { Approval::deny("no") };
                 {
-                    let mut built = Start::default();
-                    built.history = paused();
-                    built.resume = Some(DeferredResults::new().approval("c1", approval).external("c2", "external"));
-                    built
+                    let mut start = Start::default();
+                    start.history = paused();
+                    start.resume = Some(DeferredResults::new().approval("c1", approval).external("c2", "external"));
+                    start
                 }
             }
         };
@@ -574,7 +568,7 @@ proptest! {
         gaps in vec(0u64..50, 8),
     ) {
         let n = perm.len();
-        let config = { let mut built = RunConfig::default(); built.tools = vec![tool_spec("alpha")]; built.parallel_tools = true; built.max_concurrency = cap; built };
+        let config = { let mut config = RunConfig::default(); config.tools = vec![tool_spec("alpha")]; config.parallel_tools = true; config.max_concurrency = cap; config };
         let mut machine = RunMachine::new(config, Start::prompt("go"), Moment::ZERO).unwrap();
         let model = machine.drain().into_iter().find_map(|o| match o {
             Output::Command(Command::CallModel { id, .. }) => Some(id),
@@ -682,9 +676,9 @@ fn mach_03_an_id_of_another_kind_is_unknown() {
 #[test]
 fn mach_03_second_answer_is_misuse() {
     let config = {
-        let mut built = RunConfig::default();
-        built.tools = vec![tool_spec("alpha")];
-        built
+        let mut config = RunConfig::default();
+        config.tools = vec![tool_spec("alpha")];
+        config
     };
     let (mut machine, id) = started(config);
     let response = Response::tool_calls(vec![ToolCall::new("c1", "alpha", "{}")]);
@@ -700,9 +694,9 @@ fn log_06_a_tool_reports_starting_once() {
     // The ledger records one start per call; a second is a driver bug (the
     // property test above found its own model of this rule missing).
     let config = {
-        let mut built = RunConfig::default();
-        built.tools = vec![tool_spec("alpha")];
-        built
+        let mut config = RunConfig::default();
+        config.tools = vec![tool_spec("alpha")];
+        config
     };
     let (mut machine, id) = started(config);
     let response = Response::tool_calls(vec![ToolCall::new("c1", "alpha", "{}")]);
@@ -734,9 +728,9 @@ fn timed_out_tool() -> (RunMachine, ToolCallId) {
     alpha.timeout = Some(10 * MS);
     alpha.on_timeout = TimeoutPolicy::FailedResult;
     let (mut machine, id) = started({
-        let mut built = RunConfig::default();
-        built.tools = vec![alpha];
-        built
+        let mut config = RunConfig::default();
+        config.tools = vec![alpha];
+        config
     });
     let response = Response::tool_calls(vec![ToolCall::new("c1", "alpha", "{}")]);
     let outputs = machine.step(Moment::from_millis(1), Input::ModelFinished { id, result: Ok(response) }).unwrap();

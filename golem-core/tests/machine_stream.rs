@@ -15,18 +15,14 @@ fn call_id(outputs: &[Output]) -> machine::ModelCallId {
 
 fn streamed(retries: u32) -> (RunMachine, Vec<Output>) {
     let cfg = {
-        let mut built = RunConfig::default();
-        built.retry = {
-            let mut built = RetryPolicy::default();
-            built.max_attempts = retries;
-            built
-        };
-        built
+        let mut config = RunConfig::default();
+        config.retry = RetryPolicy::new().max_attempts(retries);
+        config
     };
     let start = {
-        let mut built = Start::prompt("hi");
-        built.stream = true;
-        built
+        let mut start = Start::prompt("hi");
+        start.stream = true;
+        start
     };
     let mut m = RunMachine::new(cfg, start, Moment::ZERO).unwrap();
     let out = m.drain();

@@ -23,9 +23,9 @@ fn spec(name: &str) -> ToolSpec {
 
 fn config(tools: &[&str]) -> RunConfig {
     {
-        let mut built = RunConfig::default();
-        built.tools = tools.iter().map(|n| spec(n)).collect();
-        built
+        let mut config = RunConfig::default();
+        config.tools = tools.iter().map(|n| spec(n)).collect();
+        config
     }
 }
 

@@ -24,9 +24,9 @@ fn spec(name: &str) -> ToolSpec {
 
 fn config(tools: &[&str]) -> RunConfig {
     {
-        let mut built = RunConfig::default();
-        built.tools = tools.iter().map(|n| spec(n)).collect();
-        built
+        let mut config = RunConfig::default();
+        config.tools = tools.iter().map(|n| spec(n)).collect();
+        config
     }
 }
 
@@ -140,13 +140,7 @@ fn usage_05_first_crossed_dimension_in_order_input_output_total() {
         let mut sim = Sim::new(cfg, Start::prompt("hi"), Sim::scripted(replies)).unwrap();
         usage_limit(&failed(sim.run())).clone()
     };
-    let all = {
-        let mut built = golem_core::UsageLimits::default();
-        built.input_tokens = Some(10);
-        built.output_tokens = Some(10);
-        built.total_tokens = Some(10);
-        built
-    };
+    let all = golem_core::UsageLimits::new().input_tokens(10).output_tokens(10).total_tokens(10);
     assert_eq!(run(all), golem_core::UsageLimitError::new("input token", 10, 20));
     let no_input = {
         let mut built = all;
@@ -154,20 +148,12 @@ fn usage_05_first_crossed_dimension_in_order_input_output_total() {
         built
     };
     assert_eq!(run(no_input), golem_core::UsageLimitError::new("output token", 10, 20));
-    let total_only = {
-        let mut built = golem_core::UsageLimits::default();
-        built.total_tokens = Some(39);
-        built
-    };
+    let total_only = golem_core::UsageLimits::new().total_tokens(39);
     assert_eq!(run(total_only), golem_core::UsageLimitError::new("total token", 39, 40));
     // Crossing is strict: reaching the bound exactly is fine.
     let cfg = {
         let mut built = config(&[]);
-        built.limits = {
-            let mut built = golem_core::UsageLimits::default();
-            built.total_tokens = Some(40);
-            built
-        };
+        built.limits = golem_core::UsageLimits::new().total_tokens(40);
         built
     };
     let replies = vec![ModelReply::ok(MS, Response::text("x").with_usage(Usage::new(20, 20)))];
@@ -555,10 +541,10 @@ fn paused_history(ids: &[&str]) -> Vec<Message> {
 
 fn resume(history: Vec<Message>, resolutions: DeferredResults) -> Start {
     {
-        let mut built = Start::default();
-        built.history = history;
-        built.resume = Some(resolutions);
-        built
+        let mut start = Start::default();
+        start.history = history;
+        start.resume = Some(resolutions);
+        start
     }
 }
 
@@ -843,9 +829,9 @@ fn run_02_empty_prompt_still_yields_a_user_message() {
     completed(sim.run());
     assert_eq!(sim.requests()[0].messages, vec![Message::user("")]);
     let start = {
-        let mut built = Start::default();
-        built.history = vec![Message::user("q"), Message::assistant("a")];
-        built
+        let mut start = Start::default();
+        start.history = vec![Message::user("q"), Message::assistant("a")];
+        start
     };
     let mut sim = Sim::new(config(&[]), start, Sim::scripted(vec![text("ok")])).unwrap();
     completed(sim.run());

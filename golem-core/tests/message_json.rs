@@ -42,17 +42,8 @@ fn msg_05_every_field_camel_case() {
     let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
     assert_eq!(keys, ["content", "conversationId", "failed", "role", "runId", "toolCallId", "toolName"]);
     let mut a = Message::assistant("");
-    a.thinking = vec![{
-        let mut built = golem_core::ThinkingBlock::default();
-        built.text = "hmm".into();
-        built.signature = "sig".into();
-        built
-    }];
-    a.tool_calls = vec![{
-        let mut built = ToolCall::new("i", "n", "{}");
-        built.signature = "ts".into();
-        built
-    }];
+    a.thinking = vec![golem_core::ThinkingBlock::text("hmm").with_signature("sig")];
+    a.tool_calls = vec![ToolCall::new("i", "n", "{}").with_signature("ts")];
     let v = serde_json::to_value(&a).unwrap();
     assert_eq!(v["thinking"][0], serde_json::json!({"text": "hmm", "signature": "sig"}));
     assert_eq!(v["toolCalls"][0], serde_json::json!({"id": "i", "name": "n", "args": {}, "signature": "ts"}));
@@ -104,18 +95,9 @@ fn msg_03_parts_validate_and_share_bytes() {
 
 #[test]
 fn msg_04_thinking_validity() {
-    let ok = {
-        let mut built = golem_core::ThinkingBlock::default();
-        built.text = "t".into();
-        built.signature = "s".into();
-        built
-    };
+    let ok = golem_core::ThinkingBlock::text("t").with_signature("s");
     assert!(ok.is_valid());
-    let redacted = {
-        let mut built = golem_core::ThinkingBlock::default();
-        built.redacted = "opaque".into();
-        built
-    };
+    let redacted = golem_core::ThinkingBlock::redacted("opaque");
     assert!(redacted.is_valid());
     assert!(!{
         let mut built = redacted.clone();
@@ -128,14 +110,7 @@ fn msg_04_thinking_validity() {
 
 #[test]
 fn msg_06_usage_arithmetic() {
-    let mut u = {
-        let mut built = Usage::default();
-        built.input_tokens = 100;
-        built.output_tokens = 10;
-        built.cache_read_tokens = 30;
-        built.cache_write_tokens = 20;
-        built
-    };
+    let mut u = Usage::new(100, 10).with_cache_read_tokens(30).with_cache_write_tokens(20);
     assert_eq!(u.uncached_input_tokens(), 50);
     assert_eq!(u.total_tokens(), 110);
     u.add(&Usage::new(u64::MAX, 1));
@@ -151,13 +126,13 @@ fn msg_02_args_stay_byte_exact_inside_logged_inputs() {
     assert_eq!(back, input);
     // Inside internally tagged types serde offers no raw text: the value survives, re-serialised.
     let event = {
-        let mut built = golem_core::RunEvent::new(
+        let mut event = golem_core::RunEvent::new(
             0,
             EventKind::ToolStart { turn: 0, call_id: "c".into(), tool: "t".into(), args: raw.into(), approved: false },
         );
-        built.run_id = String::new();
-        built.conversation_id = String::new();
-        built
+        event.run_id = String::new();
+        event.conversation_id = String::new();
+        event
     };
     let back: RunEvent = serde_json::from_str(&serde_json::to_string(&event).unwrap()).unwrap();
     let EventKind::ToolStart { args, .. } = back.kind else { panic!() };

@@ -18,9 +18,9 @@ const CONV: &str = "0190b6a8-7c00-7000-8000-00000000c0c0";
 
 fn config(tools: &[&str]) -> RunConfig {
     {
-        let mut built = RunConfig::default();
-        built.tools = tools.iter().map(|n| ToolSpec::new(*n, "", json!({"type": "object"}))).collect();
-        built
+        let mut config = RunConfig::default();
+        config.tools = tools.iter().map(|n| ToolSpec::new(*n, "", json!({"type": "object"}))).collect();
+        config
     }
 }
 
@@ -144,10 +144,10 @@ fn extra_01_resolutions_and_approved_reruns_carry_the_resumed_runs_ids() {
         .approval("b", Approval::deny("no"))
         .external("c", "from outside");
     let start = {
-        let mut built = Start::default();
-        built.history = history;
-        built.resume = Some(resolutions);
-        built
+        let mut start = Start::default();
+        start.history = history;
+        start.resume = Some(resolutions);
+        start
     }
     .with_ids(RUN, CONV);
     let mut sim = Sim::new(config(&["gated"]), start, Sim::scripted(vec![ModelReply::ok(MS, Response::text("ok"))]))
@@ -207,10 +207,10 @@ fn extra_01_a_failed_run_exposes_its_ids_with_and_without_partial_evidence() {
 #[test]
 fn extra_01_serde_is_additive_runs_without_ids_serialise_as_before() {
     let event = {
-        let mut built = golem_core::RunEvent::new(3, EventKind::Canceled { reason: CancelReason::Caller });
-        built.run_id = String::new();
-        built.conversation_id = String::new();
-        built
+        let mut event = golem_core::RunEvent::new(3, EventKind::Canceled { reason: CancelReason::Caller });
+        event.run_id = String::new();
+        event.conversation_id = String::new();
+        event
     };
     let text = serde_json::to_string(&event).unwrap();
     assert_eq!(text, r#"{"seq":3,"event":"canceled","reason":"caller"}"#);

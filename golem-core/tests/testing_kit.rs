@@ -145,31 +145,16 @@ fn scripted_records_deep_copies() {
 
 fn rich_response() -> Response {
     let message = {
-        let mut built = Message::new(Role::Assistant);
-        built.content = "héllo wörld".into();
-        built.thinking = vec![
-            {
-                let mut built = golem_core::ThinkingBlock::default();
-                built.text = "hmm".into();
-                built.signature = "sig0".into();
-                built
-            },
-            {
-                let mut built = golem_core::ThinkingBlock::default();
-                built.text = "ok".into();
-                built
-            },
+        let mut message = Message::new(Role::Assistant);
+        message.content = "héllo wörld".into();
+        message.thinking = vec![
+            golem_core::ThinkingBlock::text("hmm").with_signature("sig0"),
+            golem_core::ThinkingBlock::text("ok"),
         ];
-        built.tool_calls = vec![ToolCall::new("c1", "search", r#"{"q":"ü"}"#), ToolCall::new("c2", "noop", "")];
-        built
+        message.tool_calls = vec![ToolCall::new("c1", "search", r#"{"q":"ü"}"#), ToolCall::new("c2", "noop", "")];
+        message
     };
-    {
-        let mut built = golem_core::Response::new(golem_core::Message::new(golem_core::Role::Assistant));
-        built.message = message;
-        built.usage = Usage::new(10, 5);
-        built.finish_reason = FinishReason::ToolCall;
-        built
-    }
+    golem_core::Response::new(message).with_usage(Usage::new(10, 5)).with_finish_reason(FinishReason::ToolCall)
 }
 
 #[test]
@@ -427,16 +412,8 @@ fn the_full_bound_round_trips() {
 #[test]
 fn redacted_thinking_streams_whole_and_round_trips() {
     let message = Message::assistant("a").with_thinking(vec![
-        {
-            let mut built = golem_core::ThinkingBlock::default();
-            built.redacted = "opaque".into();
-            built
-        },
-        {
-            let mut built = golem_core::ThinkingBlock::default();
-            built.text = "visible".into();
-            built
-        },
+        golem_core::ThinkingBlock::redacted("opaque"),
+        golem_core::ThinkingBlock::text("visible"),
     ]);
     let deltas = response_deltas(&Response::new(message.clone()), 4);
     assert_eq!(
@@ -449,24 +426,17 @@ fn redacted_thinking_streams_whole_and_round_trips() {
 
 fn arb_message() -> impl Strategy<Value = Message> {
     let block = (any::<String>(), proptest::option::of("[a-zA-Z0-9+/=]{1,12}")).prop_map(|(text, signature)| {
-        let mut built = golem_core::ThinkingBlock::default();
-        built.text = text;
-        built.signature = signature.unwrap_or_default();
-        built
+        golem_core::ThinkingBlock::text(text).with_signature(signature.unwrap_or_default())
     });
-    let call =
-        (any::<String>(), any::<String>(), any::<String>(), any::<String>()).prop_map(|(id, name, args, sig)| {
-            let mut built = ToolCall::new(id, name, args);
-            built.signature = sig;
-            built
-        });
+    let call = (any::<String>(), any::<String>(), any::<String>(), any::<String>())
+        .prop_map(|(id, name, args, sig)| ToolCall::new(id, name, args).with_signature(sig));
     (any::<String>(), prop::collection::vec(block, 0..4), prop::collection::vec(call, 0..6)).prop_map(
         |(content, thinking, tool_calls)| {
-            let mut built = Message::new(Role::Assistant);
-            built.content = content;
-            built.thinking = thinking;
-            built.tool_calls = tool_calls;
-            built
+            let mut message = Message::new(Role::Assistant);
+            message.content = content;
+            message.thinking = thinking;
+            message.tool_calls = tool_calls;
+            message
         },
     )
 }

@@ -169,7 +169,7 @@ fn main() {
     let mut messages = 0usize;
     for (i, result) in results.iter().enumerate() {
         let result = result.as_ref().unwrap_or_else(|e| panic!("run {i} failed: {e}"));
-        assert_eq!(result.output, &format!("run {i}: looked up {}", i * 2), "run {i}");
+        assert_eq!(result.output, format!("run {i}: looked up {}", i * 2), "run {i}");
         assert_eq!((result.messages.len(), result.requests, result.tool_calls), (4, 2, 1), "run {i}");
         messages += message_bytes(&result.messages);
     }

@@ -132,6 +132,9 @@ impl<T: DeserializeOwned, Deps> Decoder<T, Deps> for JsonDecoder<T> {
     }
 }
 
+/// A decoder as an agent keeps it: shared by all its runs.
+pub(crate) type SharedDecoder<O, Deps> = Arc<dyn Decoder<O, Deps>>;
+
 /// A decoder that reads no deps, for an agent with any: it sees the run's
 /// ids, and `()` for deps.
 struct AnyDeps<O>(Arc<dyn Decoder<O>>);
@@ -143,7 +146,7 @@ impl<O, Deps> Decoder<O, Deps> for AnyDeps<O> {
 }
 
 /// `decoder`, which reads no deps, as a decoder for agents with any deps.
-pub(crate) fn for_any_deps<O: 'static, Deps>(decoder: Arc<dyn Decoder<O>>) -> Arc<dyn Decoder<O, Deps>> {
+pub(crate) fn for_any_deps<O: 'static, Deps>(decoder: Arc<dyn Decoder<O>>) -> SharedDecoder<O, Deps> {
     Arc::new(AnyDeps(decoder))
 }
 

@@ -1,7 +1,7 @@
 //! Resolving how the final answer is requested: text, native schema, or an
 //! output tool (SPEC OUT-03..05, OUT-07), with the decoder that reads it.
 
-use crate::decode::{Decoder, JsonDecoder};
+use crate::decode::{Decoder, JsonDecoder, SharedDecoder};
 use crate::schema::{is_object_schema, schema_for, short_type_name, wrap_in_response};
 use golem_core::model::OutputSchema;
 use golem_core::{BuildError, Capabilities, OutputMode};
@@ -101,9 +101,9 @@ impl OutputPlan {
     pub(crate) fn resolve<O: 'static, Deps>(
         self,
         typed: Option<TypedOutput<O>>,
-        decoder: Arc<dyn Decoder<O, Deps>>,
+        decoder: SharedDecoder<O, Deps>,
         caps: Capabilities,
-    ) -> Result<(OutputMode, Arc<dyn Decoder<O, Deps>>), BuildError> {
+    ) -> Result<(OutputMode, SharedDecoder<O, Deps>), BuildError> {
         let schema = self.schema.map(RawSchema::into_value).transpose()?.filter(|v| !v.is_null());
         let name = typed.as_ref().map_or_else(|| "output".to_string(), |t| t.name.clone());
         let mode = match (schema, self.tool) {

@@ -27,11 +27,7 @@ fn typed_output_in_tool_mode() {
 
 #[test]
 fn typed_output_in_native_mode() {
-    let caps = {
-        let mut built = Capabilities::default();
-        built.native_schema_with_tools = true;
-        built
-    };
+    let caps = Capabilities::new().native_schema_with_tools(true);
     let model = ScriptedModel::new().with_capabilities(caps).text(r#"{"city":"Lagos","celsius":31}"#);
     let agent = Agent::<()>::builder(model.clone()).output::<Forecast>().build().unwrap();
 
@@ -55,11 +51,7 @@ fn non_object_output_travels_wrapped_and_arrives_unwrapped() {
 #[test]
 fn invalid_json_is_corrected_within_the_output_budget() {
     let model = ScriptedModel::new().text("sunny").text(r#"{"city":"Lagos","celsius":31}"#);
-    let caps = {
-        let mut built = Capabilities::default();
-        built.native_schema_with_tools = true;
-        built
-    };
+    let caps = Capabilities::new().native_schema_with_tools(true);
     let agent = Agent::<()>::builder(model.with_capabilities(caps)).output::<Forecast>().output_retries(1).build();
 
     let result = agent.unwrap().run((), "forecast").unwrap();

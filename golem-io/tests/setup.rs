@@ -11,9 +11,9 @@ use golem_io::{trim_history, Agent, Error};
 fn a_malformed_prompt_part_is_a_setup_error() {
     let agent = Agent::<()>::builder(ScriptedModel::new().text("x")).build().unwrap();
     let empty_part = {
-        let mut built = Part::image_url("");
-        built.url = String::new();
-        built
+        let mut part = Part::image_url("");
+        part.url = String::new();
+        part
     };
     let err = agent.run_with(()).prompt("look").prompt_parts([empty_part]).call().unwrap_err();
     assert!(matches!(err, Error::Setup(SetupError::InvalidPart { index: 0, .. })), "{err:?}");

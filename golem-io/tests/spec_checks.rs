@@ -53,11 +53,7 @@ fn usage_04_a_batch_that_does_not_fit_the_tool_call_limit_is_refused_whole() {
     let model = ScriptedModel::new().respond(Response::tool_calls(calls)).text("never");
     let agent = Agent::builder(model)
         .tool(counting_tool("t", Arc::clone(&runs)))
-        .usage_limits({
-            let mut built = UsageLimits::default();
-            built.tool_calls = Some(1);
-            built
-        })
+        .usage_limits(UsageLimits::new().tool_calls(1))
         .build()
         .unwrap();
     let err = agent.run((), "go").unwrap_err();

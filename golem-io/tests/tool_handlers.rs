@@ -101,7 +101,7 @@ fn tool_03_or_reject_makes_the_error_correctable() {
         .tool_call("parse", r#"{"n":"7"}"#)
         .text("seven is 7");
     let agent = Agent::<()>::builder(model)
-        .tool(Tool::typed("parse", "Parse a number.", |_ctx, args: Number| Ok(args.n.parse::<i64>().or_reject()?)))
+        .tool(Tool::typed("parse", "Parse a number.", |_ctx, args: Number| args.n.parse::<i64>().or_reject()))
         .tool_retries(1)
         .build()
         .unwrap();
@@ -118,7 +118,7 @@ fn tool_03_or_reject_makes_the_error_correctable() {
 #[test]
 fn tool_03_or_fatal_fails_the_run_with_the_error_as_source() {
     let agent = Agent::<()>::builder(calling("parse", "seven"))
-        .tool(Tool::typed("parse", "Parse a number.", |_ctx, args: Number| Ok(args.n.parse::<i64>().or_fatal()?)))
+        .tool(Tool::typed("parse", "Parse a number.", |_ctx, args: Number| args.n.parse::<i64>().or_fatal()))
         .build()
         .unwrap();
     let err = agent.run((), "go").unwrap_err();

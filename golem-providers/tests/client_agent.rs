@@ -198,11 +198,7 @@ fn with_a_retry_each_fault_once_still_succeeds() {
     for driver in DRIVERS {
         for fault in faults() {
             let server = Server::start(vec![fault, Reply::json(200, text_body("recovered"))]);
-            let policy = {
-                let mut built = RetryPolicy::default();
-                built.max_attempts = 2;
-                built
-            };
+            let policy = RetryPolicy::new().max_attempts(2);
             let agent = Agent::<Arc<AtomicUsize>>::builder(openai(&server.url()))
                 .retry_policy(policy)
                 .backoff(|_| Duration::ZERO)
@@ -223,11 +219,7 @@ fn retry_after_makes_the_next_attempt_wait_at_least_that_long() {
                 .header("retry-after", "1"),
             Reply::json(200, text_body("after the wait")),
         ]);
-        let policy = {
-            let mut built = RetryPolicy::default();
-            built.max_attempts = 2;
-            built
-        };
+        let policy = RetryPolicy::new().max_attempts(2);
         let agent = Agent::<Arc<AtomicUsize>>::builder(openai(&server.url())).retry_policy(policy).build().unwrap();
         let started = Instant::now();
         let result = run(driver, &agent, &Arc::new(AtomicUsize::new(0)), "hi").unwrap();

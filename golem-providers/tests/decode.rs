@@ -36,12 +36,7 @@ fn reasoning_becomes_one_thinking_block_of_the_openai_family() {
     for field in ["reasoning_content", "reasoning"] {
         let body = one_choice(json!({"role": "assistant", "content": "42", field: "Let me think."}), json!("stop"));
         let response = decode(&Request::new(vec![]), body);
-        let block = {
-            let mut built = ThinkingBlock::default();
-            built.text = "Let me think.".into();
-            built.provider = "openai".into();
-            built
-        };
+        let block = ThinkingBlock::text("Let me think.").with_provider("openai");
         assert_eq!(response.message.thinking, vec![block], "{field}");
     }
 }
@@ -80,15 +75,10 @@ fn usage_maps_cached_and_reasoning_tokens_and_missing_usage_is_zero() {
         "prompt_tokens_details": {"cached_tokens": 60}, "completion_tokens_details": {"reasoning_tokens": 20}
     });
     let usage = decode(&Request::new(vec![]), body).usage;
-    assert_eq!(usage, {
-        let mut built = golem_core::Usage::default();
-        built.input_tokens = 100;
-        built.output_tokens = 50;
-        built.cache_read_tokens = 60;
-        built.cache_write_tokens = 0;
-        built.reasoning_tokens = 20;
-        built
-    });
+    assert_eq!(
+        usage,
+        golem_core::Usage::new(100, 50).with_cache_read_tokens(60).with_cache_write_tokens(0).with_reasoning_tokens(20)
+    );
     assert_eq!(
         decode(&Request::new(vec![]), one_choice(json!({"content": "x"}), json!("stop"))).usage,
         Usage::default()

@@ -36,11 +36,11 @@ fn weather_tool() -> ToolDefinition {
 
 fn part(kind: PartKind, media_type: &str, data: &[u8]) -> Part {
     {
-        let mut built = golem_core::Part::from_url(kind, String::new());
-        built.url = String::new();
-        built.data = Bytes::copy_from_slice(data);
-        built.media_type = media_type.into();
-        built
+        let mut part = golem_core::Part::from_url(kind, String::new());
+        part.url = String::new();
+        part.data = Bytes::copy_from_slice(data);
+        part.media_type = media_type.into();
+        part
     }
 }
 
@@ -106,12 +106,7 @@ fn tools_tool_choice_and_parallel_calls() {
 
 #[test]
 fn assistant_turns_send_calls_as_json_strings_and_never_thinking() {
-    let thinking = {
-        let mut built = ThinkingBlock::default();
-        built.text = "secret reasoning".into();
-        built.provider = "openai".into();
-        built
-    };
+    let thinking = ThinkingBlock::text("secret reasoning").with_provider("openai");
     let calls = vec![
         ToolCall::new("call_1", "weather", r#"{"city": "Paris"}"#),
         ToolCall::new("call_2", "weather", ""),
@@ -122,9 +117,9 @@ fn assistant_turns_send_calls_as_json_strings_and_never_thinking() {
         Message::assistant_calls(calls).with_thinking(vec![thinking]),
         Message::tool_result("call_1", "weather", "sunny"),
         {
-            let mut built = Message::tool_result("call_2", "weather", "no such city");
-            built.failed = true;
-            built
+            let mut message = Message::tool_result("call_2", "weather", "no such city");
+            message.failed = true;
+            message
         },
         Message::tool_result("call_3", "weather", ""),
         Message::assistant("Done."),
@@ -200,21 +195,21 @@ fn unsupported_parts_fail_before_any_request_naming_the_part_and_a_fix() {
     let cases = [
         (
             {
-                let mut built = golem_core::Part::from_url(PartKind::Video, String::new());
-                built.url = "https://x/v.mp4".into();
-                built.data = Bytes::new();
-                built.media_type = String::new();
-                built
+                let mut part = golem_core::Part::from_url(PartKind::Video, String::new());
+                part.url = "https://x/v.mp4".into();
+                part.data = Bytes::new();
+                part.media_type = String::new();
+                part
             },
             "video",
         ),
         (
             {
-                let mut built = golem_core::Part::from_url(PartKind::Document, String::new());
-                built.url = "https://x/d.pdf".into();
-                built.data = Bytes::new();
-                built.media_type = String::new();
-                built
+                let mut part = golem_core::Part::from_url(PartKind::Document, String::new());
+                part.url = "https://x/d.pdf".into();
+                part.data = Bytes::new();
+                part.media_type = String::new();
+                part
             },
             "inline only",
         ),
@@ -229,11 +224,11 @@ fn unsupported_parts_fail_before_any_request_naming_the_part_and_a_fix() {
         assert!(error.message.contains(hint), "{}", error.message);
     }
     let invalid = {
-        let mut built = golem_core::Part::from_url(PartKind::Image, String::new());
-        built.url = String::new();
-        built.data = Bytes::from_static(b"x");
-        built.media_type = String::new();
-        built
+        let mut part = golem_core::Part::from_url(PartKind::Image, String::new());
+        part.url = String::new();
+        part.data = Bytes::from_static(b"x");
+        part.media_type = String::new();
+        part
     };
     let error = openai().encode(&Request::new(vec![Message::user("x").with_parts(vec![invalid])]), false).unwrap_err();
     assert_eq!(error.kind, ModelErrorKind::Encode);
@@ -401,9 +396,9 @@ fn extra_01_run_and_conversation_ids_never_reach_the_wire() {
         })
         .collect();
     let request = |messages: Vec<Message>| {
-        let mut built = Request::new(messages);
-        built.tools = Arc::new(vec![weather_tool()]);
-        built
+        let mut request = Request::new(messages);
+        request.tools = Arc::new(vec![weather_tool()]);
+        request
     };
     let check = |name: &str, encode: &dyn Fn(&Request, bool) -> Vec<u8>| {
         for stream in [false, true] {

@@ -191,18 +191,18 @@ fn kitchen_sink() -> Request {
         Part::image_url("https://example.com/cat.png"),
         Part::image_data("image/png", Bytes::from_static(b"PNG")),
         {
-            let mut built = golem_core::Part::from_url(PartKind::Document, String::new());
-            built.url = String::new();
-            built.data = Bytes::from_static(b"%PDF");
-            built.media_type = "application/pdf".into();
-            built
+            let mut part = golem_core::Part::from_url(PartKind::Document, String::new());
+            part.url = String::new();
+            part.data = Bytes::from_static(b"%PDF");
+            part.media_type = "application/pdf".into();
+            part
         },
         {
-            let mut built = golem_core::Part::from_url(PartKind::Audio, String::new());
-            built.url = String::new();
-            built.data = Bytes::from_static(b"RIFF");
-            built.media_type = "audio/wav".into();
-            built
+            let mut part = golem_core::Part::from_url(PartKind::Audio, String::new());
+            part.url = String::new();
+            part.data = Bytes::from_static(b"RIFF");
+            part.media_type = "audio/wav".into();
+            part
         },
     ];
     let tool = golem_core::tool::ToolDefinition::new(
@@ -211,33 +211,33 @@ fn kitchen_sink() -> Request {
         json!({"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"], "additionalProperties": false}),
     );
     {
-        let mut built = golem_core::Request::new(vec![
+        let mut request = golem_core::Request::new(vec![
             Message::system("Be brief."),
             Message::user("Look at these").with_parts(parts.clone()),
             {
-                let mut built = Message::assistant_calls(vec![
+                let mut request = Message::assistant_calls(vec![
                     ToolCall::new("c1", "chart", r#"{"q":"x"}"#),
                     ToolCall::new("c2", "chart", ""),
                 ]);
-                built.content = "Let me check.".into();
-                built
+                request.content = "Let me check.".into();
+                request
             },
             Message::tool_result("c1", "chart", "done").with_parts(parts[..3].to_vec()),
             {
-                let mut built = Message::tool_result("c2", "chart", "bad");
-                built.failed = true;
-                built
+                let mut request = Message::tool_result("c2", "chart", "bad");
+                request.failed = true;
+                request
             },
             Message::assistant("Here."),
             Message::user("thanks"),
         ]);
-        built.tools = Arc::new(vec![tool]);
-        built.output_schema = Some(Arc::new(golem_core::model::OutputSchema::new(
+        request.tools = Arc::new(vec![tool]);
+        request.output_schema = Some(Arc::new(golem_core::model::OutputSchema::new(
             "Answer",
             json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"], "additionalProperties": false}),
         )));
-        built.tool_choice = Some(WireToolChoice::Tool("chart".into()));
-        built
+        request.tool_choice = Some(WireToolChoice::Tool("chart".into()));
+        request
     }
 }
 

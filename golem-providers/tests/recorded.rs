@@ -192,7 +192,7 @@ fn recorded_request_conversion_matches_a_hand_written_request() {
 
     let recorded = read_json(&case_dir("openai/chat_tool_call_roundtrip_gpt5mini").join("02.request.json"));
     let by_hand = {
-        let mut built = golem_core::Request::new(vec![
+        let mut request = golem_core::Request::new(vec![
             Message::user("What's the weather in Paris?"),
             Message::assistant_calls(vec![ToolCall::new(
                 "call_aDdJTteHrpMdhdkEkyxjxEHH",
@@ -201,7 +201,7 @@ fn recorded_request_conversion_matches_a_hand_written_request() {
             )]),
             Message::tool_result("call_aDdJTteHrpMdhdkEkyxjxEHH", "get_weather", "Sunny, 22C in Paris"),
         ]);
-        built.tools = Arc::new(vec![golem_core::tool::ToolDefinition::new(
+        request.tools = Arc::new(vec![golem_core::tool::ToolDefinition::new(
             "get_weather",
             "Get the current weather for a city.",
             json!({
@@ -211,9 +211,9 @@ fn recorded_request_conversion_matches_a_hand_written_request() {
                 "type": "object"
             }),
         )]);
-        built.output_schema = None;
-        built.tool_choice = Some(WireToolChoice::Auto);
-        built
+        request.output_schema = None;
+        request.tool_choice = Some(WireToolChoice::Auto);
+        request
     };
     assert_eq!(request_from_recorded(&recorded), by_hand);
     let body: Value =

@@ -218,12 +218,7 @@ fn reasoning_streams_as_thinking_block_zero_and_refusal_as_content() {
         "data: [DONE]\n\n".into(),
     ];
     let response = stream(&Request::new(vec![]), &body(&parts)).1.unwrap();
-    let block = {
-        let mut built = ThinkingBlock::default();
-        built.text = "Thinking.".into();
-        built.provider = "openai".into();
-        built
-    };
+    let block = ThinkingBlock::text("Thinking.").with_provider("openai");
     assert_eq!(response.message.thinking, vec![block]);
     assert_eq!(response.message.content, "I can't do that.");
     assert_eq!(response.finish_reason, FinishReason::ContentFilter);
@@ -248,15 +243,10 @@ fn usage_is_taken_from_any_chunk_and_the_latest_wins() {
         "data: [DONE]\n\n".into(),
     ];
     let response = stream(&Request::new(vec![]), &body(&parts)).1.unwrap();
-    assert_eq!(response.usage, {
-        let mut built = golem_core::Usage::default();
-        built.input_tokens = 9;
-        built.output_tokens = 3;
-        built.cache_read_tokens = 4;
-        built.cache_write_tokens = 0;
-        built.reasoning_tokens = 2;
-        built
-    });
+    assert_eq!(
+        response.usage,
+        golem_core::Usage::new(9, 3).with_cache_read_tokens(4).with_cache_write_tokens(0).with_reasoning_tokens(2)
+    );
 }
 
 #[test]

@@ -253,12 +253,7 @@ fn retry_after_honoured() -> Box<dyn Case> {
         .fail(ModelError::api(429, "slow down").with_retry_after(Duration::from_millis(25)))
         .respond(text("after the hint", (10, 3)));
     let agent = Agent::<()>::builder(model)
-        .retry_policy({
-            let mut built = RetryPolicy::default();
-            built.max_attempts = 2;
-            built.honor_retry_after = true;
-            built
-        })
+        .retry_policy(RetryPolicy::new().max_attempts(2).honor_retry_after(true))
         .backoff(|_| Duration::from_millis(1))
         .build()
         .unwrap();

@@ -44,11 +44,7 @@ fn usage_limit_tokens() -> Box<dyn Case> {
         .respond(text("never", (1, 1)));
     let agent = Agent::builder(model)
         .tool(fixed("weather", &probe, "rain"))
-        .usage_limits({
-            let mut built = UsageLimits::default();
-            built.total_tokens = Some(100);
-            built
-        })
+        .usage_limits(UsageLimits::new().total_tokens(100))
         .build()
         .unwrap();
     let pin = Pin::failed(Stage::Usage, "run exceeded the total token limit of 100 (used 120)");
@@ -61,11 +57,7 @@ fn request_limit() -> Box<dyn Case> {
         ScriptedModel::new().respond(calls(vec![call("q1", "weather", "{}")], (10, 4))).respond(text("never", (1, 1)));
     let agent = Agent::builder(model)
         .tool(fixed("weather", &probe, "rain"))
-        .usage_limits({
-            let mut built = UsageLimits::default();
-            built.requests = Some(1);
-            built
-        })
+        .usage_limits(UsageLimits::new().requests(1))
         .build()
         .unwrap();
     let pin = Pin::failed(Stage::Usage, "run exceeded the request limit of 1 (used 2)");

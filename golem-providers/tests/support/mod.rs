@@ -135,10 +135,10 @@ pub fn request_from_recorded(body: &Value) -> Request {
                     })
                     .collect();
                 {
-                    let mut built = Message::new(Role::Assistant);
-                    built.content = content;
-                    built.tool_calls = calls;
-                    built
+                    let mut message = Message::new(Role::Assistant);
+                    message.content = content;
+                    message.tool_calls = calls;
+                    message
                 }
             }
             "tool" => {
@@ -173,11 +173,11 @@ pub fn request_from_recorded(body: &Value) -> Request {
         _ => None,
     };
     {
-        let mut built = golem_core::Request::new(messages);
-        built.tools = Arc::new(tools);
-        built.output_schema = None;
-        built.tool_choice = tool_choice;
-        built
+        let mut request = golem_core::Request::new(messages);
+        request.tools = Arc::new(tools);
+        request.output_schema = None;
+        request.tool_choice = tool_choice;
+        request
     }
 }
 
