@@ -147,10 +147,8 @@ fn rich_response() -> Response {
     let message = {
         let mut message = Message::new(Role::Assistant);
         message.content = "héllo wörld".into();
-        message.thinking = vec![
-            golem_core::ThinkingBlock::text("hmm").with_signature("sig0"),
-            golem_core::ThinkingBlock::text("ok"),
-        ];
+        message.thinking =
+            vec![golem_core::ThinkingBlock::text("hmm").with_signature("sig0"), golem_core::ThinkingBlock::text("ok")];
         message.tool_calls = vec![ToolCall::new("c1", "search", r#"{"q":"ü"}"#), ToolCall::new("c2", "noop", "")];
         message
     };
@@ -411,10 +409,8 @@ fn the_full_bound_round_trips() {
 
 #[test]
 fn redacted_thinking_streams_whole_and_round_trips() {
-    let message = Message::assistant("a").with_thinking(vec![
-        golem_core::ThinkingBlock::redacted("opaque"),
-        golem_core::ThinkingBlock::text("visible"),
-    ]);
+    let message = Message::assistant("a")
+        .with_thinking(vec![golem_core::ThinkingBlock::redacted("opaque"), golem_core::ThinkingBlock::text("visible")]);
     let deltas = response_deltas(&Response::new(message.clone()), 4);
     assert_eq!(
         deltas[0],

@@ -24,7 +24,7 @@
 //! [`RunBuilder::call_async`] or — as a stream of its events ending with
 //! the outcome — [`RunBuilder::events`]. A run returns a [`RunResult`] whose
 //! `output` is the typed output, or an [`Error`]: a setup error (no stage,
-//! no evidence), a [`RunError`](golem_core::RunError) with its stage, cause
+//! no evidence), a [`RunError`] with its stage, cause
 //! and partial evidence, or — for a run that paused on deferred tool calls
 //! — [`Error::Paused`] with the [`PausedRun`]. Agents whose tools defer run
 //! with [`RunBuilder::call_pausable`], which returns a [`RunOutcome`]:
@@ -189,8 +189,8 @@ pub use golem_core::{
 /// Everything an agent program uses, in one import:
 /// `use golem_io::prelude::*;`.
 ///
-/// The streaming traits ([`StreamingModel`](crate::StreamingModel),
-/// [`AsyncStreamingModel`](crate::AsyncStreamingModel)) are left out on
+/// The streaming traits ([`StreamingModel`],
+/// [`AsyncStreamingModel`]) are left out on
 /// purpose: with both `Model` and `StreamingModel` in scope, `generate`
 /// on a streaming model is ambiguous. Import them by name to implement one.
 ///

@@ -9,7 +9,7 @@ use golem_core::log::{replay, replay_prefix, EventLog};
 use golem_core::machine::{Command, Input, Output};
 use golem_core::testing::FnModel;
 use golem_core::{Message, Response, Role, ToolCall};
-use golem_io::{Agent, Tool, ToolContext, ToolError};
+use golem_io::{Agent, Tool, ToolContext};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
@@ -36,7 +36,7 @@ fn agent(ledger: &Ledger) -> Agent<()> {
     let tool = |name: &'static str, ledger: Ledger| {
         Tool::new(name, "a game tool", serde_json::json!({"type": "object"}), move |ctx: ToolContext<()>, _args| {
             *ledger.lock().unwrap().entry(ctx.call_id().to_string()).or_default() += 1;
-            Ok::<_, ToolError>(format!("{name} ok"))
+            Ok(format!("{name} ok"))
         })
     };
     Agent::builder(model())

@@ -6,7 +6,7 @@
 use golem_core::log::EventLog;
 use golem_core::testing::{FnModel, ScriptedModel};
 use golem_core::{Response, Role, RunEvent, ToolCall};
-use golem_io::{Agent, ManualClock, SubRunCall, SubRunEvent, Tool, ToolError};
+use golem_io::{Agent, ManualClock, SubRunCall, SubRunEvent, Tool};
 use serde_json::json;
 use std::sync::{Arc, Mutex};
 
@@ -24,7 +24,7 @@ fn planner(tool: &'static str) -> FnModel {
 /// A specialist that calls its `lookup` tool once, then answers; its own
 /// events go to `direct`, to compare with what is forwarded.
 fn specialist(direct: &Heard<RunEvent>) -> Agent<()> {
-    let lookup = Tool::new("lookup", "", json!({"type": "object"}), |_, _| Ok::<_, ToolError>("42"));
+    let lookup = Tool::new("lookup", "", json!({"type": "object"}), |_, _| Ok("42"));
     let direct = Arc::clone(direct);
     Agent::builder(ScriptedModel::new().tool_call("lookup", "{}").text("found it"))
         .tool(lookup)

@@ -49,7 +49,7 @@ fn look(seen: &Seen) -> Tool<()> {
     Tool::new("look", "Look around.", json!({"type": "object"}), move |ctx: ToolContext<()>, _| {
         let ids = (ctx.run_id().to_string(), ctx.conversation_id().to_string(), ctx.idempotency_key());
         seen.lock().unwrap().push(ids);
-        Ok::<_, ToolError>("a table")
+        Ok("a table")
     })
 }
 
@@ -217,7 +217,7 @@ fn pay_agent(keys: &Arc<Mutex<Vec<String>>>) -> Agent<()> {
     let keys = Arc::clone(keys);
     let pay = Tool::new("pay", "Pay.", json!({"type": "object"}), move |ctx: ToolContext<()>, _| {
         keys.lock().unwrap().push(ctx.idempotency_key());
-        Ok::<_, ToolError>("receipt")
+        Ok("receipt")
     })
     .idempotent();
     Agent::builder(pay_model()).tool(pay).build().unwrap()

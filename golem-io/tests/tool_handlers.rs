@@ -32,7 +32,7 @@ struct Units {
 #[test]
 fn tool_01_one_closure_shape_for_blocking_and_async_handlers_with_inference() {
     let model = ScriptedModel::new().tool_call("sync", r#"{"n":"2"}"#).tool_call("async", r#"{"n":"3"}"#).text("ok");
-    // No context annotation, no `Ok::<_, ToolError>`: the same `|ctx, args|`
+    // No context annotation, no turbofish on `Ok`: the same `|ctx, args|`
     // for both kinds, `?` converting the parse error even in an async body.
     let agent = Agent::<()>::builder(model)
         .tool(Tool::typed("sync", "Blocking.", |ctx, args: Number| {
