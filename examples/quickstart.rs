@@ -3,13 +3,13 @@
 //!
 //! With `OPENAI_API_KEY` or `OPENAI_BASE_URL` set it talks to a real
 //! OpenAI-compatible endpoint (model from `OPENAI_MODEL`, default
-//! gpt-4o-mini; `OPENAI_BASE_URL` for a local or proxy server, key
+//! gpt-4o-mini; `OPENAI_BASE_URL` for a local or self-hosted server, key
 //! optional there). Without either it runs on golem's offline `TestModel`,
 //! which calls every tool with schema-valid arguments, then answers.
 
 use golem_core::testing::TestModel;
 use golem_io::{Agent, Model, Tool, ToolContext, ToolError};
-use golem_providers::{client::DEFAULT_OPENAI_MODEL, openai::Config, openai::Preset, OpenAi};
+use golem_providers::OpenAi;
 use std::sync::Arc;
 
 /// The run's dependencies, shared by every tool call of the run.
@@ -34,17 +34,8 @@ fn var(name: &str) -> Option<String> {
 
 /// A real endpoint when the environment names one, else the offline fake.
 fn model() -> Result<(Arc<dyn Model>, String), Box<dyn std::error::Error>> {
-    let model_name = var("OPENAI_MODEL").unwrap_or_else(|| DEFAULT_OPENAI_MODEL.to_string());
-    if let Some(base_url) = var("OPENAI_BASE_URL") {
-        // Any OpenAI-compatible server; vLLM's preset sends a key only
-        // when one is configured.
-        let mut config = Config::builder(Preset::vllm(), &model_name).base_url(&base_url);
-        if let Some(key) = var("OPENAI_API_KEY") {
-            config = config.api_key(key);
-        }
-        return Ok((Arc::new(OpenAi::new(config.build()?)), format!("{model_name} at {base_url}")));
-    }
-    if var("OPENAI_API_KEY").is_some() {
+    if var("OPENAI_API_KEY").is_some() || var("OPENAI_BASE_URL").is_some() {
+        // OpenAI, or any compatible server at OPENAI_BASE_URL (key optional there).
         let client = OpenAi::from_env()?;
         let label = format!("{} at {}", client.config().model(), client.config().base_url());
         return Ok((Arc::new(client), label));

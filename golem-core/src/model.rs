@@ -215,8 +215,11 @@ impl PartialEq for ModelError {
 
 impl std::fmt::Display for ModelError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // A code that only repeats the status (Azure's "429") adds nothing.
         match self.status {
-            Some(status) if self.code.is_empty() => write!(f, "{} (status {status})", self.message),
+            Some(status) if self.code.is_empty() || self.code == status.to_string() => {
+                write!(f, "{} (status {status})", self.message)
+            }
             Some(status) => write!(f, "{} (status {status}, {})", self.message, self.code),
             None => f.write_str(&self.message),
         }
@@ -306,6 +309,125 @@ impl ModelError {
         self.source = Some(Arc::from(source.into()));
         self
     }
+}
+
+/// Provider codes that mean the account is out of credit or quota:
+/// OpenAI (and Azure) `insufficient_quota`, `billing_hard_limit_reached`
+/// and `billing_not_active`; Bedrock's `ServiceQuotaExceededException`.
+const QUOTA_CODES: [&str; 4] =
+    ["insufficient_quota", "billing_hard_limit_reached", "billing_not_active", "servicequotaexceededexception"];
+
+/// Message fragments (lowercase) that mean the same where the provider
+/// gives no specific code: Anthropic answers an empty balance with a 400
+/// `invalid_request_error` saying so.
+const QUOTA_MESSAGES: [&str; 1] = ["credit balance is too low"];
+
+/// Provider codes that mean "too many requests, slow down": OpenAI
+/// `rate_limit_exceeded`, Anthropic `rate_limit_error`, Bedrock
+/// `ThrottlingException`, Gemini `RESOURCE_EXHAUSTED`.
+const RATE_LIMIT_CODES: [&str; 5] =
+    ["rate_limit_exceeded", "rate_limit_error", "throttlingexception", "resource_exhausted", "too_many_requests"];
+
+/// Provider codes for a prompt longer than the model's context window.
+const CONTEXT_CODES: [&str; 2] = ["context_length_exceeded", "model_context_window_exceeded"];
+
+/// Message fragments (lowercase) for the same, from providers that send
+/// only a generic code: OpenAI-compatible servers (vLLM, DeepSeek, Mistral:
+/// "maximum context length"), Anthropic ("prompt is too long"), Bedrock
+/// ("input is too long", "too many input tokens"), Gemini ("the input
+/// token count … exceeds the maximum").
+const CONTEXT_MESSAGES: [&str; 6] = [
+    "maximum context length",
+    "context length exceeded",
+    "prompt is too long",
+    "input is too long",
+    "too many input tokens",
+    "input token count",
+];
+
+/// What kind of trouble a provider error reports, read from its status,
+/// code and message — plain data every codec fills, so the predicates also
+/// work on errors replayed from a log or built by hand.
+impl ModelError {
+    /// True when the account is out of credit or quota, so waiting and
+    /// retrying cannot help: OpenAI's 429 `insufficient_quota` (also
+    /// `billing_hard_limit_reached`, `billing_not_active`), Anthropic's
+    /// "credit balance is too low", Bedrock's
+    /// `ServiceQuotaExceededException`. Codes compare case-insensitively.
+    /// The codecs mark such errors not retryable (SPEC PROV-COMMON-05).
+    ///
+    /// Gemini reports per-minute limits and exhausted quotas alike as
+    /// `RESOURCE_EXHAUSTED`; that counts as [rate limiting](Self::is_rate_limited).
+    ///
+    /// ```
+    /// use golem_core::model::ModelError;
+    ///
+    /// let empty = ModelError::api(429, "You exceeded your current quota").with_code("insufficient_quota");
+    /// assert!(empty.is_quota_exhausted());
+    /// assert!(!empty.is_rate_limited());
+    /// ```
+    pub fn is_quota_exhausted(&self) -> bool {
+        self.is_provider_error() && (code_in(&self.code, &QUOTA_CODES) || message_has(&self.message, &QUOTA_MESSAGES))
+    }
+
+    /// True when the provider asks us to slow down: status 429, or a
+    /// rate-limit code without a status (an error inside a stream) —
+    /// OpenAI `rate_limit_exceeded`, Anthropic `rate_limit_error`, Bedrock
+    /// `ThrottlingException`, Gemini `RESOURCE_EXHAUSTED` — unless the
+    /// account is [out of quota](Self::is_quota_exhausted). Such errors
+    /// are retryable and usually carry a Retry-After hint. Overload
+    /// (Anthropic's 529, a 503) is not rate limiting: it is the service's
+    /// state, not ours.
+    ///
+    /// ```
+    /// use golem_core::model::ModelError;
+    ///
+    /// let slow_down = ModelError::api(429, "Rate limit reached").with_code("rate_limit_exceeded");
+    /// assert!(slow_down.is_rate_limited() && slow_down.retryable);
+    /// ```
+    pub fn is_rate_limited(&self) -> bool {
+        self.is_provider_error()
+            && !self.is_quota_exhausted()
+            && (self.status == Some(429) || code_in(&self.code, &RATE_LIMIT_CODES))
+    }
+
+    /// True when the request did not fit the model's context window:
+    /// OpenAI and Azure `context_length_exceeded`, or a message saying so
+    /// where the code is generic — "maximum context length" (vLLM,
+    /// DeepSeek, Mistral and other OpenAI-compatible servers), "prompt is
+    /// too long" (Anthropic), "input is too long" / "too many input
+    /// tokens" (Bedrock), "input token count … exceeds" (Gemini). Never
+    /// retryable: the same request fails the same way; trim the history
+    /// ([`crate::history`]) and ask again.
+    ///
+    /// ```
+    /// use golem_core::model::ModelError;
+    ///
+    /// let long = ModelError::api(400, "prompt is too long: 208310 tokens > 200000 maximum")
+    ///     .with_code("invalid_request_error");
+    /// assert!(long.is_context_overflow());
+    /// ```
+    pub fn is_context_overflow(&self) -> bool {
+        self.is_provider_error()
+            && self.status != Some(429)
+            && (code_in(&self.code, &CONTEXT_CODES) || message_has(&self.message, &CONTEXT_MESSAGES))
+    }
+
+    /// An answer from the provider (status or provider code), not a local
+    /// or transport failure whose message might mention tokens by chance.
+    fn is_provider_error(&self) -> bool {
+        self.kind == ModelErrorKind::Api
+    }
+}
+
+fn code_in(code: &str, codes: &[&str]) -> bool {
+    let code = code.trim();
+    codes.iter().any(|c| code.eq_ignore_ascii_case(c))
+}
+
+fn message_has(message: &str, fragments: &[&str]) -> bool {
+    let message = message.to_ascii_lowercase();
+    fragments.iter().any(|f| message.contains(f))
 }
 
 /// What a model can do beyond plain generation (SPEC MODEL-03). Streaming

@@ -489,8 +489,11 @@ impl<Deps: Send + Sync + 'static, O: 'static> AgentBuilder<Deps, O> {
     /// Typed output: the schema is derived from `T` and the answer is read
     /// as JSON into `T`. The mode is chosen at build from the models'
     /// capabilities: native when they take a schema alongside tools, else an
-    /// output tool named `final_result` — where a non-object `T` travels as
-    /// `{"response": T}` (SPEC OUT-03, OUT-07).
+    /// output tool named `final_result`. In both modes a `T` whose schema is
+    /// not a plain object (a list, a number, an enum, an `Option`) travels
+    /// as `{"response": T}` and is unwrapped before decoding, since tool
+    /// arguments and OpenAI's structured output both need an object root
+    /// (SPEC OUT-03, OUT-07).
     ///
     /// ```
     /// use golem_core::testing::TestModel;

@@ -134,6 +134,26 @@ fn non_object_output_is_wrapped_in_tool_mode() {
 }
 
 #[test]
+fn non_object_output_is_wrapped_in_native_mode_too() {
+    let agent = Agent::<()>::builder(native()).output::<Option<u32>>().build().unwrap();
+    let OutputMode::Native { schema } = &agent.config().output else { panic!() };
+    assert_eq!(schema.schema["type"], "object");
+    assert_eq!(schema.schema["required"], json!(["response"]));
+    let decoder = &agent.inner.decoder;
+    let ctx = crate::RunContext::new(std::sync::Arc::new(()), crate::ids::RunIds::new("r", "c"));
+    assert_eq!(decoder.decode(&ctx, &Response::text(r#"{"response":7}"#)).unwrap(), Some(7));
+    assert_eq!(decoder.decode(&ctx, &Response::text(r#"{"response":null}"#)).unwrap(), None);
+}
+
+#[test]
+fn a_custom_decoder_cannot_read_a_wrapped_output() {
+    for model in [native(), Fake::default()] {
+        let built = Agent::<()>::builder(model).output::<Vec<u32>>().decoder(JsonDecoder::<Vec<u32>>::new()).build();
+        assert!(matches!(built.map(|_| ()), Err(BuildError::SchemaNotObject(_))));
+    }
+}
+
+#[test]
 fn a_custom_decoder_keeps_the_typed_schema_unwrapped() {
     let agent = Agent::<()>::builder(Fake::default())
         .output::<Weather>()

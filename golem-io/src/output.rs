@@ -2,7 +2,7 @@
 //! output tool (SPEC OUT-03..05, OUT-07), with the decoder that reads it.
 
 use crate::decode::{Decoder, JsonDecoder, SharedDecoder};
-use crate::schema::{is_object_schema, schema_for, short_type_name, wrap_in_response};
+use crate::schema::{needs_response_wrapper, schema_for, short_type_name, wrap_in_response};
 use golem_core::model::OutputSchema;
 use golem_core::{BuildError, Capabilities, OutputMode};
 use schemars::JsonSchema;
@@ -114,24 +114,47 @@ impl OutputPlan {
             }
             (None, None) => match typed {
                 None => OutputMode::Text,
-                Some(t) if caps.native_schema_with_tools => {
-                    OutputMode::Native { schema: OutputSchema::new(t.name, t.schema) }
-                }
-                Some(t) => {
-                    let (schema, decoder) = match t.wrapped {
-                        Some(wrapped) if !is_object_schema(&t.schema) => {
-                            (wrap_in_response(t.schema), crate::decode::for_any_deps(wrapped))
-                        }
-                        _ => (t.schema, decoder),
-                    };
-                    let mode = OutputMode::Tool {
-                        name: OUTPUT_TOOL_NAME.to_string(),
-                        description: OUTPUT_TOOL_DESCRIPTION.to_string(),
-                        schema,
-                    };
-                    return Ok((mode, decoder));
-                }
+                Some(t) => return t.resolve(decoder, caps),
             },
+        };
+        Ok((mode, decoder))
+    }
+}
+
+impl<O> TypedOutput<O> {
+    /// Native mode when the models take a schema alongside tools, else the
+    /// output tool. Either way a type whose schema is not a plain object
+    /// travels as `{"response": T}` and is unwrapped before decoding (SPEC
+    /// OUT-03): tool arguments must be an object, and so must OpenAI's
+    /// structured-output root. A custom decoder cannot read that wrapper,
+    /// so with one such a type is a build error rather than a request the
+    /// provider refuses.
+    fn resolve<Deps>(
+        self,
+        decoder: SharedDecoder<O, Deps>,
+        caps: Capabilities,
+    ) -> Result<(OutputMode, SharedDecoder<O, Deps>), BuildError>
+    where
+        O: 'static,
+    {
+        let (schema, decoder) = match self.wrapped {
+            _ if !needs_response_wrapper(&self.schema) => (self.schema, decoder),
+            Some(wrapped) => (wrap_in_response(self.schema), crate::decode::for_any_deps(wrapped)),
+            None => {
+                return Err(BuildError::SchemaNotObject(format!(
+                    "the output type {} read by a custom decoder (only the typed decoder unwraps {{\"response\": …}})",
+                    self.name
+                )))
+            }
+        };
+        let mode = if caps.native_schema_with_tools {
+            OutputMode::Native { schema: OutputSchema::new(self.name, schema) }
+        } else {
+            OutputMode::Tool {
+                name: OUTPUT_TOOL_NAME.to_string(),
+                description: OUTPUT_TOOL_DESCRIPTION.to_string(),
+                schema,
+            }
         };
         Ok((mode, decoder))
     }

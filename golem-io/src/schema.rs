@@ -34,8 +34,24 @@ pub(crate) fn object_schema_for<T: JsonSchema>() -> Value {
     schema
 }
 
-/// `{"response": <schema>}`: the output-tool form of a non-object output
-/// type (SPEC OUT-03), since tool arguments must be an object.
+/// Keywords that make a schema more than a plain object at its root.
+/// OpenAI refuses each of them there, for tool parameters and structured
+/// output alike ("schema must have type 'object' and not have
+/// 'oneOf'/'anyOf'/'allOf'/'enum'/'not' at the top level").
+const ROOT_COMBINATORS: [&str; 6] = ["anyOf", "oneOf", "allOf", "enum", "not", "const"];
+
+/// True when an output schema must travel as `{"response": <schema>}`:
+/// its root is not a plain `"type": "object"` — a list, a scalar, an
+/// enum's `oneOf`/`enum`, an `Option`'s `anyOf` or `["object", "null"]`
+/// (SPEC OUT-03).
+pub(crate) fn needs_response_wrapper(schema: &Value) -> bool {
+    !is_object_schema(schema) || ROOT_COMBINATORS.iter().any(|keyword| schema.get(keyword).is_some())
+}
+
+/// `{"response": <schema>}`: the form of an output type whose schema is
+/// not a plain object (SPEC OUT-03), in tool mode (tool arguments must be
+/// an object) and in native mode (OpenAI's structured output wants an
+/// object root) alike.
 pub(crate) fn wrap_in_response(schema: Value) -> Value {
     serde_json::json!({
         "type": "object",
@@ -100,6 +116,37 @@ mod tests {
         assert!(!is_object_schema(&schema_for::<u32>()));
         assert!(!is_object_schema(&schema_for::<Vec<String>>()));
         assert!(is_object_schema(&wrap_in_response(schema_for::<u32>())));
+    }
+
+    #[allow(dead_code)]
+    #[derive(JsonSchema)]
+    enum Shape {
+        Circle { radius: f64 },
+        Square { side: f64 },
+    }
+
+    #[allow(dead_code)]
+    #[derive(JsonSchema)]
+    enum Colour {
+        Red,
+        Green,
+    }
+
+    #[test]
+    fn only_plain_object_roots_go_unwrapped() {
+        assert!(!needs_response_wrapper(&schema_for::<Weather>()));
+        for schema in [
+            schema_for::<u32>(),
+            schema_for::<Vec<Weather>>(),
+            schema_for::<Shape>(),
+            schema_for::<Colour>(),
+            schema_for::<Option<Weather>>(),
+            schema_for::<Option<u32>>(),
+            serde_json::json!({"type": "object", "oneOf": [{"required": ["a"]}, {"required": ["b"]}]}),
+        ] {
+            assert!(needs_response_wrapper(&schema), "{schema}");
+            assert!(!needs_response_wrapper(&wrap_in_response(schema)));
+        }
     }
 
     #[test]

@@ -17,6 +17,10 @@ pub const MAX_QUOTED_BODY: usize = 256;
 
 /// An error for a non-2xx response: 401/403 → auth, 408/429/5xx retryable,
 /// other statuses fatal; Retry-After and the request id taken from `head`.
+/// A 429 that says the account is out of quota (OpenAI's
+/// `insufficient_quota`, see [`ModelError::is_quota_exhausted`]) is not
+/// retryable: waiting does not refill an account, and a retry policy
+/// should not spend its attempts finding that out.
 ///
 /// `message` and `code` are the provider's, already extracted from the body;
 /// both are scrubbed of `key`.
@@ -37,7 +41,7 @@ pub fn api_error(head: &HttpResponseHead, message: &str, code: &str, key: Option
     let mut error = ModelError::api(head.status, scrub(&message, key)).with_code(scrub(code, key));
     error.retry_after = head.retry_after();
     error.request_id = head.request_id().unwrap_or_default().to_string();
-    error
+    not_retryable_when_out_of_quota(error)
 }
 
 /// An error reported inside a successful response (an `{"error": …}` stream
@@ -66,7 +70,17 @@ pub fn in_band_error(
         .with_code(scrub(reported, key))
         .with_retryable(retryable);
     error.request_id = head.request_id().unwrap_or_default().to_string();
-    error
+    not_retryable_when_out_of_quota(error)
+}
+
+/// Quota and context-window errors fail the same way however often they
+/// are retried (SPEC PROV-COMMON-05).
+fn not_retryable_when_out_of_quota(error: ModelError) -> ModelError {
+    if error.is_quota_exhausted() || error.is_context_overflow() {
+        error.with_retryable(false)
+    } else {
+        error
+    }
 }
 
 /// A response that could not be decoded. `retryable` is true for damage a

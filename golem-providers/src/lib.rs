@@ -17,6 +17,10 @@
 //! **Clients:** [`OpenAi`] and [`AzureOpenAi`] (see [`client`]) glue a
 //! codec to a blocking and an async transport and implement golem's
 //! `Model` and `AsyncModel`, streaming included (per the features below).
+//! Each is made by one builder ([`ClientBuilder`]: `OpenAi::builder()
+//! .model(..).api_key(..).base_url(..).build()?`) that also takes the
+//! transport settings ([`TransportConfig`], a [`Proxy`]); `from_env()` is
+//! the short form that reads the environment.
 //!
 //! Providers: [`openai`] (OpenAI and the OpenAI-compatible presets) and
 //! [`azure`] (Azure OpenAI deployments), both speaking the
@@ -82,6 +86,8 @@ pub mod sse;
 #[cfg(any(feature = "openai", feature = "azure"))]
 mod validate;
 
+#[cfg(any(feature = "openai", feature = "azure"))]
+pub use chat_completions::Tuning;
 pub use codec::{HttpCodec, StreamDecoder};
 pub use secret::Secret;
 #[cfg(any(feature = "blocking", feature = "async"))]
@@ -90,7 +96,9 @@ pub mod client;
 pub mod transport;
 #[cfg(all(feature = "azure", any(feature = "blocking", feature = "async")))]
 pub use client::AzureOpenAi;
-#[cfg(any(feature = "blocking", feature = "async"))]
-pub use client::Client;
 #[cfg(all(feature = "openai", any(feature = "blocking", feature = "async")))]
 pub use client::OpenAi;
+#[cfg(any(feature = "blocking", feature = "async"))]
+pub use client::{Client, ClientBuilder};
+#[cfg(any(feature = "blocking", feature = "async"))]
+pub use transport::{Proxy, TransportConfig};

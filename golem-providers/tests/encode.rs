@@ -298,7 +298,29 @@ fn output_schemas_are_strict_only_when_every_object_qualifies() {
         (loose_nested, false),
         (open_nested, false),
         (json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}), false),
-        (json!({"type": "string"}), true),
+        (json!({"type": "string"}), false),
+        // Not in the strict subset: oneOf, schemars' integer formats, defaults.
+        (
+            json!({"type": "object", "additionalProperties": false, "required": ["s"],
+            "properties": {"s": {"oneOf": [{"type": "string"}, {"type": "integer"}]}}}),
+            false,
+        ),
+        (
+            json!({"type": "object", "additionalProperties": false, "required": ["n"],
+            "properties": {"n": {"type": "integer", "format": "uint32", "minimum": 0}}}),
+            false,
+        ),
+        (
+            json!({"type": "object", "additionalProperties": false, "required": ["n"],
+            "properties": {"n": {"type": "integer", "default": 3}}}),
+            false,
+        ),
+        (
+            json!({"type": "object", "additionalProperties": false, "required": ["at"],
+            "properties": {"at": {"type": "string", "format": "date-time"}}}),
+            true,
+        ),
+        (json!({"anyOf": [{"type": "object", "additionalProperties": false, "properties": {}}]}), false),
     ];
     for (schema, expected) in table {
         let mut request = Request::new(vec![Message::user("q")]);

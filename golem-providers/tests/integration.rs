@@ -6,6 +6,8 @@
 // Helpers shared by several files, compiled once.
 #[path = "support/models.rs"]
 mod models;
+#[path = "support/proxy.rs"]
+mod proxy;
 #[path = "support/server.rs"]
 mod server;
 mod support;
@@ -14,10 +16,12 @@ mod transports;
 
 mod client_agent;
 mod client_azure;
+mod client_builder;
 mod client_openai;
 mod config;
 mod decode;
 mod encode;
+mod error_kinds;
 mod errors;
 mod fuzz;
 mod fuzz_corpus;
@@ -27,5 +31,7 @@ mod retry_after;
 mod secrets;
 mod sse;
 mod stream;
+mod structured_output;
 mod transport_async;
 mod transport_blocking;
+mod transport_proxy;

@@ -116,9 +116,11 @@ impl McpClient {
 
     /// Connect to a streamable HTTP server and run the handshake; then,
     /// unless configured off, open the standalone GET stream in the
-    /// background (see [`listen_state`](Self::listen_state)).
+    /// background (see [`listen_state`](Self::listen_state)). A proxy URL
+    /// ([`HttpConfig::proxy`]) the client cannot use is an
+    /// [`McpError::Http`] before anything is sent.
     pub fn http(config: HttpConfig, options: ClientOptions) -> Result<McpClient, McpError> {
-        let transport = HttpTransport::new(config, options.timeout);
+        let transport = HttpTransport::new(config, options.timeout)?;
         let shared = Shared::new(options.session(false), Box::new(transport), options.log.clone());
         let client = McpClient { shared, timeout: options.timeout };
         client.handshake().inspect_err(|_| client.close())?;

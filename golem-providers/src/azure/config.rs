@@ -126,6 +126,24 @@ pub struct ConfigBuilder {
 }
 
 impl ConfigBuilder {
+    /// The resource endpoint, `https://<resource>.openai.azure.com`.
+    pub fn endpoint(mut self, endpoint: impl Into<String>) -> Self {
+        self.config.endpoint = endpoint.into();
+        self
+    }
+
+    /// The deployment name.
+    pub fn deployment(mut self, deployment: impl Into<String>) -> Self {
+        self.config.deployment = deployment.into();
+        self
+    }
+
+    /// The api-version, e.g. `2024-12-01-preview`.
+    pub fn api_version(mut self, api_version: impl Into<String>) -> Self {
+        self.config.api_version = api_version.into();
+        self
+    }
+
     /// Authenticate with an `api-key` header.
     pub fn api_key(mut self, key: impl Into<Secret>) -> Self {
         self.config.auth = Some(Auth::ApiKey(key.into()));

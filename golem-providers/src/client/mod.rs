@@ -17,6 +17,11 @@
 //! model-call deadline (SPEC RETRY-07) and by the transport's own connect
 //! and read timeouts.
 //!
+//! Each client has one builder — [`OpenAi::builder`], [`AzureOpenAi::builder`]
+//! — taking the provider's settings and the transport's (timeouts, proxy)
+//! alike ([`ClientBuilder`]); `from_env()` and `OpenAi::preset` are the
+//! short forms that read the environment.
+//!
 //! ```no_run
 //! use golem_providers::openai::Preset;
 //! use golem_providers::OpenAi;
@@ -30,12 +35,16 @@
 
 #[cfg(feature = "azure")]
 mod azure;
+mod builder;
 mod call;
 #[cfg(feature = "openai")]
 mod openai;
 
+#[cfg(feature = "azure")]
+pub use azure::AzureOpenAiBuilder;
+pub use builder::{ClientBuilder, CodecBuilder};
 #[cfg(feature = "openai")]
-pub use openai::DEFAULT_OPENAI_MODEL;
+pub use openai::{OpenAiBuilder, DEFAULT_OPENAI_MODEL};
 
 use crate::codec::HttpCodec;
 use crate::transport::TransportConfig;

@@ -40,15 +40,13 @@ impl Config {
     /// Start a config for `model` on `preset`.
     pub fn builder(preset: Preset, model: impl Into<String>) -> ConfigBuilder {
         ConfigBuilder {
-            config: Config {
-                preset,
-                base_url: preset.base_url.to_string(),
-                api_key: None,
-                model: model.into(),
-                tuning: Tuning::new(),
-                dialect: preset.dialect,
-                headers: Vec::new(),
-            },
+            preset,
+            model: model.into(),
+            base_url: None,
+            api_key: None,
+            tuning: Tuning::new(),
+            dialect: None,
+            headers: Vec::new(),
         }
     }
 
@@ -100,31 +98,56 @@ impl Config {
 }
 
 /// Builds a [`Config`]; [`ConfigBuilder::build`] validates.
+///
+/// The base URL and dialect follow the preset unless set explicitly, in
+/// whatever order the calls come. A preset that needs a key (OpenAI, Groq,
+/// …) needs it only at its own base URL: pointed at another server (a
+/// local or self-hosted one, a gateway) the key is optional, since that
+/// server decides — one that wants a key answers 401 without it.
 #[derive(Clone, Debug)]
 pub struct ConfigBuilder {
-    config: Config,
+    preset: Preset,
+    model: String,
+    base_url: Option<String>,
+    api_key: Option<Secret>,
+    tuning: Tuning,
+    dialect: Option<Dialect>,
+    headers: Vec<(String, String)>,
 }
 
 impl ConfigBuilder {
+    /// Use another preset: its base URL, key rule and dialect, unless
+    /// those are set explicitly.
+    pub fn preset(mut self, preset: Preset) -> Self {
+        self.preset = preset;
+        self
+    }
+
+    /// The model name.
+    pub fn model(mut self, model: impl Into<String>) -> Self {
+        self.model = model.into();
+        self
+    }
+
     /// Use another base URL (a proxy, a self-hosted server); a trailing `/`
     /// is trimmed.
     pub fn base_url(mut self, url: impl Into<String>) -> Self {
-        self.config.base_url = url.into();
+        self.base_url = Some(url.into());
         self
     }
 
     /// Set the API key. An empty key counts as none.
     pub fn api_key(mut self, key: impl Into<Secret>) -> Self {
         let key = key.into();
-        self.config.api_key = (!key.is_empty()).then_some(key);
+        self.api_key = (!key.is_empty()).then_some(key);
         self
     }
 
     /// Read the key from the preset's variable through `lookup`, if the
     /// preset names one and it is set; a key set explicitly is kept.
     pub fn key_from_env(mut self, lookup: impl Fn(&str) -> Option<String>) -> Self {
-        if self.config.api_key.is_none() {
-            if let Some(key) = self.config.preset.key_env.and_then(lookup) {
+        if self.api_key.is_none() {
+            if let Some(key) = self.preset.key_env.and_then(lookup) {
                 self = self.api_key(key);
             }
         }
@@ -133,42 +156,43 @@ impl ConfigBuilder {
 
     /// Set the tuning fields.
     pub fn tuning(mut self, tuning: Tuning) -> Self {
-        self.config.tuning = tuning;
+        self.tuning = tuning;
         self
     }
 
     /// Override the preset's dialect (e.g. to turn on forced tool choice
     /// for a service known to honour it).
     pub fn dialect(mut self, dialect: Dialect) -> Self {
-        self.config.dialect = dialect;
+        self.dialect = Some(dialect);
         self
     }
 
     /// Add a plain header sent with every request (OpenRouter's
     /// `HTTP-Referer`, say). Credentials go in [`Self::api_key`].
     pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
-        self.config.headers.push((name.into(), value.into()));
+        self.headers.push((name.into(), value.into()));
         self
     }
 
     /// Validate and build.
     pub fn build(self) -> Result<Config, ConfigError> {
-        let mut config = self.config;
-        config.base_url = validate::trim_base_url(&config.base_url);
-        if let Some(reason) = validate::base_url_problem(&config.base_url) {
-            return Err(ConfigError::InvalidBaseUrl { url: config.base_url, reason });
+        let preset = self.preset;
+        let base_url = validate::trim_base_url(self.base_url.as_deref().unwrap_or(preset.base_url));
+        if let Some(reason) = validate::base_url_problem(&base_url) {
+            return Err(ConfigError::InvalidBaseUrl { url: base_url, reason });
         }
-        if config.model.trim().is_empty() {
+        if self.model.trim().is_empty() {
             return Err(ConfigError::MissingModel);
         }
-        match &config.api_key {
-            None if config.preset.key == KeyRule::Required => {
-                return Err(ConfigError::MissingKey { preset: config.preset.name, var: config.preset.key_env });
+        let at_presets_service = base_url == validate::trim_base_url(preset.base_url);
+        match &self.api_key {
+            None if preset.key == KeyRule::Required && at_presets_service => {
+                return Err(ConfigError::MissingKey { preset: preset.name, var: preset.key_env });
             }
             Some(key) if !validate::is_credential(key.expose()) => return Err(ConfigError::InvalidKey),
             _ => {}
         }
-        for (name, value) in &config.headers {
+        for (name, value) in &self.headers {
             let reason = if !validate::is_header_name(name) {
                 Some("not a valid header name")
             } else if validate::CREDENTIAL_HEADERS.iter().any(|c| c.eq_ignore_ascii_case(name)) {
@@ -182,7 +206,15 @@ impl ConfigBuilder {
                 return Err(ConfigError::InvalidHeader { name: name.clone(), reason });
             }
         }
-        config.tuning.validate()?;
-        Ok(config)
+        self.tuning.validate()?;
+        Ok(Config {
+            preset,
+            base_url,
+            api_key: self.api_key,
+            model: self.model,
+            tuning: self.tuning,
+            dialect: self.dialect.unwrap_or(preset.dialect),
+            headers: self.headers,
+        })
     }
 }

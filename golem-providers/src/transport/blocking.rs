@@ -2,8 +2,8 @@
 //!
 //! ureq pools keep-alive connections per agent, decompresses gzip and
 //! parses HTTP/1.1; this module configures it to SPEC PROV-COMMON-07 (no
-//! cookies, no redirects, no proxy from the environment, statuses returned
-//! as data), caps bodies after decompression and translates its errors.
+//! cookies, no redirects, a proxy only when configured — ureq's default
+//! would read `HTTP_PROXY` —, statuses returned as data), caps bodies after decompression and translates its errors.
 
 use super::body::{Body, BodyReader, Cap};
 use super::config::TransportConfig;
@@ -44,7 +44,7 @@ impl UreqTransport {
         let agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .max_redirects(0)
-            .proxy(None)
+            .proxy(config.proxy.as_ref().map(super::Proxy::to_ureq))
             .tls_config(tls)
             .user_agent(config.user_agent.as_str())
             .timeout_connect(Some(config.connect_timeout))
@@ -175,6 +175,9 @@ fn map_error(error: ureq::Error, host: &str, config: &TransportConfig) -> Transp
         E::ConnectionFailed => TransportError::Connect { host: host.into(), detail: "connection failed".into() },
         E::Rustls(e) => TransportError::Tls { host: host.into(), detail: e.to_string() },
         E::Tls(detail) => TransportError::Tls { host: host.into(), detail: detail.into() },
+        E::ConnectProxyFailed(detail) => {
+            TransportError::Connect { host: host.into(), detail: format!("the proxy tunnel failed: {detail}") }
+        }
         E::BodyExceedsLimit(limit) => TransportError::BodyTooLarge { limit },
         E::BadUri(_) | E::Http(_) => TransportError::invalid("the URL cannot be sent"),
         E::Decompress(_, e) => TransportError::protocol(format!("bad gzip body: {e}")),

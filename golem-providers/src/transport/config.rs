@@ -1,6 +1,7 @@
 //! Transport settings shared by both implementations (SPEC PROV-COMMON-07).
 
 use super::error::TransportError;
+use super::proxy::Proxy;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::CertificateDer;
 use std::fmt;
@@ -29,8 +30,9 @@ pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(50);
 ///
 /// TLS is always verified against the webpki (Mozilla) roots; extra roots
 /// can be added (a corporate proxy's CA, a test CA) but nothing can be
-/// switched off. No cookies are kept, redirects are not followed, and no
-/// proxy is read from the environment.
+/// switched off. No cookies are kept, redirects are not followed, and a
+/// proxy is used only when set here ([`TransportConfig::proxy`]) — never
+/// read from `HTTP_PROXY`, `HTTPS_PROXY` or `ALL_PROXY`.
 ///
 /// ```
 /// use golem_providers::transport::TransportConfig;
@@ -48,6 +50,7 @@ pub struct TransportConfig {
     pub(crate) idle_timeout: Duration,
     pub(crate) extra_roots: Vec<CertificateDer<'static>>,
     pub(crate) user_agent: String,
+    pub(crate) proxy: Option<Proxy>,
 }
 
 impl Default for TransportConfig {
@@ -60,6 +63,7 @@ impl Default for TransportConfig {
             idle_timeout: DEFAULT_IDLE_TIMEOUT,
             extra_roots: Vec::new(),
             user_agent: concat!("golem/", env!("CARGO_PKG_VERSION")).to_string(),
+            proxy: None,
         }
     }
 }
@@ -109,6 +113,19 @@ impl TransportConfig {
         self
     }
 
+    /// Send every connection through `proxy` (a `CONNECT` tunnel). None
+    /// by default, whatever the environment says.
+    pub fn proxy(mut self, proxy: Proxy) -> Self {
+        self.proxy = Some(proxy);
+        self
+    }
+
+    /// Connect directly, without a proxy (the default).
+    pub fn no_proxy(mut self) -> Self {
+        self.proxy = None;
+        self
+    }
+
     /// Trust this root certificate (DER) in addition to the webpki roots.
     pub fn add_root_certificate(mut self, der: impl Into<Vec<u8>>) -> Self {
         self.extra_roots.push(CertificateDer::from(der.into()));
@@ -144,6 +161,11 @@ impl TransportConfig {
     pub fn max_body_value(&self) -> u64 {
         self.max_body
     }
+
+    /// The proxy in force, if any.
+    pub fn proxy_value(&self) -> Option<&Proxy> {
+        self.proxy.as_ref()
+    }
 }
 
 impl fmt::Debug for TransportConfig {
@@ -156,6 +178,7 @@ impl fmt::Debug for TransportConfig {
             .field("idle_timeout", &self.idle_timeout)
             .field("extra_roots", &self.extra_roots.len())
             .field("user_agent", &self.user_agent)
+            .field("proxy", &self.proxy)
             .finish()
     }
 }

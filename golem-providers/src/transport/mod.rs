@@ -15,8 +15,9 @@
 //!
 //! Both verify TLS against the webpki roots (plus any configured extras),
 //! time out connecting (10 s by default) and on silence, accept gzip with
-//! the size cap applied after decompression, keep no cookies and follow no
-//! redirects. Failures are [`TransportError`]s, which convert into
+//! the size cap applied after decompression, keep no cookies, follow no
+//! redirects, and go through a [`Proxy`] only when one is configured —
+//! never because the environment names one. Failures are [`TransportError`]s, which convert into
 //! retryable or fatal [`ModelError`](golem_core::ModelError)s; they name
 //! hosts, never headers, so they cannot carry a key (SPEC ERR-06).
 //!
@@ -36,6 +37,7 @@ mod config;
 mod error;
 #[cfg(feature = "async")]
 mod gzip;
+mod proxy;
 mod shared;
 #[cfg(feature = "async")]
 mod tls;
@@ -52,6 +54,7 @@ pub use config::{
     TransportConfig, DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_BODY, DEFAULT_READ_TIMEOUT,
 };
 pub use error::{TimeoutPhase, TransportError};
+pub use proxy::{Proxy, ProxyError};
 #[cfg(feature = "async")]
 pub use shared::shared_async;
 #[cfg(feature = "blocking")]

@@ -16,11 +16,18 @@ impl fmt::Debug for Secret {
 /// Where a streamable HTTP MCP server listens and what every request
 /// carries.
 ///
+/// Connections go direct unless [`proxy`](Self::proxy) names one: the
+/// `HTTP_PROXY`-style variables are never read (ureq's default would).
+///
 /// ```
 /// use golem_io::mcp::HttpConfig;
 ///
-/// let config = HttpConfig::new("http://127.0.0.1:8000/mcp").bearer_token("s3cret").header("X-Team", "blue");
-/// assert!(!format!("{config:?}").contains("s3cret"));
+/// let config = HttpConfig::new("http://127.0.0.1:8000/mcp")
+///     .bearer_token("s3cret")
+///     .header("X-Team", "blue")
+///     .proxy("http://user:pr0xy-pass@proxy.corp.example:3128");
+/// let shown = format!("{config:?}");
+/// assert!(!shown.contains("s3cret") && !shown.contains("pr0xy-pass"));
 /// ```
 #[derive(Clone)]
 pub struct HttpConfig {
@@ -28,12 +35,36 @@ pub struct HttpConfig {
     pub(crate) headers: Vec<(String, Secret)>,
     pub(crate) bearer: Option<Secret>,
     pub(crate) listen: bool,
+    /// The proxy URL, which may hold credentials.
+    pub(crate) proxy: Option<Secret>,
 }
 
 impl HttpConfig {
     /// The MCP endpoint URL.
     pub fn new(url: impl Into<String>) -> Self {
-        HttpConfig { url: url.into(), headers: Vec::new(), bearer: None, listen: true }
+        HttpConfig { url: url.into(), headers: Vec::new(), bearer: None, listen: true, proxy: None }
+    }
+
+    /// Builder-style: go through the HTTP proxy at `url`
+    /// (`http://[user:password@]host[:port]`, or `https://…` for TLS to the
+    /// proxy), tunnelling with `CONNECT`. A URL the client cannot use fails
+    /// [`McpClient::http`](crate::mcp::McpClient::http). Without this the
+    /// client connects directly, whatever the environment says.
+    pub fn proxy(mut self, url: impl Into<String>) -> Self {
+        self.proxy = Some(Secret(url.into()));
+        self
+    }
+
+    /// The proxy ureq takes, or why `url` is refused (without its
+    /// credentials).
+    pub(crate) fn ureq_proxy(&self) -> Result<Option<ureq::Proxy>, String> {
+        let Some(Secret(url)) = &self.proxy else { return Ok(None) };
+        let shown = shown_url(url);
+        let scheme = url.split_once("://").map(|(scheme, _)| scheme.to_ascii_lowercase());
+        if !matches!(scheme.as_deref(), Some("http" | "https")) {
+            return Err(format!("invalid proxy {shown}: only http:// and https:// proxies are supported"));
+        }
+        ureq::Proxy::new(url).map(Some).map_err(|_| format!("invalid proxy {shown}: not a usable proxy URL"))
     }
 
     /// Builder-style: a header sent with every request (its value is
@@ -73,6 +104,7 @@ impl fmt::Debug for HttpConfig {
             .field("headers", &headers)
             .field("bearer", &self.bearer)
             .field("listen", &self.listen)
+            .field("proxy", &self.proxy.as_ref().map(|Secret(url)| shown_url(url)))
             .finish()
     }
 }

@@ -56,15 +56,19 @@ struct HttpInner {
 }
 
 impl HttpTransport {
-    pub(crate) fn new(config: HttpConfig, timeout: Duration) -> Self {
-        HttpTransport(Arc::new(HttpInner::new(config, timeout)))
+    /// Fails only for a proxy URL the client cannot use.
+    pub(crate) fn new(config: HttpConfig, timeout: Duration) -> Result<Self, McpError> {
+        Ok(HttpTransport(Arc::new(HttpInner::new(config, timeout)?)))
     }
 }
 
 impl HttpInner {
-    fn new(config: HttpConfig, timeout: Duration) -> Self {
+    fn new(config: HttpConfig, timeout: Duration) -> Result<Self, McpError> {
+        // Explicit or none: ureq's default reads HTTP_PROXY and friends.
+        let proxy = config.ureq_proxy().map_err(McpError::Http)?;
         let listen_agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
+            .proxy(proxy.clone())
             .max_redirects(0)
             .timeout_connect(Some(timeout.min(Duration::from_secs(30))))
             // No overall limit: the stream lives as long as the session.
@@ -73,6 +77,7 @@ impl HttpInner {
             .new_agent();
         let agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
+            .proxy(proxy)
             // A redirect would resend the configured headers elsewhere.
             .max_redirects(0)
             .timeout_connect(Some(timeout.min(Duration::from_secs(30))))
@@ -81,7 +86,7 @@ impl HttpInner {
             .timeout_global(Some(timeout.saturating_add(Duration::from_secs(5))))
             .build()
             .new_agent();
-        HttpInner {
+        Ok(HttpInner {
             agent,
             config,
             session_id: Mutex::new(None),
@@ -89,7 +94,7 @@ impl HttpInner {
             closed: AtomicBool::new(false),
             listen_agent,
             listen: listen::Control::new(),
-        }
+        })
     }
 
     fn session_id(&self) -> Option<String> {

@@ -16,6 +16,7 @@ use super::shared::{Shared, Transport};
 use lines::{read_line, LineRead, Tail};
 use process::Process;
 use std::ffi::OsString;
+use std::fmt;
 use std::io::{BufReader, Write};
 use std::path::PathBuf;
 use std::process::{ChildStdout, Command, Stdio};
@@ -27,13 +28,19 @@ use std::time::Duration;
 /// directly, never through a shell), optionally a working directory and
 /// environment changes.
 ///
+/// `Debug` shows the environment's keys, never its values: that is where
+/// servers take their tokens. Pass secrets through [`env`](Self::env), not
+/// as arguments, which `Debug` shows.
+///
 /// ```
 /// use golem_io::mcp::StdioConfig;
 ///
-/// let config = StdioConfig::new("python3").arg("server.py").env("LOG_LEVEL", "debug").dir("/tmp");
+/// let config = StdioConfig::new("python3").arg("server.py").env("GITHUB_TOKEN", "ghp-secret").dir("/tmp");
 /// assert_eq!(config.program(), "python3");
+/// let shown = format!("{config:?}");
+/// assert!(shown.contains("GITHUB_TOKEN") && !shown.contains("ghp-secret"));
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct StdioConfig {
     program: OsString,
     args: Vec<OsString>,
@@ -100,6 +107,19 @@ impl StdioConfig {
         command.envs(self.env.iter().map(|(k, v)| (k, v)));
         process::own_group(&mut command);
         command
+    }
+}
+
+impl fmt::Debug for StdioConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let env_keys: Vec<&OsString> = self.env.iter().map(|(key, _)| key).collect();
+        f.debug_struct("StdioConfig")
+            .field("program", &self.program)
+            .field("args", &self.args)
+            .field("dir", &self.dir)
+            .field("env_keys", &env_keys)
+            .field("clear_env", &self.clear_env)
+            .finish()
     }
 }
 

@@ -1,9 +1,11 @@
-//! Opening connections: DNS off the executor, TCP through async-io, TLS
-//! through futures-rustls — all within the connect timeout.
+//! Opening connections: DNS off the executor, TCP through async-io, the
+//! proxy's tunnel when one is configured, TLS through futures-rustls — all
+//! within the connect timeout.
 
 use super::super::config::TransportConfig;
 use super::super::error::{TimeoutPhase, TransportError};
 use super::timeout::with_timeout;
+use super::tunnel::open_tunnel;
 use async_io::Async;
 use futures_lite::io::{AsyncRead, AsyncWrite};
 use futures_rustls::client::TlsStream;
@@ -74,7 +76,13 @@ async fn open(
     config: &TransportConfig,
 ) -> Result<Conn, TransportError> {
     let host = target.display();
-    let addrs = resolve(target).await.map_err(|e| TransportError::Connect { host: host.clone(), detail: e })?;
+    // Through a proxy the socket goes to the proxy, which resolves the
+    // target's name itself.
+    let dial = match &config.proxy {
+        Some(proxy) => Target { tls: false, host: proxy.host().to_string(), port: proxy.port() },
+        None => target.clone(),
+    };
+    let addrs = resolve(&dial).await.map_err(|e| TransportError::Connect { host: dial.display(), detail: e })?;
     let mut last = String::from("no address");
     let mut tcp = None;
     for addr in addrs {
@@ -86,7 +94,10 @@ async fn open(
             Err(e) => last = e.to_string(),
         }
     }
-    let tcp = tcp.ok_or_else(|| TransportError::Connect { host: host.clone(), detail: last })?;
+    let mut tcp = tcp.ok_or_else(|| TransportError::Connect { host: dial.display(), detail: last })?;
+    if let Some(proxy) = &config.proxy {
+        open_tunnel(&mut tcp, target, proxy, config).await?;
+    }
     // Small writes (the request head) should leave at once; latency
     // matters more than packet count here.
     let _ = tcp.get_ref().set_nodelay(true);

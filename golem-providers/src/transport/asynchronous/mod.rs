@@ -9,6 +9,7 @@ mod conn;
 mod exchange;
 mod pool;
 mod timeout;
+mod tunnel;
 
 use super::async_body::AsyncBody;
 use super::body::Cap;
