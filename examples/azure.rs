@@ -20,7 +20,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let agent = Agent::<()>::builder(model).instructions("Be concise.").build()?;
     let result = agent.run((), "In one sentence: what is a model deployment?")?;
 
-    println!("output: {}", result.output().map(String::as_str).unwrap_or("(paused)"));
+    println!("output: {}", result.output);
     println!("messages: {}", result.messages.len());
     println!("usage: {} input tokens, {} output tokens", result.usage.input_tokens, result.usage.output_tokens);
     Ok(())

@@ -23,7 +23,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for message in result.messages.iter().filter(|m| m.role == Role::Tool) {
         println!("run_command returned (failed: {}):\n{}\n", message.failed, message.content);
     }
-    println!("output: {}", result.output().map(String::as_str).unwrap_or("(paused)"));
+    println!("output: {}", result.output);
     Ok(())
 }
 

@@ -4,7 +4,7 @@
 
 use golem_core::testing::ScriptedModel;
 use golem_core::{Approval, DeferredResults, Response, ToolCall};
-use golem_io::{Agent, RunOutput, Tool, ToolContext, ToolError};
+use golem_io::{Agent, RunOutcome, Tool, ToolContext, ToolError};
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct Refund {
@@ -15,7 +15,7 @@ struct Refund {
 }
 
 /// Refunds need a human's approval; the approved re-run does the work.
-fn refund(ctx: &ToolContext<()>, args: Refund) -> Result<String, ToolError> {
+fn refund(ctx: ToolContext<()>, args: Refund) -> Result<String, ToolError> {
     if !ctx.is_approved() {
         return Err(ToolError::approval(format!("refund {} cents on order {}?", args.cents, args.order)));
     }
@@ -31,22 +31,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .text("One refund went through; the large one was declined.");
     let agent = Agent::builder(model).tool(Tool::typed("refund", "Refund an order.", refund)).build()?;
 
-    let paused = agent.run((), "Refund both orders.")?;
-    let RunOutput::Paused(requests) = &paused.output else {
+    // Runs whose tools defer are run with `call_pausable`: a pause is an
+    // outcome of its own, never a completed run.
+    let RunOutcome::Paused(paused) = agent.run_with(()).prompt("Refund both orders.").call_pausable()? else {
         return Err("the run should have paused".into());
     };
-    for pending in &requests.approvals {
+    for pending in &paused.deferred.approvals {
         println!("approval needed for {}: {}", pending.call_id, pending.reason);
     }
 
     let decisions = DeferredResults::new()
         .approval("r1", Approval::approve())
         .approval("r2", Approval::deny("amount above the operator's limit"));
-    let resumed = agent.resume((), paused.messages.clone(), decisions)?;
+    let resumed = agent.resume((), paused.messages, decisions)?;
 
     for message in resumed.messages.iter().filter(|m| m.role == golem_core::Role::Tool) {
         println!("{}: {}", message.tool_call_id, message.content);
     }
-    println!("output: {}", resumed.output().map(String::as_str).unwrap_or("(paused again)"));
+    println!("output: {}", resumed.output);
     Ok(())
 }

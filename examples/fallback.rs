@@ -34,7 +34,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let agent = Agent::<()>::builder(client(&primary)?)
         .fallback(client(&secondary)?)
         .retry_policy(RetryPolicy::recommended())
-        .usage_limits(UsageLimits { requests: Some(6), ..UsageLimits::default() })
+        .usage_limits(UsageLimits::new().requests(6))
         .observer(|event| {
             if let EventKind::Retrying { attempt, delay, cause, .. } = &event.kind {
                 println!("attempt {attempt} failed ({cause}); retrying in {delay:?}");
@@ -44,7 +44,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("primary {primary}, fallback {secondary}, at most 6 requests");
 
     let result = agent.run((), "Name the three primary colours, comma-separated.")?;
-    println!("output: {}", result.output().map(String::as_str).unwrap_or("(paused)"));
+    println!("output: {}", result.output);
     println!("requests: {}", result.requests);
     Ok(())
 }

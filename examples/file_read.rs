@@ -24,6 +24,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for message in result.messages.iter().filter(|m| m.role == Role::Tool) {
         println!("read_file returned (failed: {}):\n{}\n", message.failed, message.content);
     }
-    println!("output: {}", result.output().map(String::as_str).unwrap_or("(paused)"));
+    println!("output: {}", result.output);
     Ok(())
 }

@@ -28,7 +28,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for message in result.messages.iter().filter(|m| m.role == Role::Tool) {
         println!("tool {} answered: {}", message.tool_name, message.content);
     }
-    println!("output: {}", result.output().map(String::as_str).unwrap_or("(paused)"));
+    println!("output: {}", result.output);
     client.close();
     println!("server closed");
     Ok(())

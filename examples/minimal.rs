@@ -17,7 +17,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let agent = Agent::<()>::builder(OpenAi::from_env()?).instructions("Be concise: one sentence.").build()?;
     let result = agent.run((), "Where does \"hello world\" come from?")?;
 
-    println!("output: {}", result.output().map(String::as_str).unwrap_or("(paused)"));
+    println!("output: {}", result.output);
     println!("messages: {}", result.messages.len());
     println!("usage: {} input tokens, {} output tokens", result.usage.input_tokens, result.usage.output_tokens);
     Ok(())

@@ -8,7 +8,7 @@ use golem_io::{Agent, Tool, ToolContext};
 use serde_json::json;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let search = Tool::new("search", "Search the notes.", json!({"type": "object"}), |_: &ToolContext<()>, _| {
+    let search = Tool::new("search", "Search the notes.", json!({"type": "object"}), |_: ToolContext<()>, _| {
         Ok("three notes mention the launch")
     });
     let model = ScriptedModel::new()
@@ -19,7 +19,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .text("Summary: the launch is on track.");
     let strict = Agent::builder(model.clone())
         .tool(search.clone())
-        .usage_limits(UsageLimits { total_tokens: Some(500), ..UsageLimits::default() })
+        .usage_limits(UsageLimits::new().total_tokens(500))
         .build()?;
 
     let err = match strict.run((), "What do my notes say about the launch?") {
@@ -37,6 +37,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let relaxed = Agent::builder(model).tool(search).build()?;
     let resumed = relaxed.run_with_history((), partial.messages, "Summarise in one line.")?;
-    println!("resumed: {}", resumed.output().map(String::as_str).unwrap_or("(paused)"));
+    println!("resumed: {}", resumed.output);
     Ok(())
 }

@@ -8,8 +8,7 @@
 //! which calls every tool with schema-valid arguments, then answers.
 
 use golem_core::testing::TestModel;
-use golem_core::Model;
-use golem_io::{Agent, Tool, ToolContext, ToolError};
+use golem_io::{Agent, Model, Tool, ToolContext, ToolError};
 use golem_providers::OpenAi;
 use std::sync::Arc;
 
@@ -25,7 +24,7 @@ struct ForecastArgs {
     city: String,
 }
 
-fn forecast(ctx: &ToolContext<Settings>, args: ForecastArgs) -> Result<String, ToolError> {
+fn forecast(ctx: ToolContext<Settings>, args: ForecastArgs) -> Result<String, ToolError> {
     Ok(format!("{}: sunny, 31 {}", args.city, ctx.deps().units))
 }
 
@@ -55,7 +54,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let result = agent.run(Settings { units: "°C" }, "What should I pack for Lagos?")?;
 
-    println!("output: {}", result.output().map(String::as_str).unwrap_or("(paused)"));
+    println!("output: {}", result.output);
     println!("messages: {}", result.messages.len());
     println!("usage: {} input tokens, {} output tokens", result.usage.input_tokens, result.usage.output_tokens);
     Ok(())

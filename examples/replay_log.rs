@@ -6,7 +6,7 @@ use golem_core::log::{replay, EventLog};
 use golem_core::machine::{Outcome, Output};
 use golem_core::testing::ScriptedModel;
 use golem_core::{Response, ToolCall, Usage};
-use golem_io::{Agent, Tool, ToolContext, ToolError};
+use golem_io::{Agent, Tool, ToolContext};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let model = ScriptedModel::new()
@@ -18,9 +18,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "add",
         "Add two integers.",
         serde_json::json!({"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}}),
-        |_: &ToolContext<()>, args| {
-            Ok::<_, ToolError>((args["a"].as_i64().unwrap_or(0) + args["b"].as_i64().unwrap_or(0)).to_string())
-        },
+        |_: ToolContext<()>, args| Ok((args["a"].as_i64().unwrap_or(0) + args["b"].as_i64().unwrap_or(0)).to_string()),
     );
     let agent = Agent::builder(model).tool(add).build()?;
 
@@ -38,12 +36,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Err("the replay did not complete".into());
     };
     println!("replayed {events} events without a model or tools");
-    println!(
-        "live:     {:?}, {} messages, usage {:?}",
-        live.output().map(String::as_str),
-        live.messages.len(),
-        live.usage
-    );
+    println!("live:     {:?}, {} messages, usage {:?}", live.output, live.messages.len(), live.usage);
     println!(
         "replayed: {:?}, {} messages, usage {:?}",
         summary.messages.last().map(|m| m.content.as_str()),

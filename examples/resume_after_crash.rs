@@ -12,7 +12,7 @@
 
 use golem_core::testing::FnModel;
 use golem_core::{EventKind, Response, Role, ToolCall};
-use golem_io::{Agent, Tool, ToolContext, ToolError};
+use golem_io::{Agent, Tool, ToolContext};
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -38,20 +38,19 @@ fn model() -> FnModel {
 
 fn agent() -> Agent<()> {
     let schema = serde_json::json!({"type": "object"});
-    let lookup = Tool::new("lookup_order", "Look an order up.", schema.clone(), |_: &ToolContext<()>, _| {
-        Ok::<_, ToolError>("order A-17: 1 umbrella, 42.00 EUR".to_string())
+    let lookup = Tool::new("lookup_order", "Look an order up.", schema.clone(), |_: ToolContext<()>, _| {
+        Ok("order A-17: 1 umbrella, 42.00 EUR".to_string())
     })
     .idempotent();
-    let charge = Tool::new("charge_card", "Charge the customer's card.", schema.clone(), |_: &ToolContext<()>, _| {
+    let charge = Tool::new("charge_card", "Charge the customer's card.", schema.clone(), |_: ToolContext<()>, _| {
         if CRASH.load(Ordering::SeqCst) {
             // The process dies in the middle of the side effect.
             std::process::exit(3);
         }
-        Ok::<_, ToolError>("charged 42.00 EUR".to_string())
+        Ok("charged 42.00 EUR".to_string())
     });
-    let receipt = Tool::new("send_receipt", "Email the receipt.", schema, |_: &ToolContext<()>, _| {
-        Ok::<_, ToolError>("receipt sent".to_string())
-    });
+    let receipt =
+        Tool::new("send_receipt", "Email the receipt.", schema, |_: ToolContext<()>, _| Ok("receipt sent".to_string()));
     Agent::builder(model()).tool(lookup).tool(charge).tool(receipt).build().expect("a valid agent")
 }
 
@@ -85,11 +84,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             EventKind::Recovered { call_id, tool, started, decision } => {
                 println!("ledger: {tool} ({call_id}) started={started} -> {decision:?}")
             }
-            EventKind::ToolEnd { tool, result: Some(result), .. } => println!("ran after resume: {tool} -> {result}"),
+            EventKind::ToolEnd { tool, outcome, .. } => {
+                println!("ran after resume: {tool} -> {}", outcome.output().unwrap_or("(no result)"))
+            }
             _ => {}
         })
         .call()?;
-    println!("answer: {}", result.output().map(String::as_str).unwrap_or("(paused)"));
+    println!("answer: {}", result.output);
     std::fs::remove_dir_all(&dir)?;
     Ok(())
 }

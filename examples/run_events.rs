@@ -10,7 +10,7 @@ struct TimeArgs {
     zone: String,
 }
 
-fn local_time(_: &ToolContext<()>, args: TimeArgs) -> Result<String, ToolError> {
+fn local_time(_: ToolContext<()>, args: TimeArgs) -> Result<String, ToolError> {
     Ok(format!("12:00 in {}", args.zone))
 }
 
@@ -25,6 +25,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .build()?;
 
     let result = agent.run((), "What time is it in Paris?")?;
-    println!("output: {}", result.output().map(String::as_str).unwrap_or("(paused)"));
+    println!("output: {}", result.output);
     Ok(())
 }

@@ -6,7 +6,7 @@
 //! tool with schema-valid arguments and then answers.
 
 use golem_core::testing::TestModel;
-use golem_io::{Agent, RunBuilder, Tool, ToolContext, ToolError};
+use golem_io::{Agent, RunBuilder, Tool, ToolContext};
 use std::time::Duration;
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -25,16 +25,14 @@ fn agent() -> Result<Agent<Shop>, Box<dyn std::error::Error>> {
     // minimal block_on under the blocking one.
     let stock = Tool::typed_async("stock", "Is an item in stock?", |ctx: ToolContext<Shop>, item: Item| async move {
         async_io::Timer::after(Duration::from_millis(5)).await;
-        Ok::<_, ToolError>(format!("{}: {}", item.name, ctx.deps().shelf.contains(&item.name.as_str())))
+        Ok(format!("{}: {}", item.name, ctx.deps().shelf.contains(&item.name.as_str())))
     });
     // A blocking tool: on the calling thread (blocking driver) or the
     // blocking thread pool (async driver), never on an executor thread.
-    let count = Tool::new(
-        "count",
-        "How many products?",
-        serde_json::json!({"type": "object"}),
-        |ctx: &ToolContext<Shop>, _| Ok(ctx.deps().shelf.len().to_string()),
-    );
+    let count =
+        Tool::new("count", "How many products?", serde_json::json!({"type": "object"}), |ctx: ToolContext<Shop>, _| {
+            Ok(ctx.deps().shelf.len().to_string())
+        });
     Ok(Agent::builder(TestModel::new().answer_text("stock checked"))
         .tools([stock, count])
         .parallel_tools(true)
@@ -66,7 +64,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for (name, result) in [("blocking", &blocking), ("smol", &under_smol), ("tokio", &inside_tokio)] {
         let tools: Vec<&str> =
             result.messages.iter().filter(|m| m.role == golem_core::Role::Tool).map(|m| m.content.as_str()).collect();
-        println!("{name:>8}: {} after tools {tools:?}", result.output().map(String::as_str).unwrap_or("(paused)"));
+        println!("{name:>8}: {} after tools {tools:?}", result.output);
     }
     let json = serde_json::to_string(&blocking)?;
     assert_eq!(serde_json::to_string(&under_smol)?, json);

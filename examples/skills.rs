@@ -34,6 +34,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let loaded = result.messages.iter().find(|m| m.role == Role::Tool).ok_or("no tool result")?;
     println!("skill returned:\n{}\n", loaded.content);
-    println!("output: {}", result.output().map(String::as_str).unwrap_or("(paused)"));
+    println!("output: {}", result.output);
     Ok(())
 }

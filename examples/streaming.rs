@@ -7,7 +7,6 @@
 #[path = "support/credentials.rs"]
 mod credentials;
 
-use golem_core::Delta;
 use golem_io::Agent;
 use golem_providers::OpenAi;
 use std::io::Write;
@@ -20,8 +19,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let mut stdout = std::io::stdout();
     let mut fragments = 0;
-    let result = agent.run_stream((), "Write a four-line poem about rivers.", |delta| {
-        if let Delta::Text { text } = delta {
+    let result = agent.run_stream((), "Write a four-line poem about rivers.", |d| {
+        if let Some(text) = d.text() {
             fragments += 1;
             write!(stdout, "{text}")?;
             stdout.flush()?;
@@ -31,7 +30,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!();
     println!("--");
     println!("{fragments} text fragments");
-    println!("output: {} characters", result.output().map_or(0, |o| o.chars().count()));
+    println!("output: {} characters", result.output.chars().count());
     println!("usage: {} input tokens, {} output tokens", result.usage.input_tokens, result.usage.output_tokens);
     Ok(())
 }

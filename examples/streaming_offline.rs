@@ -18,15 +18,22 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "forecast",
         "Tomorrow's weather.",
         serde_json::json!({"type": "object"}),
-        |_: &ToolContext<()>, args| Ok(format!("{}: sunny, 31°C", args["city"].as_str().unwrap_or("?"))),
+        |_: ToolContext<()>, args| Ok(format!("{}: sunny, 31°C", args["city"].as_str().unwrap_or("?"))),
     );
     let agent = Agent::builder(model).tool(forecast).build()?;
 
     let mut stdout = std::io::stdout();
-    // A fragment of another kind than the last starts a new line.
-    let mut last_kind = "";
-    let result = agent.run_stream((), "Weather in Lagos tomorrow?", |delta| {
-        let (kind, piece) = match delta {
+    // Each turn gets a heading (what a model writes before calling tools is
+    // not its answer), and a fragment of another kind than the last starts
+    // a new line.
+    let (mut turn, mut last_kind) = (None, "");
+    let result = agent.run_stream((), "Weather in Lagos tomorrow?", |d| {
+        if turn != Some(d.turn) {
+            let gap = if turn.is_some() { "\n" } else { "" };
+            writeln!(stdout, "{gap}-- turn {}", d.turn + 1)?;
+            (turn, last_kind) = (Some(d.turn), "");
+        }
+        let (kind, piece) = match d.delta {
             Delta::Text { text } => ("text", text.clone()),
             Delta::ToolCall { name, args, .. } if !name.is_empty() => ("call", format!("call {name} {args}")),
             Delta::ToolCall { args, .. } => ("call", args.clone()),
@@ -42,7 +49,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Ok(())
     })?;
     println!();
-    println!("output: {}", result.output().map(String::as_str).unwrap_or("(paused)"));
+    println!("output: {}", result.output);
     println!("{} messages, {} requests", result.messages.len(), result.requests);
     Ok(())
 }

@@ -35,7 +35,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("output mode: {mode}");
 
     let result = agent.run((), "Give me a profile of Lagos.")?;
-    println!("{:#?}", result.output());
+    println!("{:#?}", result.output);
     println!("usage: {} input tokens, {} output tokens", result.usage.input_tokens, result.usage.output_tokens);
     Ok(())
 }

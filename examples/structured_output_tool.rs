@@ -36,7 +36,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("output mode: tool ({OUTPUT_TOOL_NAME})");
 
     let result = agent.run((), "Give me a profile of Lagos.")?;
-    println!("{:#?}", result.output());
+    println!("{:#?}", result.output);
     println!("{} messages, {} requests", result.messages.len(), result.requests);
     Ok(())
 }

@@ -13,7 +13,7 @@ struct Lookup {
 /// The run's dependencies: a tiny customer table.
 struct Customers(Vec<&'static str>);
 
-fn lookup(ctx: &ToolContext<Customers>, args: Lookup) -> Result<String, ToolError> {
+fn lookup(ctx: ToolContext<Customers>, args: Lookup) -> Result<String, ToolError> {
     let index = usize::try_from(args.id).map_err(|e| ToolError::reject(e.to_string()))?;
     ctx.deps().0.get(index).map(|name| name.to_string()).ok_or_else(|| ToolError::reject("no such customer"))
 }
@@ -31,6 +31,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     assert_eq!(tool_result.content, "Grace");
     println!("requests: {}", requests.len());
     println!("tool result seen by the model: {}", tool_result.content);
-    println!("output: {}", result.output().map(String::as_str).unwrap_or("(paused)"));
+    println!("output: {}", result.output);
     Ok(())
 }

@@ -12,8 +12,8 @@
 use golem_core::log::{replay, EventLog};
 use golem_core::machine::{Input, Outcome, Output};
 use golem_core::testing::ScriptedModel;
-use golem_core::{EventKind, ModelError, Response, ToolCall, Usage};
-use golem_io::{Agent, Tool, ToolContext, ToolError};
+use golem_core::{EventKind, ModelError, Response, ToolCall, ToolEndOutcome, Usage};
+use golem_io::{Agent, Tool, ToolContext};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let text = match std::env::args().nth(1) {
@@ -38,9 +38,9 @@ fn demo_log() -> Result<String, Box<dyn std::error::Error>> {
         "forecast",
         "Today's forecast for a city.",
         serde_json::json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
-        |_: &ToolContext<()>, args| {
+        |_: ToolContext<()>, args| {
             let city = args["city"].as_str().unwrap_or("?").to_string();
-            Ok::<_, ToolError>(format!("{city}: sunny, 31°C"))
+            Ok(format!("{city}: sunny, 31°C"))
         },
     );
     let agent = Agent::builder(model)
@@ -106,8 +106,12 @@ fn transcript(log: &EventLog) -> Result<String, Box<dyn std::error::Error>> {
                     writeln!(out, "[model error] {error} ({retry})")?;
                 }
                 EventKind::Retrying { delay, .. } => writeln!(out, "[retrying in {} ms]", delay.as_millis())?,
-                EventKind::ToolEnd { tool, result: Some(result), .. } => writeln!(out, "[{tool} →] {result}")?,
-                EventKind::ToolEnd { tool, error: Some(error), .. } => writeln!(out, "[{tool} ✗] {error}")?,
+                // The typed outcome tells a correction from a failure.
+                EventKind::ToolEnd { tool, outcome, .. } => match outcome {
+                    ToolEndOutcome::Output { content } => writeln!(out, "[{tool} →] {content}")?,
+                    ToolEndOutcome::Rejected { reason } => writeln!(out, "[{tool} ↺ asked to correct] {reason}")?,
+                    other => writeln!(out, "[{tool} ✗] {}", other.error_text().unwrap_or_default())?,
+                },
                 EventKind::Deferred { tool, kind, reason, .. } => {
                     writeln!(out, "[{tool} deferred: {kind:?}] {reason}")?
                 }

@@ -42,7 +42,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let tool_message = result.messages.iter().find(|m| m.role == Role::Tool).ok_or("no tool result")?;
     println!("web_fetch returned (failed: {}):\n{}\n", tool_message.failed, tool_message.content);
-    println!("output: {}", result.output().map(String::as_str).unwrap_or("(paused)"));
+    println!("output: {}", result.output);
 
     // Without the opt-in, the same URL is refused before any connection.
     let default = WebFetch::builder().build()?;

@@ -16,14 +16,13 @@ use golem_core::{Message, Moment, Response, RunConfig, RunMachine, ToolCall, Too
 use serde_json::json;
 
 fn config() -> RunConfig {
-    RunConfig {
-        tools: vec![
-            ToolSpec::new("lookup", "Look something up.", json!({"type": "object"})),
-            ToolSpec::new("weather", "Weather for a city.", json!({"type": "object"})),
-        ],
-        tool_timeout: Some(std::time::Duration::from_secs(30)),
-        ..RunConfig::default()
-    }
+    let mut config = RunConfig::default();
+    config.tools = vec![
+        ToolSpec::new("lookup", "Look something up.", json!({"type": "object"})),
+        ToolSpec::new("weather", "Weather for a city.", json!({"type": "object"})),
+    ];
+    config.tool_timeout = Some(std::time::Duration::from_secs(30));
+    config
 }
 
 /// A short conversation, so request building copies a realistic few messages.

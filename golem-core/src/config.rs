@@ -34,6 +34,7 @@ impl Backoff {
 /// Retry policy for model calls and the correction budgets (SPEC CFG-02).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct RetryPolicy {
     /// Attempts per model call, the first included (≥ 1).
     pub max_attempts: u32,
@@ -69,6 +70,56 @@ impl Default for RetryPolicy {
 }
 
 impl RetryPolicy {
+    /// The default policy (SPEC CFG-02): one attempt, exponential backoff
+    /// without jitter, no corrections. Adjust it with the setters:
+    /// `RetryPolicy::new().max_attempts(3).tool_retries(1)`.
+    pub fn new() -> Self {
+        RetryPolicy::default()
+    }
+
+    /// Builder-style: attempts per model call, the first included (≥ 1).
+    pub fn max_attempts(mut self, attempts: u32) -> Self {
+        self.max_attempts = attempts;
+        self
+    }
+
+    /// Builder-style: the wait between attempts.
+    pub fn backoff(mut self, backoff: Backoff) -> Self {
+        self.backoff = backoff;
+        self
+    }
+
+    /// Builder-style: spread waits by up to ±25 % (seeded).
+    pub fn jitter(mut self, jitter: bool) -> Self {
+        self.jitter = jitter;
+        self
+    }
+
+    /// Builder-style: with a custom backoff table, still wait at least the
+    /// Retry-After hint.
+    pub fn honor_retry_after(mut self, honor: bool) -> Self {
+        self.honor_retry_after = honor;
+        self
+    }
+
+    /// Builder-style: the largest Retry-After hint that is ever slept.
+    pub fn max_retry_after(mut self, max: Duration) -> Self {
+        self.max_retry_after = max;
+        self
+    }
+
+    /// Builder-style: correctable tool rejections fed back, run-wide.
+    pub fn tool_retries(mut self, retries: u32) -> Self {
+        self.tool_retries = retries;
+        self
+    }
+
+    /// Builder-style: output correction rounds.
+    pub fn output_retries(mut self, retries: u32) -> Self {
+        self.output_retries = retries;
+        self
+    }
+
     /// The recommended preset: 4 attempts with jittered exponential backoff,
     /// 2 tool corrections and 1 output correction.
     pub fn recommended() -> Self {
@@ -119,8 +170,29 @@ impl ToolChoice {
 }
 
 /// Usage bounds (SPEC USAGE-03). `None` is unbounded; `Some(0)` is a real bound.
+///
+/// ```
+/// use golem_core::UsageLimits;
+///
+/// let limits = UsageLimits::new().total_tokens(1000).requests(5);
+/// assert_eq!((limits.total_tokens, limits.requests, limits.tool_calls), (Some(1000), Some(5), None));
+/// ```
+///
+/// `#[non_exhaustive]`, so bounds added later (cost, per-request tokens)
+/// break no code; a struct literal does not compile:
+///
+/// ```compile_fail
+/// let limits = golem_core::UsageLimits {
+///     input_tokens: None,
+///     output_tokens: None,
+///     total_tokens: Some(1000),
+///     requests: None,
+///     tool_calls: None,
+/// };
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct UsageLimits {
     /// Cumulative input tokens.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -139,9 +211,49 @@ pub struct UsageLimits {
     pub tool_calls: Option<u64>,
 }
 
+impl UsageLimits {
+    /// No bounds; add them with the setters:
+    /// `UsageLimits::new().total_tokens(1000).requests(5)`.
+    pub const fn new() -> Self {
+        UsageLimits { input_tokens: None, output_tokens: None, total_tokens: None, requests: None, tool_calls: None }
+    }
+
+    /// Builder-style: bound cumulative input tokens.
+    pub const fn input_tokens(mut self, limit: u64) -> Self {
+        self.input_tokens = Some(limit);
+        self
+    }
+
+    /// Builder-style: bound cumulative output tokens.
+    pub const fn output_tokens(mut self, limit: u64) -> Self {
+        self.output_tokens = Some(limit);
+        self
+    }
+
+    /// Builder-style: bound cumulative input + output tokens.
+    pub const fn total_tokens(mut self, limit: u64) -> Self {
+        self.total_tokens = Some(limit);
+        self
+    }
+
+    /// Builder-style: bound provider calls (failed attempts and fallback
+    /// members included).
+    pub const fn requests(mut self, limit: u64) -> Self {
+        self.requests = Some(limit);
+        self
+    }
+
+    /// Builder-style: bound tool dispatches; `0` allows none.
+    pub const fn tool_calls(mut self, limit: u64) -> Self {
+        self.tool_calls = Some(limit);
+        self
+    }
+}
+
 /// The whole configuration of a run as the machine sees it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct RunConfig {
     /// Model turns per run, across correction rounds (≥ 1).
     pub max_iterations: u32,

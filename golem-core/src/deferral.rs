@@ -18,6 +18,7 @@ pub enum DeferKind {
 /// One deferred call awaiting resolution.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct PendingCall {
     /// The provider call id; resolutions are keyed by it.
     pub call_id: String,
@@ -30,10 +31,24 @@ pub struct PendingCall {
     pub reason: String,
 }
 
+impl PendingCall {
+    /// The deferred call `call_id` of `tool` with its arguments.
+    pub fn new(call_id: impl Into<String>, tool: impl Into<String>, args: impl Into<ToolArgs>) -> Self {
+        PendingCall { call_id: call_id.into(), tool: tool.into(), args: args.into(), reason: String::new() }
+    }
+
+    /// Builder-style: the tool's explanation.
+    pub fn with_reason(mut self, reason: impl Into<String>) -> Self {
+        self.reason = reason.into();
+        self
+    }
+}
+
 /// The calls that paused a run, grouped by what resolving them needs, each
 /// in emission order.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct DeferredRequests {
     /// Calls waiting for a human decision.
     pub approvals: Vec<PendingCall>,
@@ -51,6 +66,7 @@ impl DeferredRequests {
 /// A decision on one approval request.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Approval {
     /// Approve: the tool runs again with the approved marker set.
     pub approved: bool,
@@ -74,6 +90,7 @@ impl Approval {
 /// Resolutions of a paused run's pending calls, keyed by provider call id.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct DeferredResults {
     /// Decisions on approval requests.
     #[serde(default)]

@@ -42,6 +42,7 @@ impl fmt::Display for Stage {
 /// A usage bound crossed by a run (SPEC USAGE-05).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
 #[error("run exceeded the {kind} limit of {limit} (used {actual})")]
+#[non_exhaustive]
 pub struct UsageLimitError {
     /// The crossed dimension, e.g. `total token`.
     pub kind: String,
@@ -49,6 +50,13 @@ pub struct UsageLimitError {
     pub limit: u64,
     /// The value reached, or that would have been.
     pub actual: u64,
+}
+
+impl UsageLimitError {
+    /// The bound `limit` of dimension `kind` crossed at `actual`.
+    pub fn new(kind: impl Into<String>, limit: u64, actual: u64) -> Self {
+        UsageLimitError { kind: kind.into(), limit, actual }
+    }
 }
 
 /// Who stopped a run.
@@ -67,6 +75,7 @@ pub enum CancelReason {
 /// the kind names its type, the message is its display text.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CauseRecord {
     /// The error's kind (its type name, or a short tag).
     pub kind: String,
@@ -120,6 +129,7 @@ pub enum ToolFailureKind {
 /// A tool's failure of a run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ToolFailure {
     /// The machine id of the failing execution, when it ran, so the driver
     /// can attach the original error object.
@@ -131,6 +141,13 @@ pub struct ToolFailure {
     pub call_id: String,
     /// What went wrong.
     pub failure: ToolFailureKind,
+}
+
+impl ToolFailure {
+    /// The failure of tool `tool`'s call `call_id`.
+    pub fn new(tool: impl Into<String>, call_id: impl Into<String>, failure: ToolFailureKind) -> Self {
+        ToolFailure { id: None, tool: tool.into(), call_id: call_id.into(), failure }
+    }
 }
 
 impl fmt::Display for ToolFailure {
@@ -158,6 +175,7 @@ impl fmt::Display for ToolFailure {
 /// Why the decoder failed the run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct DecodeFailure {
     /// The decoder's message.
     pub message: String,
@@ -165,6 +183,14 @@ pub struct DecodeFailure {
     pub attempts: u32,
     /// True when the decoder returned a fatal (not correctable) error.
     pub fatal: bool,
+}
+
+impl DecodeFailure {
+    /// A decode failure after `attempts` decodes; `fatal` when the decoder
+    /// said it cannot be corrected.
+    pub fn new(message: impl Into<String>, attempts: u32, fatal: bool) -> Self {
+        DecodeFailure { message: message.into(), attempts, fatal }
+    }
 }
 
 impl fmt::Display for DecodeFailure {
@@ -233,6 +259,7 @@ impl StdError for Cause {
 /// The evidence a failed run gathered (SPEC ERR-03).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct PartialResult {
     /// The conversation through the last completed turn.
     pub messages: Vec<Message>,
@@ -251,6 +278,7 @@ pub struct PartialResult {
 /// error), else the typed cause.
 #[derive(Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct RunError {
     /// Where the run failed.
     pub stage: Stage,
@@ -274,6 +302,20 @@ pub struct RunError {
 }
 
 impl RunError {
+    /// A failure at `stage` for `cause`, with no evidence, no requests and
+    /// no ids (set the public fields for more).
+    pub fn new(stage: Stage, cause: Cause) -> Self {
+        RunError {
+            stage,
+            cause,
+            partial: None,
+            requests: 0,
+            run_id: String::new(),
+            conversation_id: String::new(),
+            source: None,
+        }
+    }
+
     /// True when the caller's cancellation or the run deadline ended the run.
     pub fn is_canceled(&self) -> bool {
         matches!(self.cause, Cause::Canceled { reason: CancelReason::Caller | CancelReason::Deadline, .. })

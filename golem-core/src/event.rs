@@ -13,6 +13,7 @@ use std::time::Duration;
 /// One observation of a run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct RunEvent {
     /// Position in the run's event sequence, gap-free from 0.
     pub seq: u64,
@@ -25,6 +26,20 @@ pub struct RunEvent {
     /// What happened.
     #[serde(flatten)]
     pub kind: EventKind,
+}
+
+impl RunEvent {
+    /// Event `seq` of a run without ids.
+    pub fn new(seq: u64, kind: EventKind) -> Self {
+        RunEvent { seq, run_id: String::new(), conversation_id: String::new(), kind }
+    }
+
+    /// Builder-style: the run and conversation ids (SPEC EXTRA-01).
+    pub fn with_ids(mut self, run_id: impl Into<String>, conversation_id: impl Into<String>) -> Self {
+        self.run_id = run_id.into();
+        self.conversation_id = conversation_id.into();
+        self
+    }
 }
 
 /// What a [`RunEvent`] reports.
@@ -60,6 +75,10 @@ pub enum EventKind {
     },
     /// A tool execution is starting.
     ToolStart {
+        /// The turn (within the round) whose response requested the call;
+        /// 0 for an approved re-run, which runs before the resumed run's
+        /// first turn.
+        turn: u32,
         /// Provider call id.
         call_id: String,
         /// Tool name.
@@ -72,16 +91,15 @@ pub enum EventKind {
     },
     /// A tool execution ended.
     ToolEnd {
+        /// The turn of the matching `tool_start`.
+        turn: u32,
         /// Provider call id.
         call_id: String,
         /// Tool name.
         tool: String,
-        /// The result shown to the model, on success.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        result: Option<String>,
-        /// Rejection, failure or error text otherwise.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        error: Option<String>,
+        /// How it ended: a result, a correctable rejection, a failed result,
+        /// a fatal error, …
+        outcome: ToolEndOutcome,
         /// An approved re-run of a deferred call.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         approved: bool,
@@ -95,6 +113,8 @@ pub enum EventKind {
     },
     /// A tool deferred instead of executing; replaces its tool_end.
     Deferred {
+        /// The turn of the matching `tool_start`.
+        turn: u32,
         /// Provider call id.
         call_id: String,
         /// Tool name.
@@ -121,7 +141,7 @@ pub enum EventKind {
         /// By whom.
         reason: CancelReason,
     },
-    /// An answer arrived for work already cancelled or timed out; dropped.
+    /// An answer arrived for work already canceled or timed out; dropped.
     LateResult {
         /// What answered (`model`, `tool` or `decode`) and its machine id.
         what: String,
@@ -146,4 +166,112 @@ pub enum EventKind {
         /// The fragment.
         delta: Delta,
     },
+}
+
+/// How a tool execution ended, as a `tool_end` event reports it (SPEC
+/// EVT-01, TOOL-02): the tool's own answer, or what the run did to the call.
+/// Serialised with a `type` tag, e.g. `{"type":"rejected","reason":"…"}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", rename_all_fields = "camelCase", tag = "type")]
+#[non_exhaustive]
+pub enum ToolEndOutcome {
+    /// A result for the model.
+    Output {
+        /// The text the model reads.
+        content: String,
+    },
+    /// A correctable rejection: the model is asked to fix its call (the
+    /// reference's `ModelRetry`), while the correction budget lasts.
+    Rejected {
+        /// What to fix.
+        reason: String,
+    },
+    /// A definitive failure shown to the model (flagged `failed`); no budget
+    /// is charged.
+    Failed {
+        /// What failed.
+        reason: String,
+    },
+    /// The tool stopped the whole run (canceled stage).
+    CanceledRun {
+        /// Why.
+        reason: String,
+    },
+    /// A fatal error: the run fails at the tool stage.
+    Fatal {
+        /// The error's kind tag (e.g. `error`, `panic`, `invalid_part`).
+        kind: String,
+        /// Its display text.
+        message: String,
+    },
+    /// An approved re-run deferred again (which fails the resumed run).
+    Deferred {
+        /// What it waits for.
+        kind: DeferKind,
+        /// The tool's explanation.
+        reason: String,
+    },
+    /// The call overran its deadline and was canceled; its tool's timeout
+    /// policy decides whether the run fails or the model sees a failed
+    /// result.
+    TimedOut {
+        /// The deadline that passed.
+        #[serde(with = "crate::time::duration_ms")]
+        after: Duration,
+    },
+    /// The call never answered: the run stopped it.
+    Interrupted {
+        /// Why it was stopped.
+        cause: Interruption,
+    },
+}
+
+/// Why a tool call was stopped before it answered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Interruption {
+    /// The run was canceled while the call was in flight.
+    RunStopped,
+    /// A sibling call of its parallel group failed fatally.
+    SiblingFailed,
+    /// The call was queued but never started.
+    NotStarted,
+}
+
+impl ToolEndOutcome {
+    /// The result text, when the tool produced a result.
+    pub fn output(&self) -> Option<&str> {
+        match self {
+            ToolEndOutcome::Output { content } => Some(content),
+            _ => None,
+        }
+    }
+
+    /// True for a correctable rejection.
+    pub fn is_rejected(&self) -> bool {
+        matches!(self, ToolEndOutcome::Rejected { .. })
+    }
+
+    /// The rejection, failure or error text — everything but a result.
+    pub fn error_text(&self) -> Option<String> {
+        Some(match self {
+            ToolEndOutcome::Output { .. } => return None,
+            ToolEndOutcome::Rejected { reason }
+            | ToolEndOutcome::Failed { reason }
+            | ToolEndOutcome::CanceledRun { reason }
+            | ToolEndOutcome::Deferred { reason, .. } => reason.clone(),
+            ToolEndOutcome::Fatal { message, .. } => message.clone(),
+            ToolEndOutcome::TimedOut { after } => {
+                format!("the tool call exceeded its deadline of {} ms", after.as_millis())
+            }
+            ToolEndOutcome::Interrupted { cause: Interruption::RunStopped } => {
+                "canceled: the run was stopped".to_string()
+            }
+            ToolEndOutcome::Interrupted { cause: Interruption::SiblingFailed } => {
+                "canceled after a sibling call failed".to_string()
+            }
+            ToolEndOutcome::Interrupted { cause: Interruption::NotStarted } => "not started".to_string(),
+        })
+    }
 }

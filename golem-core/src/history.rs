@@ -1,7 +1,7 @@
 //! History repair, validation and trimming (SPEC HIST).
 //!
 //! Providers require every tool call to be answered by exactly one result
-//! before the next assistant turn. Histories from crashed, cancelled, paused
+//! before the next assistant turn. Histories from crashed, canceled, paused
 //! or hand-edited runs break that; these pure functions restore it.
 //!
 //! **The pairing rule** (HIST-01), shared by every function here: a tool
@@ -374,40 +374,58 @@ pub fn place_results(messages: &mut Vec<Message>, results: Vec<Message>) {
 // ---------------------------------------------------------------------------
 
 /// Keep the newest `max_messages` messages (SPEC HIST-04), cut where a
-/// request can start.
+/// request can start. The result never holds more than `max_messages`
+/// messages and always opens with a user message (system messages aside:
+/// the run replaces them).
 ///
-/// A budget of 0 is an error; a history within budget is returned unchanged.
-/// Otherwise the newest `max_messages` are kept, then leading tool messages
-/// (their call was cut) and system messages (the run replaces them anyway)
-/// are skipped. The result always opens with a user message: if the window
-/// opens with an assistant message, the newest user message before the cut
-/// goes in front — so a long single-prompt tool loop keeps its prompt, and
-/// the result may hold `max_messages + 1` messages. With no such user message,
-/// the window is advanced to its first user message instead.
+/// A budget of 0 is an error. A history within budget that opens with a
+/// user message is returned unchanged. Otherwise a window of the newest
+/// messages is kept, the largest that fits these rules:
+///
+/// - leading tool messages (their call was cut) and system messages are
+///   skipped, so the window opens with a user or an assistant message;
+/// - a window opening with a user message is kept as it is;
+/// - a window opening with an assistant message gets the newest user
+///   message before it in front — so a long single-prompt tool loop keeps
+///   its prompt — and that prompt counts toward the budget: the window is
+///   one message shorter than it could be without it.
 ///
 /// Tool messages before the window's first assistant message are dropped
 /// (their call was cut, even with a user message in between), so a repaired
-/// input yields a repaired output. Nothing left → [`HistoryError::NothingLeft`].
+/// input yields a repaired output. With no user message to open the result,
+/// [`HistoryError::NothingLeft`].
 pub fn trim_history(messages: &[Message], max_messages: usize) -> Result<Vec<Message>, HistoryError> {
     if max_messages < 1 {
         return Err(HistoryError::InvalidTrimBudget(max_messages));
     }
-    if messages.len() <= max_messages {
+    let opens_with_user = messages.iter().find(|m| m.role != Role::System).is_none_or(|m| m.role == Role::User);
+    if messages.len() <= max_messages && opens_with_user {
         return Ok(messages.to_vec());
     }
-    let cut = messages.len() - max_messages;
-    let opens = |from: usize, role: &dyn Fn(Role) -> bool| (from..messages.len()).find(|&i| role(messages[i].role));
+    let opener =
+        |from: usize| (from..messages.len()).find(|&i| matches!(messages[i].role, Role::User | Role::Assistant));
+    // The largest window of the newest `size` messages that can open a
+    // request, with the prompt in front when it opens with an assistant.
+    for size in (1..=max_messages.min(messages.len())).rev() {
+        let cut = messages.len() - size;
+        let Some(start) = opener(cut) else { continue };
+        if messages[start].role == Role::User {
+            return Ok(kept(messages, None, start));
+        }
+        if size < max_messages {
+            if let Some(prompt) = messages[..cut].iter().rposition(|m| m.role == Role::User) {
+                return Ok(kept(messages, Some(prompt), start));
+            }
+        }
+    }
+    Err(HistoryError::NothingLeft)
+}
 
-    let start = opens(cut, &|r| matches!(r, Role::User | Role::Assistant)).ok_or(HistoryError::NothingLeft)?;
-    let (prompt, start) = if messages[start].role == Role::User {
-        (None, start)
-    } else if let Some(p) = messages[..cut].iter().rposition(|m| m.role == Role::User) {
-        (Some(p), start)
-    } else {
-        (None, opens(start, &|r| r == Role::User).ok_or(HistoryError::NothingLeft)?)
-    };
-
-    let first_assistant = opens(start, &|r| r == Role::Assistant).unwrap_or(messages.len());
+/// `messages[start..]` after `prompt` (when given), without the tool
+/// messages before its first assistant message: their calls were cut.
+fn kept(messages: &[Message], prompt: Option<usize>, start: usize) -> Vec<Message> {
+    let first_assistant =
+        (start..messages.len()).find(|&i| messages[i].role == Role::Assistant).unwrap_or(messages.len());
     let mut out = Vec::with_capacity(messages.len() - start + 1);
     out.extend(prompt.map(|p| messages[p].clone()));
     out.extend(
@@ -417,7 +435,7 @@ pub fn trim_history(messages: &[Message], max_messages: usize) -> Result<Vec<Mes
             .filter(|(k, m)| !(m.role == Role::Tool && start + k < first_assistant))
             .map(|(_, m)| m.clone()),
     );
-    Ok(out)
+    out
 }
 
 // ---------------------------------------------------------------------------

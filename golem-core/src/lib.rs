@@ -52,9 +52,12 @@ pub mod tool;
 pub use config::{Backoff, BuildError, OutputMode, RetryPolicy, RunConfig, ToolChoice, UsageLimits};
 pub use deferral::{Approval, DeferKind, DeferredRequests, DeferredResults, PendingCall};
 pub use error::{Cause, CauseRecord, PartialResult, RunError, Stage, UsageLimitError};
-pub use event::{EventKind, RunEvent};
+pub use event::{EventKind, Interruption, RunEvent, ToolEndOutcome};
 pub use machine::RunMachine;
 pub use message::{FinishReason, Message, Part, PartKind, Role, ThinkingBlock, ToolArgs, ToolCall, Usage};
-pub use model::{AsyncModel, Capabilities, Delta, DeltaSink, Model, ModelError, ModelErrorKind, Request, Response};
+pub use model::{
+    AsyncModel, AsyncStreamingModel, Capabilities, Delta, DeltaSink, Model, ModelError, ModelErrorKind, Request,
+    Response, StreamingModel,
+};
 pub use time::Moment;
 pub use tool::{ToolDefinition, ToolSpec};

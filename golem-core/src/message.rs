@@ -37,6 +37,7 @@ impl fmt::Display for Role {
 /// One message of a conversation.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Message {
     /// Who wrote it.
     pub role: Role,
@@ -298,6 +299,7 @@ impl<'de> Deserialize<'de> for ToolArgs {
 /// One tool call requested by the model.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ToolCall {
     /// The provider's id for the call (payload, not a machine correlation key).
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -323,6 +325,12 @@ impl ToolCall {
     pub fn new(id: impl Into<String>, name: impl Into<String>, args: impl Into<ToolArgs>) -> Self {
         ToolCall { id: id.into(), name: name.into(), args: args.into(), signature: String::new() }
     }
+
+    /// Builder-style: attach an opaque provider signature.
+    pub fn with_signature(mut self, signature: impl Into<String>) -> Self {
+        self.signature = signature.into();
+        self
+    }
 }
 
 /// What a [`Part`] holds.
@@ -342,6 +350,7 @@ pub enum PartKind {
 /// A non-text part of a message: referenced by URL or carried inline.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Part {
     /// What the part holds.
     pub kind: PartKind,
@@ -372,14 +381,24 @@ pub enum PartError {
 }
 
 impl Part {
+    /// A part of `kind` the provider fetches from `url`.
+    pub fn from_url(kind: PartKind, url: impl Into<String>) -> Self {
+        Part { kind, url: url.into(), data: Bytes::new(), media_type: String::new() }
+    }
+
+    /// A part of `kind` carried inline: `data` with its media type.
+    pub fn from_data(kind: PartKind, media_type: impl Into<String>, data: impl Into<Bytes>) -> Self {
+        Part { kind, url: String::new(), data: data.into(), media_type: media_type.into() }
+    }
+
     /// An image the provider fetches from `url`.
     pub fn image_url(url: impl Into<String>) -> Self {
-        Part { kind: PartKind::Image, url: url.into(), data: Bytes::new(), media_type: String::new() }
+        Part::from_url(PartKind::Image, url)
     }
 
     /// Inline image bytes with their media type (e.g. `image/png`).
     pub fn image_data(media_type: impl Into<String>, data: impl Into<Bytes>) -> Self {
-        Part { kind: PartKind::Image, url: String::new(), data: data.into(), media_type: media_type.into() }
+        Part::from_data(PartKind::Image, media_type, data)
     }
 
     /// Check the part is well formed (SPEC MSG-03).
@@ -414,6 +433,7 @@ mod base64_bytes {
 /// A thinking block carried on an assistant message (SPEC MSG-04).
 #[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ThinkingBlock {
     /// Visible reasoning text (exclusive with `redacted`).
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -430,6 +450,28 @@ pub struct ThinkingBlock {
 }
 
 impl ThinkingBlock {
+    /// A block of visible reasoning text.
+    pub fn text(text: impl Into<String>) -> Self {
+        ThinkingBlock { text: text.into(), ..ThinkingBlock::default() }
+    }
+
+    /// A block of opaque redacted reasoning data.
+    pub fn redacted(data: impl Into<String>) -> Self {
+        ThinkingBlock { redacted: data.into(), ..ThinkingBlock::default() }
+    }
+
+    /// Builder-style: the provider's signature over the text.
+    pub fn with_signature(mut self, signature: impl Into<String>) -> Self {
+        self.signature = signature.into();
+        self
+    }
+
+    /// Builder-style: the codec family that produced the block.
+    pub fn with_provider(mut self, provider: impl Into<String>) -> Self {
+        self.provider = provider.into();
+        self
+    }
+
     /// Check the block is well formed: exactly one of text/redacted, and no
     /// signature on redacted data.
     pub fn is_valid(&self) -> bool {
@@ -445,8 +487,37 @@ impl ThinkingBlock {
 ///
 /// `input_tokens` includes cached tokens and `output_tokens` includes
 /// reasoning tokens; the detail fields sit inside those totals.
+///
+/// Like every public struct that may gain fields, `Usage` is
+/// `#[non_exhaustive]`: build it with [`Usage::new`] and the `with_*`
+/// setters, or start from `Usage::default()` and assign its public fields.
+///
+/// ```
+/// use golem_core::Usage;
+///
+/// let usage = Usage::new(1200, 300).with_cache_read_tokens(1000);
+/// let mut parsed = Usage::default();
+/// parsed.input_tokens = 1200;
+/// parsed.output_tokens = 300;
+/// parsed.cache_read_tokens = 1000;
+/// assert_eq!(parsed, usage);
+/// ```
+///
+/// A struct literal does not compile outside golem-core, so adding a field
+/// is no breaking change:
+///
+/// ```compile_fail
+/// let usage = golem_core::Usage {
+///     input_tokens: 1,
+///     output_tokens: 2,
+///     cache_read_tokens: 0,
+///     cache_write_tokens: 0,
+///     reasoning_tokens: 0,
+/// };
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
+#[non_exhaustive]
 pub struct Usage {
     /// Prompt tokens, cached ones included.
     pub input_tokens: u64,
@@ -471,6 +542,24 @@ impl Usage {
     /// Usage with just input and output counts.
     pub const fn new(input_tokens: u64, output_tokens: u64) -> Self {
         Usage { input_tokens, output_tokens, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 }
+    }
+
+    /// Builder-style: of the input, tokens read from a prompt cache.
+    pub const fn with_cache_read_tokens(mut self, tokens: u64) -> Self {
+        self.cache_read_tokens = tokens;
+        self
+    }
+
+    /// Builder-style: of the input, tokens written to a prompt cache.
+    pub const fn with_cache_write_tokens(mut self, tokens: u64) -> Self {
+        self.cache_write_tokens = tokens;
+        self
+    }
+
+    /// Builder-style: of the output, reasoning tokens.
+    pub const fn with_reasoning_tokens(mut self, tokens: u64) -> Self {
+        self.reasoning_tokens = tokens;
+        self
     }
 
     /// input + output.

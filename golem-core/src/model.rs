@@ -2,8 +2,10 @@
 //!
 //! [`Model`] is the blocking form and [`AsyncModel`] the async one. Both are
 //! object safe and `Send + Sync`, so a fallback chain can mix models of any
-//! kind. Streaming is an optional capability with a default that reports it
-//! unsupported.
+//! kind. Streaming is a trait of its own: a model that streams implements
+//! [`StreamingModel`] (or [`AsyncStreamingModel`]) *instead of* `Model`
+//! (`AsyncModel`), and is a `Model` through a blanket impl that reports its
+//! streaming face — so a model streams exactly when it implements streaming.
 
 use crate::message::{FinishReason, Message, Usage};
 use crate::tool::ToolDefinition;
@@ -14,6 +16,10 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
+mod port;
+
+pub use port::{AsyncModel, AsyncStreamingModel, DeltaSink, Model, StreamingModel};
+
 /// A boxed error that can cross threads.
 pub type BoxError = Box<dyn StdError + Send + Sync + 'static>;
 
@@ -23,11 +29,19 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 /// The JSON schema the final answer must follow (native structured output).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct OutputSchema {
     /// A name for the schema (providers want one); `output` when unnamed.
     pub name: String,
     /// The JSON Schema document (an object).
     pub schema: serde_json::Value,
+}
+
+impl OutputSchema {
+    /// A schema document under `name`.
+    pub fn new(name: impl Into<String>, schema: serde_json::Value) -> Self {
+        OutputSchema { name: name.into(), schema }
+    }
 }
 
 /// A tool choice sent on the wire (SPEC TOOL-11); only ever set under
@@ -44,6 +58,7 @@ pub enum WireToolChoice {
 /// One model request, provider-neutral.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Request {
     /// The conversation so far.
     pub messages: Vec<Message>,
@@ -62,11 +77,30 @@ impl Request {
     pub fn new(messages: Vec<Message>) -> Self {
         Request { messages, tools: Arc::new(Vec::new()), output_schema: None, tool_choice: None }
     }
+
+    /// Builder-style: the tools the model may call, in advertisement order.
+    pub fn with_tools(mut self, tools: impl Into<Arc<Vec<ToolDefinition>>>) -> Self {
+        self.tools = tools.into();
+        self
+    }
+
+    /// Builder-style: a native structured-output schema.
+    pub fn with_output_schema(mut self, schema: OutputSchema) -> Self {
+        self.output_schema = Some(Arc::new(schema));
+        self
+    }
+
+    /// Builder-style: a provider-native tool choice.
+    pub fn with_tool_choice(mut self, choice: WireToolChoice) -> Self {
+        self.tool_choice = Some(choice);
+        self
+    }
 }
 
 /// One model response.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Response {
     /// The assistant message.
     pub message: Message,
@@ -97,6 +131,12 @@ impl Response {
     /// Builder-style: set usage.
     pub fn with_usage(mut self, usage: Usage) -> Self {
         self.usage = usage;
+        self
+    }
+
+    /// Builder-style: set the finish reason.
+    pub fn with_finish_reason(mut self, finish_reason: FinishReason) -> Self {
+        self.finish_reason = finish_reason;
         self
     }
 }
@@ -135,6 +175,7 @@ pub enum ModelErrorKind {
 /// [`ModelError::source`] and is not serialised.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ModelError {
     /// The classification.
     pub kind: ModelErrorKind,
@@ -389,12 +430,14 @@ fn message_has(message: &str, fragments: &[&str]) -> bool {
     fragments.iter().any(|f| message.contains(f))
 }
 
-/// What a model can do beyond plain generation (SPEC MODEL-03).
+/// What a model can do beyond plain generation (SPEC MODEL-03). Streaming
+/// is not among them: a model streams exactly when it implements
+/// [`StreamingModel`] (or [`AsyncStreamingModel`]), so the two cannot
+/// disagree.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Capabilities {
-    /// The model implements streaming.
-    pub streaming: bool,
     /// The provider accepts a native output schema alongside tools.
     pub native_schema_with_tools: bool,
     /// The provider can be forced to call a named tool.
@@ -402,10 +445,28 @@ pub struct Capabilities {
 }
 
 impl Capabilities {
+    /// No capabilities: what a custom model reports unless it says
+    /// otherwise. Add them with the setters:
+    /// `Capabilities::new().native_schema_with_tools(true)`.
+    pub const fn new() -> Self {
+        Capabilities { native_schema_with_tools: false, forced_tool_choice: false }
+    }
+
+    /// Builder-style: the provider accepts a native output schema alongside tools.
+    pub const fn native_schema_with_tools(mut self, yes: bool) -> Self {
+        self.native_schema_with_tools = yes;
+        self
+    }
+
+    /// Builder-style: the provider can be forced to call a named tool.
+    pub const fn forced_tool_choice(mut self, yes: bool) -> Self {
+        self.forced_tool_choice = yes;
+        self
+    }
+
     /// What both `self` and `other` support (a fallback chain's capabilities).
     pub fn intersect(self, other: Capabilities) -> Capabilities {
         Capabilities {
-            streaming: self.streaming && other.streaming,
             native_schema_with_tools: self.native_schema_with_tools && other.native_schema_with_tools,
             forced_tool_choice: self.forced_tool_choice && other.forced_tool_choice,
         }
@@ -459,128 +520,5 @@ impl Delta {
     /// A text fragment.
     pub fn text(text: impl Into<String>) -> Self {
         Delta::Text { text: text.into() }
-    }
-}
-
-/// Where a streaming model delivers its fragments. Returning an error stops
-/// the stream; the model must then return promptly with
-/// [`ModelErrorKind::SinkAborted`] carrying the error as its source.
-pub trait DeltaSink: Send {
-    /// Receive one fragment.
-    fn delta(&mut self, delta: Delta) -> Result<(), BoxError>;
-}
-
-impl<F> DeltaSink for F
-where
-    F: FnMut(Delta) -> Result<(), BoxError> + Send,
-{
-    fn delta(&mut self, delta: Delta) -> Result<(), BoxError> {
-        self(delta)
-    }
-}
-
-/// A blocking model: one call in, one response out.
-///
-/// Implement `generate`; override `stream` and `capabilities` when the model
-/// can stream or has provider features. Custom models report no
-/// capabilities unless they say otherwise.
-///
-/// ```
-/// use golem_core::model::{Model, ModelError, Request, Response};
-///
-/// struct Echo;
-/// impl Model for Echo {
-///     fn generate(&self, request: &Request) -> Result<Response, ModelError> {
-///         let last = request.messages.last().map(|m| m.content.clone()).unwrap_or_default();
-///         Ok(Response::text(last))
-///     }
-/// }
-/// let reply = Echo.generate(&Request::new(vec![golem_core::Message::user("hi")])).unwrap();
-/// assert_eq!(reply.message.content, "hi");
-/// ```
-pub trait Model: Send + Sync {
-    /// Generate one response.
-    fn generate(&self, request: &Request) -> Result<Response, ModelError>;
-
-    /// Generate one response, delivering fragments to `sink` as they arrive.
-    /// The returned response is authoritative (SPEC MODEL-04).
-    fn stream(&self, request: &Request, sink: &mut dyn DeltaSink) -> Result<Response, ModelError> {
-        let _ = (request, sink);
-        Err(ModelError::streaming_unsupported())
-    }
-
-    /// What this model supports.
-    fn capabilities(&self) -> Capabilities {
-        Capabilities::default()
-    }
-
-    /// This model's native async face, when it has one. Providers implement
-    /// both traits and return `Some(self)`, so an async driver calls them
-    /// without a blocking thread; a model returning `None` runs on a
-    /// blocking thread pool under async drivers.
-    fn as_async(&self) -> Option<&dyn AsyncModel> {
-        None
-    }
-}
-
-/// An async model: the same contract as [`Model`], returning boxed `Send`
-/// futures so it stays object safe.
-pub trait AsyncModel: Send + Sync {
-    /// Generate one response.
-    fn generate_async<'a>(&'a self, request: &'a Request) -> BoxFuture<'a, Result<Response, ModelError>>;
-
-    /// Generate one response, delivering fragments to `sink`.
-    fn stream_async<'a>(
-        &'a self,
-        request: &'a Request,
-        sink: &'a mut dyn DeltaSink,
-    ) -> BoxFuture<'a, Result<Response, ModelError>> {
-        let _ = (request, sink);
-        Box::pin(async { Err(ModelError::streaming_unsupported()) })
-    }
-
-    /// What this model supports.
-    fn capabilities(&self) -> Capabilities {
-        Capabilities::default()
-    }
-
-    /// This model's native blocking face, when it has one; a model returning
-    /// `None` is driven by a minimal `block_on` under blocking drivers.
-    fn as_blocking(&self) -> Option<&dyn Model> {
-        None
-    }
-}
-
-impl<M: Model + ?Sized> Model for Arc<M> {
-    fn generate(&self, request: &Request) -> Result<Response, ModelError> {
-        (**self).generate(request)
-    }
-    fn stream(&self, request: &Request, sink: &mut dyn DeltaSink) -> Result<Response, ModelError> {
-        (**self).stream(request, sink)
-    }
-    fn capabilities(&self) -> Capabilities {
-        (**self).capabilities()
-    }
-    fn as_async(&self) -> Option<&dyn AsyncModel> {
-        (**self).as_async()
-    }
-}
-
-impl<M: AsyncModel + ?Sized> AsyncModel for Arc<M> {
-    fn generate_async<'a>(&'a self, request: &'a Request) -> BoxFuture<'a, Result<Response, ModelError>> {
-        (**self).generate_async(request)
-    }
-    fn stream_async<'a>(
-        &'a self,
-        request: &'a Request,
-        sink: &'a mut dyn DeltaSink,
-    ) -> BoxFuture<'a, Result<Response, ModelError>> {
-        (**self).stream_async(request, sink)
-    }
-    fn capabilities(&self) -> Capabilities {
-        (**self).capabilities()
-    }
-    fn as_blocking(&self) -> Option<&dyn Model> {
-        (**self).as_blocking()
     }
 }

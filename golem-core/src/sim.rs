@@ -8,7 +8,7 @@
 
 use crate::error::CauseRecord;
 use crate::event::EventKind;
-use crate::log::{outputs_digest, EndKind, EventLog, LogHeader};
+use crate::log::{outputs_digest_for, EndKind, EventLog, LogHeader};
 use crate::machine::{
     Command, Input, Outcome, Output, RunMachine, SetupError, Start, ToolCallId, ToolOutcome, Verdict,
 };
@@ -170,7 +170,7 @@ impl Sim {
         let mut log = self.log.clone();
         if let Some(last) = log.records.last_mut() {
             if last.out.is_none() {
-                last.out = Some(outputs_digest(&self.step_outputs));
+                last.out = Some(outputs_digest_for(log.header.format, &self.step_outputs));
             }
         }
         log
@@ -394,16 +394,18 @@ pub fn describe_event(kind: &EventKind) -> String {
         EventKind::ToolStart { call_id, tool, approved, .. } => {
             format!("tool_start {call_id} {tool}{}", if *approved { " approved" } else { "" })
         }
-        EventKind::ToolEnd { call_id, tool, result, error, approved } => {
+        EventKind::ToolEnd { call_id, tool, outcome, approved, .. } => {
             let a = if *approved { " approved" } else { "" };
-            match (result, error) {
+            match (outcome.output(), outcome.error_text()) {
                 (_, Some(e)) => format!("tool_end {call_id} {tool}{a} error: {e}"),
                 (Some(r), None) => format!("tool_end {call_id} {tool}{a} ok: {r}"),
                 (None, None) => format!("tool_end {call_id} {tool}{a}"),
             }
         }
         EventKind::OutputRejected { round, reason } => format!("output_rejected round {round}: {reason}"),
-        EventKind::Deferred { call_id, tool, kind, reason } => format!("deferred {call_id} {tool} {kind:?}: {reason}"),
+        EventKind::Deferred { call_id, tool, kind, reason, .. } => {
+            format!("deferred {call_id} {tool} {kind:?}: {reason}")
+        }
         EventKind::Retrying { turn, attempt, delay, .. } => {
             format!("retrying t{turn} a{attempt} after {}ms", delay.as_millis())
         }

@@ -86,3 +86,50 @@ pub const OUTCOME_UNKNOWN: &str = "The run was interrupted while this tool call 
 
 /// Why a call whose outcome is unknown waits for a human (SPEC LOG-06).
 pub const OUTCOME_UNKNOWN_ASK: &str = "the run crashed while this call was executing; approve to run it again, or deny";
+
+/// A decoder's reason for refusing an answer the provider cut off at its
+/// output-token limit (finish reason `length`), so the failure says why the
+/// answer broke off (issue 11, OUT-06).
+pub fn cut_off(reason: &str) -> String {
+    format!("the response was cut off at the output token limit (finish reason length): {reason}")
+}
+
+/// The correction for a cut-off answer in text mode: the same answer would
+/// be cut again, so the model is asked for a shorter one.
+pub fn output_cut_off(reason: &str) -> String {
+    format!(
+        "Your previous response was cut off at the output token limit before it was complete, so it was rejected: \
+         {reason}. Respond again with a shorter answer that fits within the limit."
+    )
+}
+
+/// The correction for cut-off output-tool arguments in tool mode.
+pub fn output_tool_cut_off(reason: &str, tool: &str) -> String {
+    format!(
+        "Your result was cut off at the output token limit before it was complete, so it was rejected: {reason}. \
+         Call {tool} again with shorter arguments that fit within the limit."
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cut_off_texts_are_pinned() {
+        assert_eq!(
+            cut_off("EOF while parsing"),
+            "the response was cut off at the output token limit (finish reason length): EOF while parsing"
+        );
+        assert_eq!(
+            output_cut_off("EOF"),
+            "Your previous response was cut off at the output token limit before it was complete, so it was \
+             rejected: EOF. Respond again with a shorter answer that fits within the limit."
+        );
+        assert_eq!(
+            output_tool_cut_off("EOF", "final_result"),
+            "Your result was cut off at the output token limit before it was complete, so it was rejected: EOF. \
+             Call final_result again with shorter arguments that fit within the limit."
+        );
+    }
+}

@@ -7,6 +7,7 @@ use std::time::Duration;
 /// What the model sees of a tool.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ToolDefinition {
     /// The tool's name, `^[A-Za-z0-9_-]{1,64}$`.
     pub name: String,
@@ -15,6 +16,13 @@ pub struct ToolDefinition {
     pub description: String,
     /// The JSON Schema (an object schema) of the arguments.
     pub parameters: serde_json::Value,
+}
+
+impl ToolDefinition {
+    /// A definition with the given name, description and parameter schema.
+    pub fn new(name: impl Into<String>, description: impl Into<String>, parameters: serde_json::Value) -> Self {
+        ToolDefinition { name: name.into(), description: description.into(), parameters }
+    }
 }
 
 /// What happens when a tool overruns its deadline (SPEC TOOL-10).
@@ -46,6 +54,7 @@ pub enum UnknownOutcome {
 /// A tool declaration plus the execution policy the machine applies to it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ToolSpec {
     /// What the model sees.
     #[serde(flatten)]

@@ -1,6 +1,5 @@
 //! Build-time configuration rules, one typed error each (SPEC CFG-02, CFG-03).
 
-use golem_core::model::OutputSchema;
 use golem_core::*;
 use serde_json::json;
 use std::time::Duration;
@@ -36,101 +35,193 @@ fn cfg_02_defaults() {
 
 #[test]
 fn cfg_03_each_rule_has_its_own_error() {
-    let base = RunConfig { tools: vec![tool("a"), tool("b")], ..RunConfig::default() };
+    let base = {
+        let mut config = RunConfig::default();
+        config.tools = vec![tool("a"), tool("b")];
+        config
+    };
     let cases: Vec<(RunConfig, BuildError)> = vec![
-        (RunConfig { max_iterations: 0, ..base.clone() }, BuildError::ZeroMaxIterations),
         (
-            RunConfig { retry: RetryPolicy { max_attempts: 0, ..RetryPolicy::default() }, ..base.clone() },
+            {
+                let mut config = base.clone();
+                config.max_iterations = 0;
+                config
+            },
+            BuildError::ZeroMaxIterations,
+        ),
+        (
+            {
+                let mut config = base.clone();
+                config.retry = RetryPolicy::new().max_attempts(0);
+                config
+            },
             BuildError::ZeroMaxAttempts,
         ),
-        (RunConfig { tools: vec![tool("a"), tool("a")], ..base.clone() }, BuildError::DuplicateTool("a".into())),
         (
-            RunConfig {
-                output: OutputMode::Tool {
+            {
+                let mut config = base.clone();
+                config.tools = vec![tool("a"), tool("a")];
+                config
+            },
+            BuildError::DuplicateTool("a".into()),
+        ),
+        (
+            {
+                let mut config = base.clone();
+                config.output = OutputMode::Tool {
                     name: "a".into(),
                     description: String::new(),
                     schema: json!({"type": "object"}),
-                },
-                ..base.clone()
+                };
+                config
             },
             BuildError::OutputToolCollision("a".into()),
         ),
         (
-            RunConfig {
-                output: OutputMode::Tool { name: String::new(), description: String::new(), schema: json!({}) },
-                ..base.clone()
+            {
+                let mut config = base.clone();
+                config.output = OutputMode::Tool { name: String::new(), description: String::new(), schema: json!({}) };
+                config
             },
             BuildError::EmptyOutputToolName,
         ),
         (
-            RunConfig {
-                output: OutputMode::Tool { name: "out".into(), description: String::new(), schema: json!(true) },
-                ..base.clone()
+            {
+                let mut config = base.clone();
+                config.output =
+                    OutputMode::Tool { name: "out".into(), description: String::new(), schema: json!(true) };
+                config
             },
             BuildError::SchemaNotObject("the output tool".into()),
         ),
         (
-            RunConfig {
-                output: OutputMode::Native { schema: OutputSchema { name: "o".into(), schema: json!("x") } },
-                ..base.clone()
+            {
+                let mut config = base.clone();
+                config.output = OutputMode::Native { schema: golem_core::model::OutputSchema::new("o", json!("x")) };
+                config
             },
             BuildError::SchemaNotObject("the output".into()),
         ),
         (
-            RunConfig { tool_choice: Some(ToolChoice::Restrict(String::new())), ..base.clone() },
+            {
+                let mut config = base.clone();
+                config.tool_choice = Some(ToolChoice::Restrict(String::new()));
+                config
+            },
             BuildError::EmptyToolChoice,
         ),
         (
-            RunConfig { tool_choice: Some(ToolChoice::Force("zzz".into())), ..base.clone() },
+            {
+                let mut config = base.clone();
+                config.tool_choice = Some(ToolChoice::Force("zzz".into()));
+                config
+            },
             BuildError::UnknownToolChoice("zzz".into()),
         ),
-        (RunConfig { tools: vec![tool("has space")], ..base.clone() }, BuildError::InvalidToolName("has space".into())),
-        (RunConfig { tools: vec![tool(&"x".repeat(65))], ..base.clone() }, BuildError::InvalidToolName("x".repeat(65))),
         (
-            RunConfig { tools: vec![ToolSpec::new("t", "", json!([]))], ..base.clone() },
+            {
+                let mut config = base.clone();
+                config.tools = vec![tool("has space")];
+                config
+            },
+            BuildError::InvalidToolName("has space".into()),
+        ),
+        (
+            {
+                let mut config = base.clone();
+                config.tools = vec![tool(&"x".repeat(65))];
+                config
+            },
+            BuildError::InvalidToolName("x".repeat(65)),
+        ),
+        (
+            {
+                let mut config = base.clone();
+                config.tools = vec![ToolSpec::new("t", "", json!([]))];
+                config
+            },
             BuildError::SchemaNotObject("tool t".into()),
         ),
         (
-            RunConfig { tool_timeout: Some(Duration::ZERO), ..base.clone() },
+            {
+                let mut config = base.clone();
+                config.tool_timeout = Some(Duration::ZERO);
+                config
+            },
             BuildError::ZeroDuration("the tool timeout"),
         ),
         (
-            RunConfig { tools: vec![ToolSpec { timeout: Some(Duration::ZERO), ..tool("t") }], ..base.clone() },
+            {
+                let mut config = base.clone();
+                config.tools = vec![{
+                    let mut config = tool("t");
+                    config.timeout = Some(Duration::ZERO);
+                    config
+                }];
+                config
+            },
             BuildError::ZeroDuration("a tool timeout"),
         ),
         (
-            RunConfig { model_deadline: Some(Duration::ZERO), ..base.clone() },
+            {
+                let mut config = base.clone();
+                config.model_deadline = Some(Duration::ZERO);
+                config
+            },
             BuildError::ZeroDuration("the model deadline"),
         ),
         (
-            RunConfig { run_deadline: Some(Duration::ZERO), ..base.clone() },
+            {
+                let mut config = base.clone();
+                config.run_deadline = Some(Duration::ZERO);
+                config
+            },
             BuildError::ZeroDuration("the run deadline"),
         ),
-        (RunConfig { max_concurrency: Some(0), ..base.clone() }, BuildError::ZeroConcurrency),
-        (RunConfig { models: 0, ..base.clone() }, BuildError::NoModel),
+        (
+            {
+                let mut config = base.clone();
+                config.max_concurrency = Some(0);
+                config
+            },
+            BuildError::ZeroConcurrency,
+        ),
+        (
+            {
+                let mut config = base.clone();
+                config.models = 0;
+                config
+            },
+            BuildError::NoModel,
+        ),
     ];
     for (cfg, expected) in cases {
         assert_eq!(check(cfg), Err(expected.clone()), "{expected}");
     }
     // The output tool may be the chosen tool (SPEC TOOL-11).
-    let ok = RunConfig {
-        tool_choice: Some(ToolChoice::Restrict("out".into())),
-        output: OutputMode::Tool { name: "out".into(), description: String::new(), schema: json!({"type": "object"}) },
-        ..base
+    let ok = {
+        let mut config = base;
+        config.tool_choice = Some(ToolChoice::Restrict("out".into()));
+        config.output =
+            OutputMode::Tool { name: "out".into(), description: String::new(), schema: json!({"type": "object"}) };
+        config
     };
     assert_eq!(check(ok), Ok(()));
 }
 
 #[test]
 fn cfg_06_config_is_plain_serialisable_data() {
-    let cfg = RunConfig {
-        tools: vec![ToolSpec { timeout: Some(Duration::from_millis(1500)), ..tool("a") }],
-        retry: RetryPolicy {
-            backoff: Backoff::Table { delays: vec![Duration::from_millis(10), Duration::from_millis(20)] },
-            ..RetryPolicy::default()
-        },
-        tool_choice: Some(ToolChoice::Force("a".into())),
-        ..RunConfig::default()
+    let cfg = {
+        let mut config = RunConfig::default();
+        config.tools = vec![{
+            let mut config = tool("a");
+            config.timeout = Some(Duration::from_millis(1500));
+            config
+        }];
+        config.retry = RetryPolicy::new()
+            .backoff(Backoff::Table { delays: vec![Duration::from_millis(10), Duration::from_millis(20)] });
+        config.tool_choice = Some(ToolChoice::Force("a".into()));
+        config
     };
     let json = serde_json::to_string(&cfg).unwrap();
     let back: RunConfig = serde_json::from_str(&json).unwrap();
@@ -140,7 +231,11 @@ fn cfg_06_config_is_plain_serialisable_data() {
 #[test]
 fn machine_refuses_invalid_config_as_setup_error() {
     let err = RunMachine::new(
-        RunConfig { max_iterations: 0, ..RunConfig::default() },
+        {
+            let mut config = RunConfig::default();
+            config.max_iterations = 0;
+            config
+        },
         machine::Start::prompt("x"),
         Moment::ZERO,
     )
@@ -150,15 +245,24 @@ fn machine_refuses_invalid_config_as_setup_error() {
 
 #[test]
 fn cfg_03_tool_and_output_tool_schemas_must_describe_objects() {
-    let string_schema =
-        RunConfig { tools: vec![ToolSpec::new("t", "", json!({"type": "string"}))], ..RunConfig::default() };
+    let string_schema = {
+        let mut config = RunConfig::default();
+        config.tools = vec![ToolSpec::new("t", "", json!({"type": "string"}))];
+        config
+    };
     assert_eq!(check(string_schema), Err(BuildError::SchemaNotObject("tool t".into())));
-    let array_output = RunConfig {
-        output: OutputMode::Tool { name: "out".into(), description: String::new(), schema: json!({"type": "array"}) },
-        ..RunConfig::default()
+    let array_output = {
+        let mut config = RunConfig::default();
+        config.output =
+            OutputMode::Tool { name: "out".into(), description: String::new(), schema: json!({"type": "array"}) };
+        config
     };
     assert_eq!(check(array_output), Err(BuildError::SchemaNotObject("the output tool".into())));
     // No `type` at all (e.g. a bare `{}` or an `anyOf`) is left to the provider.
-    let untyped = RunConfig { tools: vec![ToolSpec::new("t", "", json!({}))], ..RunConfig::default() };
+    let untyped = {
+        let mut config = RunConfig::default();
+        config.tools = vec![ToolSpec::new("t", "", json!({}))];
+        config
+    };
     assert_eq!(check(untyped), Ok(()));
 }

@@ -79,7 +79,7 @@ fn hist_05_valid_history_passes() {
     let history = vec![
         Message::system("be brief"),
         user("look").with_parts(vec![Part::image_url("https://x/y.png")]),
-        calls(&["a"]).with_thinking(vec![ThinkingBlock { text: "hmm".into(), ..Default::default() }]),
+        calls(&["a"]).with_thinking(vec![golem_core::ThinkingBlock::text("hmm")]),
         result("a").with_parts(vec![Part::image_data("image/png", vec![1u8, 2, 3])]),
         asst("done"),
     ];
@@ -98,7 +98,11 @@ fn hist_05_parts_only_on_user_and_tool() {
 
 #[test]
 fn hist_05_each_part_valid() {
-    let bad = Part { url: String::new(), ..Part::image_url("") };
+    let bad = {
+        let mut part = Part::image_url("");
+        part.url = String::new();
+        part
+    };
     let history = vec![user("a"), user("b").with_parts(vec![Part::image_url("https://ok"), bad])];
     match validate(&history) {
         Err(HistoryError::InvalidPart { index: 1, part: 1, .. }) => {}
@@ -111,14 +115,19 @@ fn hist_05_each_part_valid() {
 
 #[test]
 fn hist_05_thinking_only_on_assistant_and_valid() {
-    let ok = || vec![ThinkingBlock { text: "t".into(), ..Default::default() }];
+    let ok = || vec![golem_core::ThinkingBlock::text("t")];
     let history = vec![user("hi").with_thinking(ok())];
     assert_eq!(validate(&history), Err(HistoryError::ThinkingNotAllowed { index: 0, role: Role::User }));
     let history = vec![user("hi"), result("a").with_thinking(ok())];
     assert_eq!(validate(&history), Err(HistoryError::ThinkingNotAllowed { index: 1, role: Role::Tool }));
 
-    let both = ThinkingBlock { text: "t".into(), redacted: "r".into(), ..Default::default() };
-    let signed_redacted = ThinkingBlock { redacted: "r".into(), signature: "s".into(), ..Default::default() };
+    let both = {
+        let mut built = golem_core::ThinkingBlock::default();
+        built.text = "t".into();
+        built.redacted = "r".into();
+        built
+    };
+    let signed_redacted = golem_core::ThinkingBlock::redacted("r").with_signature("s");
     let empty = ThinkingBlock::default();
     for (block, bad) in [(both, 1), (signed_redacted, 1), (empty, 1)] {
         let history = vec![user("hi"), asst("x").with_thinking(vec![ok()[0].clone(), block])];
@@ -163,10 +172,7 @@ fn hist_01_tool_13_missing_result_synthesized_after_assistant_before_real_result
 
 #[test]
 fn hist_01_synthesized_result_copies_only_name_and_run_ids() {
-    let mut a = Message::assistant_calls(vec![ToolCall {
-        signature: "sig".into(),
-        ..ToolCall::new("a", "search", r#"{"q":1}"#)
-    }]);
+    let mut a = Message::assistant_calls(vec![ToolCall::new("a", "search", r#"{"q":1}"#).with_signature("sig")]);
     a.content = "let me look".into();
     a.run_id = "run-1".into();
     a.conversation_id = "conv-1".into();
@@ -339,10 +345,21 @@ fn hist_04_budget_below_one_is_an_error() {
 
 #[test]
 fn hist_04_within_budget_unchanged() {
-    let history = vec![asst("odd but within budget"), user("q")];
-    assert_eq!(trim_history(&history, 2), Ok(history.clone()));
+    let history = vec![Message::system("s"), user("q"), asst("a")];
+    assert_eq!(trim_history(&history, 3), Ok(history.clone()));
     assert_eq!(trim_history(&history, 5), Ok(history));
     assert_eq!(trim_history(&[], 1), Ok(Vec::new()));
+}
+
+/// Issue 11: a history within budget that opens with an assistant turn is
+/// not left as is — Anthropic-family APIs reject it.
+#[test]
+fn hist_04_within_budget_opening_with_an_assistant_is_cut_to_a_user_message() {
+    let history = vec![asst("odd but within budget"), user("q")];
+    assert_eq!(trim_history(&history, 2), Ok(vec![user("q")]));
+    assert_eq!(trim_history(&history, 5), Ok(vec![user("q")]));
+    let history = vec![result("orphan"), user("q"), asst("a")];
+    assert_eq!(trim_history(&history, 3), Ok(vec![user("q"), asst("a")]));
 }
 
 #[test]
@@ -359,7 +376,8 @@ fn hist_04_skips_leading_tool_and_system_messages() {
 
 #[test]
 fn hist_04_assistant_first_gets_newest_earlier_user_message() {
-    // A long single-prompt tool loop keeps its prompt: the result is budget + 1.
+    // A long single-prompt tool loop keeps its prompt, and the prompt counts
+    // toward the budget: the window shrinks to make room for it.
     let history = vec![
         user("old"),
         asst("old"),
@@ -370,12 +388,28 @@ fn hist_04_assistant_first_gets_newest_earlier_user_message() {
         result("b"),
         asst("done"),
     ];
-    let trimmed = trim_history(&history, 3).unwrap();
-    assert_eq!(trimmed, vec![user("prompt"), calls(&["b"]), result("b"), asst("done")]);
+    assert_eq!(trim_history(&history, 2).unwrap(), vec![user("prompt"), asst("done")]);
+    assert_eq!(trim_history(&history, 3).unwrap(), vec![user("prompt"), asst("done")]);
     let trimmed = trim_history(&history, 4).unwrap();
     assert_eq!(trimmed, vec![user("prompt"), calls(&["b"]), result("b"), asst("done")]);
     let trimmed = trim_history(&history, 5).unwrap();
+    assert_eq!(trimmed, vec![user("prompt"), calls(&["b"]), result("b"), asst("done")]);
+    let trimmed = trim_history(&history, 6).unwrap();
     assert_eq!(trimmed, vec![user("prompt"), calls(&["a"]), result("a"), calls(&["b"]), result("b"), asst("done")]);
+    // A budget of one cannot hold a prompt and an answer.
+    assert_eq!(trim_history(&history, 1), Err(HistoryError::NothingLeft));
+}
+
+/// Issue 11: trimming never returns more than the budget — the carried
+/// prompt included.
+#[test]
+fn hist_04_never_more_than_the_budget() {
+    let history = vec![user("prompt"), calls(&["a"]), result("a"), calls(&["b"]), result("b"), asst("done")];
+    for n in 1..=8 {
+        if let Ok(trimmed) = trim_history(&history, n) {
+            assert!(trimmed.len() <= n, "n = {n}: {} messages", trimmed.len());
+        }
+    }
 }
 
 #[test]
@@ -683,35 +717,63 @@ proptest! {
         prop_assert_eq!(normalize_history(history).1.synthesized, expected);
     }
 
-    /// HIST-04: the trimmed history opens with a user message, respects the
-    /// budget (+1 for a carried prompt) and stays repaired.
+    /// HIST-04: the trimmed history holds at most `n` messages (a carried
+    /// prompt included), opens with a user message, keeps the newest
+    /// message, is the input's messages in order, and stays repaired.
     #[test]
-    fn hist_04_prop_trim_opens_with_user_and_stays_repaired(history in arb_history(), n in 1usize..16) {
+    fn hist_04_prop_trim_fits_opens_with_user_and_stays_repaired(history in arb_history(), n in 1usize..16) {
         let repaired = repair(history);
         match trim_history(&repaired, n) {
             Ok(trimmed) => {
-                if repaired.len() <= n {
+                if repaired.len() <= n && opens_with_user(&repaired) {
                     prop_assert_eq!(&trimmed, &repaired);
                 } else {
-                    prop_assert_eq!(trimmed.first().map(|m| m.role), Some(Role::User));
-                    prop_assert!(trimmed.len() <= n + 1);
+                    prop_assert!(!trimmed.is_empty());
+                    prop_assert!(opens_with_user(&trimmed));
+                    // The newest message stays — unless it is a result whose
+                    // call fell outside the window.
+                    if repaired.last().map(|m| m.role) != Some(Role::Tool) {
+                        prop_assert_eq!(trimmed.last(), repaired.last());
+                    }
                 }
+                prop_assert!(trimmed.len() <= n);
+                prop_assert!(is_subsequence(&trimmed, &repaired));
                 prop_assert_eq!(repair(trimmed.clone()), trimmed);
             }
             Err(e) => prop_assert_eq!(e, HistoryError::NothingLeft),
         }
     }
 
-    /// HIST-04 on unrepaired input: never panics, opens with a user message.
+    /// HIST-04 on unrepaired input: never panics, never exceeds the budget,
+    /// opens with a user message.
     #[test]
     fn hist_04_prop_trim_any_input(history in arb_history(), n in 0usize..16) {
         match trim_history(&history, n) {
-            Ok(trimmed) if history.len() > n => {
-                prop_assert_eq!(trimmed.first().map(|m| m.role), Some(Role::User));
+            Ok(trimmed) => {
+                prop_assert!(trimmed.len() <= n);
+                prop_assert!(opens_with_user(&trimmed));
+                prop_assert!(is_subsequence(&trimmed, &history));
             }
-            Ok(trimmed) => prop_assert_eq!(trimmed, history),
             Err(HistoryError::InvalidTrimBudget(0)) => prop_assert_eq!(n, 0),
             Err(e) => prop_assert_eq!(e, HistoryError::NothingLeft),
+        }
+    }
+
+    /// HIST-04: when a user message opens the window of the newest `n`, the
+    /// result is that window, less only the results whose calls were cut.
+    #[test]
+    fn hist_04_prop_a_window_opening_with_a_user_is_kept(history in arb_history(), n in 1usize..16) {
+        let repaired = repair(history);
+        if repaired.len() > n && repaired[repaired.len() - n].role == Role::User {
+            let window = &repaired[repaired.len() - n..];
+            let first_assistant = window.iter().position(|m| m.role == Role::Assistant).unwrap_or(window.len());
+            let expected: Vec<Message> = window
+                .iter()
+                .enumerate()
+                .filter(|(i, m)| !(m.role == Role::Tool && *i < first_assistant))
+                .map(|(_, m)| m.clone())
+                .collect();
+            prop_assert_eq!(trim_history(&repaired, n).unwrap(), expected);
         }
     }
 
@@ -763,4 +825,16 @@ proptest! {
         prop_assert_eq!(twice, once);
         prop_assert_eq!(report.dropped_system.len() + report.dropped_user.len() + report.dropped_parts.len(), 0);
     }
+}
+
+/// The first message that is not a system message is a user message (or
+/// there is none): what a request may open with.
+fn opens_with_user(messages: &[Message]) -> bool {
+    messages.iter().find(|m| m.role != Role::System).is_none_or(|m| m.role == Role::User)
+}
+
+/// `part` is `whole`'s messages with some left out, order kept.
+fn is_subsequence(part: &[Message], whole: &[Message]) -> bool {
+    let mut rest = whole.iter();
+    part.iter().all(|m| rest.any(|w| w == m))
 }

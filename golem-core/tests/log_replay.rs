@@ -13,14 +13,15 @@ use std::time::Duration;
 const MS: Duration = Duration::from_millis(1);
 
 fn config(parallel: bool) -> RunConfig {
-    RunConfig {
-        tools: vec![
+    {
+        let mut config = RunConfig::default();
+        config.tools = vec![
             ToolSpec::new("roll", "", json!({"type": "object"})),
             ToolSpec::new("look", "", json!({"type": "object"})),
-        ],
-        parallel_tools: parallel,
-        retry: RetryPolicy { max_attempts: 2, tool_retries: 1, ..RetryPolicy::default() },
-        ..RunConfig::default()
+        ];
+        config.parallel_tools = parallel;
+        config.retry = RetryPolicy::new().max_attempts(2).tool_retries(1);
+        config
     }
 }
 
@@ -114,8 +115,8 @@ fn log_03_unknown_format_and_malformed_lines_fail_closed() {
     let mut live = sim(false, None);
     live.run();
     let text = live.log().to_jsonl();
-    let newer = text.replacen("\"format\":1", "\"format\":2", 1);
-    assert!(matches!(EventLog::parse(&newer), Err(LogError::UnknownFormat { found: 2 })));
+    let newer = text.replacen("\"format\":2", "\"format\":3", 1);
+    assert!(matches!(EventLog::parse(&newer), Err(LogError::UnknownFormat { found: 3 })));
     let mut lines: Vec<&str> = text.lines().collect();
     lines[2] = r#"{"at":5,"input":"teleport"}"#;
     assert!(matches!(EventLog::parse(&lines.join("\n")), Err(LogError::Record { line: 3, .. })));
@@ -133,6 +134,66 @@ fn log_03_committed_format_1_log_still_replays() {
     let log = EventLog::parse(text).unwrap();
     let replayed = replay(&log).unwrap();
     assert_eq!(output_text(replayed.machine.outcome().unwrap()), "done rolling");
+}
+
+#[test]
+fn log_03_committed_format_2_log_still_replays() {
+    let text = include_str!("fixtures/format-2.log.jsonl");
+    let log = EventLog::parse(text).unwrap();
+    assert_eq!(log.header.format, 2);
+    let replayed = replay(&log).unwrap();
+    assert_eq!(output_text(replayed.machine.outcome().unwrap()), "done rolling");
+    // The fixture is what this scenario records today, byte for byte.
+    let mut live = sim(false, None);
+    live.run();
+    assert_eq!(live.log().to_jsonl(), text);
+}
+
+/// Upgrade (format 1 → 2): the tool events changed shape, so a format-1
+/// log's digests are checked against outputs written in format 1's shape —
+/// still checked, not skipped: an edit to a tool result is caught at its
+/// record, as in a current log.
+#[test]
+fn log_03_format_1_digests_are_checked_in_their_own_shape() {
+    let text = include_str!("fixtures/format-1.log.jsonl");
+    let edited = text.replacen(r#"{"output":{"content":"table"}}"#, r#"{"output":{"content":"chair"}}"#, 1);
+    assert_ne!(edited, text);
+    let log = EventLog::parse(&edited).unwrap();
+    let record = log
+        .records
+        .iter()
+        .position(|r| matches!(&r.input, Some(Input::ToolFinished { outcome: ToolOutcome::Output { content, .. }, .. }) if content == "chair"))
+        .unwrap();
+    assert_eq!(replay(&log).unwrap_err(), ReplayError::Diverged { record });
+
+    // The two shapes really differ: the tool_end record's format-1 digest
+    // is not today's.
+    let log = EventLog::parse(text).unwrap();
+    let replayed = replay(&log).unwrap();
+    let produced = &replayed.outputs[record + 1];
+    assert!(produced.iter().any(|o| matches!(o, Output::Event(e) if matches!(e.kind, EventKind::ToolEnd { .. }))));
+    assert_eq!(log.records[record].out.as_deref(), Some(golem_core::log::outputs_digest_for(1, produced).as_str()));
+    assert_ne!(golem_core::log::outputs_digest(produced), golem_core::log::outputs_digest_for(1, produced));
+}
+
+/// A crashed format-1 log continued today keeps writing format-1 digests,
+/// so the whole file replays in one shape.
+#[test]
+fn log_03_a_continued_format_1_log_keeps_its_digest_shape() {
+    let text = include_str!("fixtures/format-1.log.jsonl");
+    let log = EventLog::parse(text).unwrap();
+    let cut = log.records.iter().position(|r| matches!(r.input, Some(Input::ToolFinished { .. }))).unwrap();
+    let replayed = replay_prefix(&log, cut).unwrap();
+    let mut machine = replayed.machine;
+    let mut continued = EventLog::new(log.header.clone());
+    continued.records = log.records[..cut].to_vec();
+    for record in &log.records[cut..] {
+        let input = record.input.clone().unwrap();
+        let now = log.moment(record.at);
+        let produced = machine.step(now, input.clone()).unwrap();
+        continued.push(now, input, Some(&produced));
+    }
+    assert_eq!(continued.records, log.records);
 }
 
 #[test]

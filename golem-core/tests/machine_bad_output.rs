@@ -10,10 +10,11 @@ use std::time::Duration;
 const MS: Duration = Duration::from_millis(1);
 
 fn cfg(tool_retries: u32, output_retries: u32) -> RunConfig {
-    RunConfig {
-        tools: vec![ToolSpec::new("lookup", "", json!({"type": "object"}))],
-        retry: RetryPolicy { tool_retries, output_retries, ..RetryPolicy::default() },
-        ..RunConfig::default()
+    {
+        let mut config = RunConfig::default();
+        config.tools = vec![ToolSpec::new("lookup", "", json!({"type": "object"}))];
+        config.retry = RetryPolicy::new().tool_retries(tool_retries).output_retries(output_retries);
+        config
     }
 }
 
@@ -140,7 +141,11 @@ fn untrusted_role_from_model_is_forced_to_assistant() {
 #[test]
 fn tool_02_a_malformed_result_part_is_fatal_at_the_tool_stage() {
     let replies = vec![ModelReply::ok(MS, Response::tool_calls(vec![ToolCall::new("c1", "lookup", "{}")]))];
-    let bad = Part { media_type: String::new(), ..Part::image_data("image/png", vec![1u8, 2, 3]) };
+    let bad = {
+        let mut part = Part::image_data("image/png", vec![1u8, 2, 3]);
+        part.media_type = String::new();
+        part
+    };
     let mut sim =
         Sim::new(cfg(3, 0), Start::prompt("go"), Sim::scripted(replies)).unwrap().tool("lookup", move |_, _| {
             ToolReply::outcome(MS, machine::ToolOutcome::Output { content: "chart".into(), parts: vec![bad.clone()] })
@@ -148,4 +153,89 @@ fn tool_02_a_malformed_result_part_is_fatal_at_the_tool_stage() {
     let Outcome::Failed(err) = sim.run() else { panic!() };
     assert_eq!(err.stage, Stage::Tool);
     assert!(err.to_string().contains("result part 0 is invalid"), "{err}");
+}
+
+/// A text answer the provider stopped at its output-token limit.
+fn cut(content: &str) -> ModelReply {
+    ModelReply::ok(MS, Response::text(content).with_finish_reason(FinishReason::Length))
+}
+
+fn decode_failure(outcome: Outcome) -> error::DecodeFailure {
+    let Outcome::Failed(err) = outcome else { panic!("expected a failure, got {outcome:?}") };
+    assert_eq!(err.stage, Stage::Decode);
+    let Cause::Decode(failure) = err.cause else { panic!("{:?}", err.cause) };
+    failure
+}
+
+/// OUT-06 (issue 11): a structured answer cut off by the token limit fails
+/// with a decode error that says so, not only "EOF while parsing".
+#[test]
+fn out_06_a_cut_off_answer_says_the_token_limit_was_hit() {
+    let replies = vec![cut(r#"{"city": "Lag"#)];
+    let mut sim = Sim::new(cfg(0, 0), Start::prompt("go"), Sim::scripted(replies)).unwrap().decoder(json_decoder);
+    let failure = decode_failure(sim.run());
+    assert!(failure.message.starts_with("the response was cut off at the output token limit (finish reason length): "));
+    assert!(failure.message.contains("EOF while parsing"), "{}", failure.message);
+    assert_eq!(failure.attempts, 1);
+}
+
+/// OUT-06 (issue 11): the correction of a cut-off answer asks for a shorter
+/// one; a second cut in a row ends the run instead of spending the rest of
+/// the budget on the same limit.
+#[test]
+fn out_06_a_cut_off_answer_is_corrected_shorter_and_not_repeated() {
+    let replies = vec![cut(r#"{"city": "Lag"#), cut(r#"{"city": "La"#), ModelReply::ok(MS, Response::text("{}"))];
+    let mut sim = Sim::new(cfg(0, 3), Start::prompt("go"), Sim::scripted(replies)).unwrap().decoder(json_decoder);
+    let failure = decode_failure(sim.run());
+    assert_eq!(failure.attempts, 2, "two decodes, though the budget allowed four");
+    assert!(failure.message.contains("cut off at the output token limit"), "{}", failure.message);
+    assert_eq!(sim.requests().len(), 2);
+    let correction = sim.requests()[1].messages.last().unwrap();
+    assert_eq!(correction.role, Role::User);
+    assert!(correction.content.starts_with(
+        "Your previous response was cut off at the output token limit before it was complete, so it was rejected: "
+    ));
+    assert!(correction.content.ends_with("Respond again with a shorter answer that fits within the limit."));
+    let rejected = sim.events().iter().find_map(|e| match &e.kind {
+        EventKind::OutputRejected { reason, .. } => Some(reason.clone()),
+        _ => None,
+    });
+    assert!(rejected.unwrap().starts_with("the response was cut off at the output token limit"));
+}
+
+/// OUT-06: a cut answer corrected into one that fits completes; an ordinary
+/// rejection in between resets nothing it should not.
+#[test]
+fn out_06_a_shorter_answer_after_a_cut_completes() {
+    let replies = vec![cut(r#"{"city": "Lag"#), ModelReply::ok(MS, Response::text(r#"{"city":"Lagos"}"#))];
+    let mut sim = Sim::new(cfg(0, 1), Start::prompt("go"), Sim::scripted(replies)).unwrap().decoder(json_decoder);
+    assert!(matches!(sim.run(), Outcome::Completed { .. }));
+}
+
+/// OUT-06, tool mode: cut-off output-tool arguments get the shorter-answer
+/// correction as the output call's result.
+#[test]
+fn out_06_cut_off_output_tool_arguments_are_corrected_shorter() {
+    let mut config = cfg(0, 1);
+    config.output = config::OutputMode::Tool {
+        name: "final_result".into(),
+        description: String::new(),
+        schema: json!({"type": "object"}),
+    };
+    let cut_call = Response::tool_calls(vec![ToolCall::new("o1", "final_result", r#"{"city": "Lag"#)])
+        .with_finish_reason(FinishReason::Length);
+    let replies = vec![
+        ModelReply::ok(MS, cut_call),
+        ModelReply::ok(MS, Response::tool_calls(vec![ToolCall::new("o2", "final_result", r#"{"city":"Lagos"}"#)])),
+    ];
+    let mut sim = Sim::new(config, Start::prompt("go"), Sim::scripted(replies)).unwrap().decoder(json_decoder);
+    assert!(matches!(sim.run(), Outcome::Completed { .. }));
+    let correction = sim.requests()[1].messages.last().unwrap();
+    assert_eq!(correction.role, Role::Tool);
+    assert!(
+        correction.content.starts_with("Your result was cut off at the output token limit"),
+        "{}",
+        correction.content
+    );
+    assert!(correction.content.ends_with("Call final_result again with shorter arguments that fit within the limit."));
 }

@@ -10,7 +10,11 @@ use std::time::Duration;
 const MS: Duration = Duration::from_millis(1);
 
 fn config_with_tool(name: &str) -> RunConfig {
-    RunConfig { tools: vec![ToolSpec::new(name, "a tool", json!({"type": "object"}))], ..RunConfig::default() }
+    {
+        let mut config = RunConfig::default();
+        config.tools = vec![ToolSpec::new(name, "a tool", json!({"type": "object"}))];
+        config
+    }
 }
 
 fn lines(sim: &Sim) -> Vec<&str> {
@@ -67,7 +71,11 @@ fn evt_02_tool_round_trip() {
 
 #[test]
 fn retry_02_retried_call_with_backoff() {
-    let config = RunConfig { retry: RetryPolicy { max_attempts: 3, ..RetryPolicy::default() }, ..RunConfig::default() };
+    let config = {
+        let mut config = RunConfig::default();
+        config.retry = RetryPolicy::new().max_attempts(3);
+        config
+    };
     let replies = vec![
         ModelReply::err(MS, ModelError::api(503, "overloaded")),
         ModelReply::err(MS, ModelError::api(429, "slow down").with_retry_after(Duration::from_secs(2))),
@@ -114,8 +122,11 @@ fn retry_02_retried_call_with_backoff() {
 
 #[test]
 fn out_06_output_correction() {
-    let config =
-        RunConfig { retry: RetryPolicy { output_retries: 1, ..RetryPolicy::default() }, ..RunConfig::default() };
+    let config = {
+        let mut config = RunConfig::default();
+        config.retry = RetryPolicy::new().output_retries(1);
+        config
+    };
     let replies = vec![ModelReply::ok(MS, Response::text("seven")), ModelReply::ok(MS, Response::text("7"))];
     let mut sim = Sim::new(config, Start::prompt("pick"), Sim::scripted(replies)).unwrap().decoder(|r| {
         if r.message.content.parse::<i64>().is_ok() {
@@ -180,10 +191,11 @@ fn defer_01_pause_and_resume() {
 
     // Resume: a new run, the approved call re-runs first, its result placed
     // in emission order before the sibling's.
-    let start = Start {
-        history: summary.messages,
-        resume: Some(DeferredResults::new().approval("c1", Approval::approve())),
-        ..Start::default()
+    let start = {
+        let mut start = Start::default();
+        start.history = summary.messages;
+        start.resume = Some(DeferredResults::new().approval("c1", Approval::approve()));
+        start
     };
     let replies = vec![ModelReply::ok(MS, Response::text("all clean"))];
     let mut sim = Sim::new(config, start, Sim::scripted(replies))
@@ -219,7 +231,11 @@ fn defer_01_pause_and_resume() {
 
 #[test]
 fn mach_07_cancel_during_backoff_ends_at_model_stage() {
-    let config = RunConfig { retry: RetryPolicy { max_attempts: 3, ..RetryPolicy::default() }, ..RunConfig::default() };
+    let config = {
+        let mut config = RunConfig::default();
+        config.retry = RetryPolicy::new().max_attempts(3);
+        config
+    };
     let replies = vec![ModelReply::err(MS, ModelError::api(500, "boom"))];
     let mut sim = Sim::new(config, Start::prompt("hi"), Sim::scripted(replies))
         .unwrap()

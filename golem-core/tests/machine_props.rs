@@ -101,7 +101,7 @@ fn arb_response() -> impl Strategy<Value = Response> {
         .prop_map(|(content, calls, input, output, finish)| {
             let mut message = Message::assistant_calls(calls);
             message.content = content.to_string();
-            Response { message, usage: Usage::new(input, output), finish_reason: finish }
+            golem_core::Response::new(message).with_usage(Usage::new(input, output)).with_finish_reason(finish)
         })
 }
 
@@ -202,31 +202,11 @@ prop_compose! {
         } else {
             OutputMode::Text
         };
-        RunConfig {
-            max_iterations,
-            retry: RetryPolicy {
-                max_attempts: attempts,
-                jitter,
-                tool_retries,
-                output_retries,
-                ..RetryPolicy::default()
-            },
-            models,
-            tools: vec![tool_spec("alpha"), beta, gamma],
-            tool_timeout: default_timeout.map(Duration::from_millis),
-            parallel_tools: parallel,
-            max_concurrency: cap,
-            tool_choice: match choice {
+        { let mut config = golem_core::RunConfig::default(); config.max_iterations = max_iterations; config.retry = RetryPolicy::new().max_attempts(attempts).jitter(jitter).tool_retries(tool_retries).output_retries(output_retries); config.models = models; config.tools = vec![tool_spec("alpha"), beta, gamma]; config.tool_timeout = default_timeout.map(Duration::from_millis); config.parallel_tools = parallel; config.max_concurrency = cap; config.tool_choice = match choice {
                 6 => Some(ToolChoice::Restrict("alpha".into())),
                 7 => Some(ToolChoice::Force("beta".into())),
                 _ => None,
-            },
-            output,
-            limits: UsageLimits { requests, total_tokens: tokens, tool_calls, ..UsageLimits::default() },
-            model_deadline: model_deadline.map(Duration::from_millis),
-            run_deadline: run_deadline.map(Duration::from_millis),
-            seed,
-        }
+            }; config.output = output; config.limits = { let mut config = UsageLimits::default(); config.requests = requests; config.total_tokens = tokens; config.tool_calls = tool_calls; config }; config.model_deadline = model_deadline.map(Duration::from_millis); config.run_deadline = run_deadline.map(Duration::from_millis); config.seed = seed; config }
     }
 }
 
@@ -243,10 +223,11 @@ fn arb_start() -> impl Strategy<Value = Start> {
             2 => Start::prompt("continue").with_history(paused()),
             _ => {
                 let approval = if approve { Approval::approve() } else { Approval::deny("no") };
-                Start {
-                    history: paused(),
-                    resume: Some(DeferredResults::new().approval("c1", approval).external("c2", "external")),
-                    ..Start::default()
+                {
+                    let mut start = Start::default();
+                    start.history = paused();
+                    start.resume = Some(DeferredResults::new().approval("c1", approval).external("c2", "external"));
+                    start
                 }
             }
         };
@@ -295,7 +276,7 @@ struct Driver {
     /// Ids whose answer the machine accepted.
     answered: BTreeSet<u64>,
     /// Ids the machine told us to cancel.
-    cancelled: BTreeSet<u64>,
+    canceled: BTreeSet<u64>,
     /// Tool ids whose `ToolStarted` the machine accepted (the ledger takes
     /// one start per call, SPEC LOG-06).
     started: BTreeSet<u64>,
@@ -318,7 +299,7 @@ impl Driver {
             issued: BTreeMap::new(),
             order: Vec::new(),
             answered: BTreeSet::new(),
-            cancelled: BTreeSet::new(),
+            canceled: BTreeSet::new(),
             started: BTreeSet::new(),
             live_answers: BTreeMap::new(),
             next_seq: 0,
@@ -332,7 +313,7 @@ impl Driver {
     }
 
     fn pending(&self) -> Vec<u64> {
-        self.order.iter().copied().filter(|id| !self.answered.contains(id) && !self.cancelled.contains(id)).collect()
+        self.order.iter().copied().filter(|id| !self.answered.contains(id) && !self.canceled.contains(id)).collect()
     }
 
     fn resolve(&self, sel: &Sel) -> u64 {
@@ -387,7 +368,7 @@ impl Driver {
             Input::ModelDelta { id, .. } => {
                 let v = if self.issued.get(&id.0) != Some(&Kind::Model) {
                     Err(Misuse::Unknown)
-                } else if self.answered.contains(&id.0) || self.cancelled.contains(&id.0) || self.stream {
+                } else if self.answered.contains(&id.0) || self.canceled.contains(&id.0) || self.stream {
                     Ok(())
                 } else {
                     Err(Misuse::Delta)
@@ -438,10 +419,10 @@ impl Driver {
             // in the same input (the run's outcome then stands).
             self.poisoned = true;
         }
-        let cancelled_before = self.cancelled.clone();
+        let canceled_before = self.canceled.clone();
         let events_before = self.next_seq;
         let late = self.drain()?;
-        let newly_cancelled = |id: u64| self.cancelled.contains(&id) && !cancelled_before.contains(&id);
+        let newly_canceled = |id: u64| self.canceled.contains(&id) && !canceled_before.contains(&id);
         match (&expected, &actual) {
             (Ok(()), Ok(())) => {}
             (Err(want), Err(got)) => {
@@ -451,14 +432,14 @@ impl Driver {
                 return Err(TestCaseError::fail(format!("valid input {described} refused: {got}")));
             }
             (Err(want), Ok(())) => {
-                // Tolerated: an answer to a call the machine cancelled is
+                // Tolerated: an answer to a call the machine canceled is
                 // treated as late each time (the strict rule is pinned by
-                // `mach_03_second_answer_for_a_cancelled_call_is_misuse`);
+                // `mach_03_second_answer_for_a_canceled_call_is_misuse`);
                 // a delta for a call a deadline abandoned in this very input;
                 // a probe that lost the race with a deadline ending the run.
                 let late_again =
-                    *want == Misuse::Duplicate && answer_id.is_some_and(|id| cancelled_before.contains(&id));
-                let abandoned = timers_fire && *want == Misuse::Delta && probe_id.is_some_and(newly_cancelled);
+                    *want == Misuse::Duplicate && answer_id.is_some_and(|id| canceled_before.contains(&id));
+                let abandoned = timers_fire && *want == Misuse::Delta && probe_id.is_some_and(newly_canceled);
                 let lost_race = timers_fire && probe_id.is_some() && self.machine.is_done();
                 prop_assert!(late_again || abandoned || lost_race, "misuse {:?} accepted: {}", want, described);
             }
@@ -548,7 +529,7 @@ impl Driver {
     fn cancel(&mut self, id: u64, kind: Kind) -> Result<(), TestCaseError> {
         prop_assert_eq!(self.issued.get(&id), Some(&kind), "cancel of an id never issued as {:?}", kind);
         prop_assert!(!self.answered.contains(&id), "cancel of answered id {}", id);
-        prop_assert!(self.cancelled.insert(id), "id {} cancelled twice", id);
+        prop_assert!(self.canceled.insert(id), "id {} canceled twice", id);
         Ok(())
     }
 }
@@ -587,12 +568,7 @@ proptest! {
         gaps in vec(0u64..50, 8),
     ) {
         let n = perm.len();
-        let config = RunConfig {
-            tools: vec![tool_spec("alpha")],
-            parallel_tools: true,
-            max_concurrency: cap,
-            ..RunConfig::default()
-        };
+        let config = { let mut config = RunConfig::default(); config.tools = vec![tool_spec("alpha")]; config.parallel_tools = true; config.max_concurrency = cap; config };
         let mut machine = RunMachine::new(config, Start::prompt("go"), Moment::ZERO).unwrap();
         let model = machine.drain().into_iter().find_map(|o| match o {
             Output::Command(Command::CallModel { id, .. }) => Some(id),
@@ -699,7 +675,11 @@ fn mach_03_an_id_of_another_kind_is_unknown() {
 
 #[test]
 fn mach_03_second_answer_is_misuse() {
-    let config = RunConfig { tools: vec![tool_spec("alpha")], ..RunConfig::default() };
+    let config = {
+        let mut config = RunConfig::default();
+        config.tools = vec![tool_spec("alpha")];
+        config
+    };
     let (mut machine, id) = started(config);
     let response = Response::tool_calls(vec![ToolCall::new("c1", "alpha", "{}")]);
     let outputs =
@@ -713,7 +693,11 @@ fn mach_03_second_answer_is_misuse() {
 fn log_06_a_tool_reports_starting_once() {
     // The ledger records one start per call; a second is a driver bug (the
     // property test above found its own model of this rule missing).
-    let config = RunConfig { tools: vec![tool_spec("alpha")], ..RunConfig::default() };
+    let config = {
+        let mut config = RunConfig::default();
+        config.tools = vec![tool_spec("alpha")];
+        config
+    };
     let (mut machine, id) = started(config);
     let response = Response::tool_calls(vec![ToolCall::new("c1", "alpha", "{}")]);
     let outputs = machine.step(Moment::from_millis(1), Input::ModelFinished { id, result: Ok(response) }).unwrap();
@@ -743,7 +727,11 @@ fn timed_out_tool() -> (RunMachine, ToolCallId) {
     let mut alpha = tool_spec("alpha");
     alpha.timeout = Some(10 * MS);
     alpha.on_timeout = TimeoutPolicy::FailedResult;
-    let (mut machine, id) = started(RunConfig { tools: vec![alpha], ..RunConfig::default() });
+    let (mut machine, id) = started({
+        let mut config = RunConfig::default();
+        config.tools = vec![alpha];
+        config
+    });
     let response = Response::tool_calls(vec![ToolCall::new("c1", "alpha", "{}")]);
     let outputs = machine.step(Moment::from_millis(1), Input::ModelFinished { id, result: Ok(response) }).unwrap();
     let tool = tool_ids(&outputs)[0];
@@ -767,7 +755,7 @@ fn mach_03_answer_for_a_timed_out_call_is_a_late_result() {
 }
 
 #[test]
-fn mach_03_second_answer_for_a_cancelled_call_is_misuse() {
+fn mach_03_second_answer_for_a_canceled_call_is_misuse() {
     let (mut machine, tool) = timed_out_tool();
     let answer = Input::ToolFinished { id: tool, outcome: ToolOutcome::output("late") };
     machine.step(Moment::from_millis(30), answer.clone()).unwrap();

@@ -14,9 +14,16 @@ fn call_id(outputs: &[Output]) -> machine::ModelCallId {
 }
 
 fn streamed(retries: u32) -> (RunMachine, Vec<Output>) {
-    let cfg =
-        RunConfig { retry: RetryPolicy { max_attempts: retries, ..RetryPolicy::default() }, ..RunConfig::default() };
-    let start = Start { stream: true, ..Start::prompt("hi") };
+    let cfg = {
+        let mut config = RunConfig::default();
+        config.retry = RetryPolicy::new().max_attempts(retries);
+        config
+    };
+    let start = {
+        let mut start = Start::prompt("hi");
+        start.stream = true;
+        start
+    };
     let mut m = RunMachine::new(cfg, start, Moment::ZERO).unwrap();
     let out = m.drain();
     (m, out)

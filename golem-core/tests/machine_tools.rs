@@ -6,7 +6,7 @@ use crate::outcomes::{completed, failed};
 use golem_core::config::OutputMode;
 use golem_core::error::{CancelReason, ToolFailure, ToolFailureKind};
 use golem_core::machine::{Start, ToolOutcome, Verdict};
-use golem_core::model::{OutputSchema, WireToolChoice};
+use golem_core::model::WireToolChoice;
 use golem_core::sim::{ModelReply, Sim, ToolReply};
 use golem_core::tool::TimeoutPolicy;
 use golem_core::*;
@@ -22,11 +22,19 @@ fn spec(name: &str) -> ToolSpec {
 }
 
 fn config(tools: &[&str]) -> RunConfig {
-    RunConfig { tools: tools.iter().map(|n| spec(n)).collect(), ..RunConfig::default() }
+    {
+        let mut config = RunConfig::default();
+        config.tools = tools.iter().map(|n| spec(n)).collect();
+        config
+    }
 }
 
 fn parallel(tools: &[&str]) -> RunConfig {
-    RunConfig { parallel_tools: true, ..config(tools) }
+    {
+        let mut built = config(tools);
+        built.parallel_tools = true;
+        built
+    }
 }
 
 fn with_tool_retries(mut cfg: RunConfig, n: u32) -> RunConfig {
@@ -973,7 +981,7 @@ fn out_05_fatal_decode_in_tool_mode_fails_at_decode_stage_with_the_call_open() {
 
 #[test]
 fn out_04_native_schema_rides_every_request() {
-    let schema = OutputSchema { name: "forecast".into(), schema: json!({"type": "object"}) };
+    let schema = golem_core::model::OutputSchema::new("forecast", json!({"type": "object"}));
     let mut cfg = config(&["alpha"]);
     cfg.output = OutputMode::Native { schema: schema.clone() };
     cfg.retry.output_retries = 1;
@@ -994,4 +1002,94 @@ fn out_04_native_schema_rides_every_request() {
         assert_eq!(request.output_schema.as_deref(), Some(&schema));
         assert_eq!(tool_names(request), vec!["alpha"]);
     }
+}
+
+/// EVT-01 (issue 11): tool events carry the turn that requested them, and a
+/// `tool_end` says how the call ended as a typed outcome, so an observer can
+/// tell a correction from a failed result from a result; the JSON stays
+/// readable.
+#[test]
+fn evt_01_tool_events_carry_their_turn_and_a_typed_outcome() {
+    let replies = vec![
+        calls(vec![call("c1", "a", "{}")]),
+        calls(vec![call("c2", "a", "{}"), call("c3", "b", "{}")]),
+        text("done"),
+    ];
+    let mut round = 0;
+    let mut sim = Sim::new(with_tool_retries(config(&["a", "b"]), 1), Start::prompt("go"), Sim::scripted(replies))
+        .unwrap()
+        .tool("a", move |_, _| {
+            round += 1;
+            let outcome = match round {
+                1 => ToolOutcome::Reject { reason: "say please".into() },
+                _ => ToolOutcome::output("ok"),
+            };
+            ToolReply::outcome(MS, outcome)
+        })
+        .tool("b", |_, _| ToolReply::outcome(MS, ToolOutcome::Failed { reason: "disk full".into() }));
+    completed(sim.run());
+    let tool_events: Vec<(String, u32, Option<ToolEndOutcome>)> = sim
+        .events()
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::ToolStart { turn, call_id, .. } => Some((format!("start {call_id}"), *turn, None)),
+            EventKind::ToolEnd { turn, call_id, outcome, .. } => {
+                Some((format!("end {call_id}"), *turn, Some(outcome.clone())))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        tool_events,
+        vec![
+            ("start c1".into(), 0, None),
+            ("end c1".into(), 0, Some(ToolEndOutcome::Rejected { reason: "say please".into() })),
+            ("start c2".into(), 1, None),
+            ("end c2".into(), 1, Some(ToolEndOutcome::Output { content: "ok".into() })),
+            ("start c3".into(), 1, None),
+            ("end c3".into(), 1, Some(ToolEndOutcome::Failed { reason: "disk full".into() })),
+        ]
+    );
+    let end = sim.events().iter().find(|e| matches!(e.kind, EventKind::ToolEnd { .. })).unwrap();
+    let json = serde_json::to_value(end).unwrap();
+    assert_eq!(
+        json,
+        json!({"seq": end.seq, "event": "tool_end", "turn": 0, "callId": "c1", "tool": "a",
+               "outcome": {"type": "rejected", "reason": "say please"}})
+    );
+    let back: RunEvent = serde_json::from_value(json).unwrap();
+    assert_eq!(&back, end);
+}
+
+/// EVT-01: a timed-out call, a call stopped with its run and a fatal error
+/// each have their own outcome.
+#[test]
+fn evt_01_timeouts_interruptions_and_fatal_errors_are_told_apart() {
+    let mut cfg = parallel(&["slow", "boom"]);
+    cfg.tools[0].timeout = Some(5 * MS);
+    let replies = vec![calls(vec![call("c1", "slow", "{}"), call("c2", "boom", "{}")])];
+    let mut sim = Sim::new(cfg, Start::prompt("go"), Sim::scripted(replies))
+        .unwrap()
+        .tool("slow", |_, _| ToolReply::stuck())
+        .tool("boom", |_, _| ToolReply::outcome(MS, ToolOutcome::Fatal { cause: CauseRecord::new("error", "kaboom") }));
+    failed(sim.run());
+    let ends: Vec<ToolEndOutcome> = sim
+        .events()
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::ToolEnd { outcome, .. } => Some(outcome.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ends.len(), 2, "{ends:?}");
+    assert!(
+        matches!(
+            &ends[0],
+            ToolEndOutcome::Interrupted { cause: Interruption::SiblingFailed } | ToolEndOutcome::TimedOut { .. }
+        ),
+        "{ends:?}"
+    );
+    assert_eq!(ends[1], ToolEndOutcome::Fatal { kind: "error".into(), message: "kaboom".into() });
+    assert_eq!(ends[1].error_text().as_deref(), Some("kaboom"));
+    assert!(ends[1].output().is_none() && !ends[1].is_rejected());
 }

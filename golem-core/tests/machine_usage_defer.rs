@@ -23,7 +23,11 @@ fn spec(name: &str) -> ToolSpec {
 }
 
 fn config(tools: &[&str]) -> RunConfig {
-    RunConfig { tools: tools.iter().map(|n| spec(n)).collect(), ..RunConfig::default() }
+    {
+        let mut config = RunConfig::default();
+        config.tools = tools.iter().map(|n| spec(n)).collect();
+        config
+    }
 }
 
 fn call(id: &str, name: &str) -> ToolCall {
@@ -85,7 +89,7 @@ fn usage_04_zero_request_limit_sends_no_request() {
     assert_eq!(lines(&sim), vec!["done"]);
     assert!(sim.requests().is_empty());
     assert_eq!(error.stage, Stage::Usage);
-    assert_eq!(usage_limit(&error), &UsageLimitError { kind: "request".into(), limit: 0, actual: 1 });
+    assert_eq!(usage_limit(&error), &golem_core::UsageLimitError::new("request", 0, 1));
     assert_eq!(error.to_string(), "usage stage: run exceeded the request limit of 0 (used 1)");
     assert_eq!(error.requests, 0);
     assert_eq!(error.partial, None);
@@ -101,7 +105,7 @@ fn usage_04_request_limit_is_checked_before_a_retry() {
     let error = failed(sim.run());
     assert_eq!(count(&sim, "call_model"), 1);
     assert_eq!(error.stage, Stage::Usage);
-    assert_eq!(usage_limit(&error), &UsageLimitError { kind: "request".into(), limit: 1, actual: 2 });
+    assert_eq!(usage_limit(&error), &golem_core::UsageLimitError::new("request", 1, 2));
     assert_eq!(error.requests, 1);
 }
 
@@ -127,27 +131,38 @@ fn usage_04_token_limit_checked_after_response_keeps_the_crossing_response() {
 #[test]
 fn usage_05_first_crossed_dimension_in_order_input_output_total() {
     let run = |limits: UsageLimits| {
-        let cfg = RunConfig { limits, ..config(&[]) };
+        let cfg = {
+            let mut built = config(&[]);
+            built.limits = limits;
+            built
+        };
         let replies = vec![ModelReply::ok(MS, Response::text("x").with_usage(Usage::new(20, 20)))];
         let mut sim = Sim::new(cfg, Start::prompt("hi"), Sim::scripted(replies)).unwrap();
         usage_limit(&failed(sim.run())).clone()
     };
-    let all =
-        UsageLimits { input_tokens: Some(10), output_tokens: Some(10), total_tokens: Some(10), ..Default::default() };
-    assert_eq!(run(all), UsageLimitError { kind: "input token".into(), limit: 10, actual: 20 });
-    let no_input = UsageLimits { input_tokens: None, ..all };
-    assert_eq!(run(no_input), UsageLimitError { kind: "output token".into(), limit: 10, actual: 20 });
-    let total_only = UsageLimits { total_tokens: Some(39), ..Default::default() };
-    assert_eq!(run(total_only), UsageLimitError { kind: "total token".into(), limit: 39, actual: 40 });
+    let all = golem_core::UsageLimits::new().input_tokens(10).output_tokens(10).total_tokens(10);
+    assert_eq!(run(all), golem_core::UsageLimitError::new("input token", 10, 20));
+    let no_input = {
+        let mut built = all;
+        built.input_tokens = None;
+        built
+    };
+    assert_eq!(run(no_input), golem_core::UsageLimitError::new("output token", 10, 20));
+    let total_only = golem_core::UsageLimits::new().total_tokens(39);
+    assert_eq!(run(total_only), golem_core::UsageLimitError::new("total token", 39, 40));
     // Crossing is strict: reaching the bound exactly is fine.
-    let cfg = RunConfig { limits: UsageLimits { total_tokens: Some(40), ..Default::default() }, ..config(&[]) };
+    let cfg = {
+        let mut built = config(&[]);
+        built.limits = golem_core::UsageLimits::new().total_tokens(40);
+        built
+    };
     let replies = vec![ModelReply::ok(MS, Response::text("x").with_usage(Usage::new(20, 20)))];
     completed(Sim::new(cfg, Start::prompt("hi"), Sim::scripted(replies)).unwrap().run());
 }
 
 #[test]
 fn usage_05_display_text() {
-    let error = UsageLimitError { kind: "total token".into(), limit: 1000, actual: 2000 };
+    let error = golem_core::UsageLimitError::new("total token", 1000, 2000);
     assert_eq!(error.to_string(), "run exceeded the total token limit of 1000 (used 2000)");
 }
 
@@ -164,7 +179,7 @@ fn usage_04_pre_batch_check_refuses_a_batch_that_only_partly_fits() {
     assert_eq!(count(&sim, "execute_tool"), 1, "no call of the refused batch starts");
     assert_eq!(count(&sim, "tool_start"), 1);
     assert_eq!(error.stage, Stage::Usage);
-    assert_eq!(usage_limit(&error), &UsageLimitError { kind: "tool call".into(), limit: 2, actual: 3 });
+    assert_eq!(usage_limit(&error), &golem_core::UsageLimitError::new("tool call", 2, 3));
     assert_eq!(error.partial.unwrap().tool_calls, 1);
 }
 
@@ -220,7 +235,7 @@ fn usage_06_each_fallback_member_has_its_own_pre_flight_check() {
     let mut sim = Sim::new(cfg, Start::prompt("hi"), Sim::scripted(replies)).unwrap();
     let error = failed(sim.run());
     assert_eq!(count(&sim, "call_model"), 1);
-    assert_eq!(usage_limit(&error), &UsageLimitError { kind: "request".into(), limit: 1, actual: 2 });
+    assert_eq!(usage_limit(&error), &golem_core::UsageLimitError::new("request", 1, 2));
 }
 
 // ---------------------------------------------------------------------------
@@ -525,7 +540,12 @@ fn paused_history(ids: &[&str]) -> Vec<Message> {
 }
 
 fn resume(history: Vec<Message>, resolutions: DeferredResults) -> Start {
-    Start { history, resume: Some(resolutions), ..Start::default() }
+    {
+        let mut start = Start::default();
+        start.history = history;
+        start.resume = Some(resolutions);
+        start
+    }
 }
 
 fn setup_error(start: Start) -> SetupError {
@@ -595,7 +615,12 @@ fn defer_02_an_unresolved_pending_call_is_refused() {
 #[test]
 fn defer_02_prompt_validation_precedes_resolution_checks() {
     let mut start = resume(paused_history(&[""]), DeferredResults::new());
-    start.prompt = Some(Prompt { text: "more".into(), parts: vec![Part::image_data("", vec![1u8, 2, 3])] });
+    start.prompt = Some({
+        let mut built = golem_core::machine::Prompt::default();
+        built.text = "more".into();
+        built.parts = vec![Part::image_data("", vec![1u8, 2, 3])];
+        built
+    });
     assert!(matches!(setup_error(start), SetupError::InvalidPart { index: 0, .. }));
 }
 
@@ -803,7 +828,11 @@ fn run_02_empty_prompt_still_yields_a_user_message() {
     let mut sim = Sim::new(config(&[]), Start::prompt(""), Sim::scripted(vec![text("ok")])).unwrap();
     completed(sim.run());
     assert_eq!(sim.requests()[0].messages, vec![Message::user("")]);
-    let start = Start { history: vec![Message::user("q"), Message::assistant("a")], ..Start::default() };
+    let start = {
+        let mut start = Start::default();
+        start.history = vec![Message::user("q"), Message::assistant("a")];
+        start
+    };
     let mut sim = Sim::new(config(&[]), start, Sim::scripted(vec![text("ok")])).unwrap();
     completed(sim.run());
     assert_eq!(sim.requests()[0].messages.last().unwrap(), &Message::user(""));

@@ -42,8 +42,8 @@ fn msg_05_every_field_camel_case() {
     let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
     assert_eq!(keys, ["content", "conversationId", "failed", "role", "runId", "toolCallId", "toolName"]);
     let mut a = Message::assistant("");
-    a.thinking = vec![ThinkingBlock { text: "hmm".into(), signature: "sig".into(), ..Default::default() }];
-    a.tool_calls = vec![ToolCall { signature: "ts".into(), ..ToolCall::new("i", "n", "{}") }];
+    a.thinking = vec![golem_core::ThinkingBlock::text("hmm").with_signature("sig")];
+    a.tool_calls = vec![ToolCall::new("i", "n", "{}").with_signature("ts")];
     let v = serde_json::to_value(&a).unwrap();
     assert_eq!(v["thinking"][0], serde_json::json!({"text": "hmm", "signature": "sig"}));
     assert_eq!(v["toolCalls"][0], serde_json::json!({"id": "i", "name": "n", "args": {}, "signature": "ts"}));
@@ -81,7 +81,11 @@ fn msg_03_parts_validate_and_share_bytes() {
     let mut both = part.clone();
     both.url = "https://x".into();
     assert!(both.validate().is_err());
-    let no_type = Part { media_type: String::new(), ..part.clone() };
+    let no_type = {
+        let mut built = part.clone();
+        built.media_type = String::new();
+        built
+    };
     assert!(no_type.validate().is_err());
     let json = serde_json::to_value(&part).unwrap();
     assert_eq!(json, serde_json::json!({"kind": "image", "data": "iVBORw==", "mediaType": "image/png"}));
@@ -91,23 +95,22 @@ fn msg_03_parts_validate_and_share_bytes() {
 
 #[test]
 fn msg_04_thinking_validity() {
-    let ok = ThinkingBlock { text: "t".into(), signature: "s".into(), ..Default::default() };
+    let ok = golem_core::ThinkingBlock::text("t").with_signature("s");
     assert!(ok.is_valid());
-    let redacted = ThinkingBlock { redacted: "opaque".into(), ..Default::default() };
+    let redacted = golem_core::ThinkingBlock::redacted("opaque");
     assert!(redacted.is_valid());
-    assert!(!ThinkingBlock { signature: "s".into(), ..redacted.clone() }.is_valid());
+    assert!(!{
+        let mut built = redacted.clone();
+        built.signature = "s".into();
+        built
+    }
+    .is_valid());
     assert!(!ThinkingBlock::default().is_valid());
 }
 
 #[test]
 fn msg_06_usage_arithmetic() {
-    let mut u = Usage {
-        input_tokens: 100,
-        output_tokens: 10,
-        cache_read_tokens: 30,
-        cache_write_tokens: 20,
-        ..Usage::default()
-    };
+    let mut u = Usage::new(100, 10).with_cache_read_tokens(30).with_cache_write_tokens(20);
     assert_eq!(u.uncached_input_tokens(), 50);
     assert_eq!(u.total_tokens(), 110);
     u.add(&Usage::new(u64::MAX, 1));
@@ -122,11 +125,14 @@ fn msg_02_args_stay_byte_exact_inside_logged_inputs() {
     let back: machine::Input = serde_json::from_str(&serde_json::to_string(&input).unwrap()).unwrap();
     assert_eq!(back, input);
     // Inside internally tagged types serde offers no raw text: the value survives, re-serialised.
-    let event = RunEvent {
-        seq: 0,
-        run_id: String::new(),
-        conversation_id: String::new(),
-        kind: EventKind::ToolStart { call_id: "c".into(), tool: "t".into(), args: raw.into(), approved: false },
+    let event = {
+        let mut event = golem_core::RunEvent::new(
+            0,
+            EventKind::ToolStart { turn: 0, call_id: "c".into(), tool: "t".into(), args: raw.into(), approved: false },
+        );
+        event.run_id = String::new();
+        event.conversation_id = String::new();
+        event
     };
     let back: RunEvent = serde_json::from_str(&serde_json::to_string(&event).unwrap()).unwrap();
     let EventKind::ToolStart { args, .. } = back.kind else { panic!() };

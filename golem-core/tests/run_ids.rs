@@ -17,9 +17,10 @@ const RUN: &str = "0190b6a8-7c00-7000-8000-000000000002";
 const CONV: &str = "0190b6a8-7c00-7000-8000-00000000c0c0";
 
 fn config(tools: &[&str]) -> RunConfig {
-    RunConfig {
-        tools: tools.iter().map(|n| ToolSpec::new(*n, "", json!({"type": "object"}))).collect(),
-        ..RunConfig::default()
+    {
+        let mut config = RunConfig::default();
+        config.tools = tools.iter().map(|n| ToolSpec::new(*n, "", json!({"type": "object"}))).collect();
+        config
     }
 }
 
@@ -142,7 +143,13 @@ fn extra_01_resolutions_and_approved_reruns_carry_the_resumed_runs_ids() {
         .approval("a", Approval::approve())
         .approval("b", Approval::deny("no"))
         .external("c", "from outside");
-    let start = Start { history, resume: Some(resolutions), ..Start::default() }.with_ids(RUN, CONV);
+    let start = {
+        let mut start = Start::default();
+        start.history = history;
+        start.resume = Some(resolutions);
+        start
+    }
+    .with_ids(RUN, CONV);
     let mut sim = Sim::new(config(&["gated"]), start, Sim::scripted(vec![ModelReply::ok(MS, Response::text("ok"))]))
         .unwrap()
         .tool("gated", |_, approved| {
@@ -176,7 +183,7 @@ fn extra_01_a_failed_run_exposes_its_ids_with_and_without_partial_evidence() {
     assert!(error.partial.is_none());
     assert_eq!((error.run_id(), error.conversation_id()), (RUN, CONV));
 
-    // A cancelled batch: finished results stand, the rest are interrupted — all stamped.
+    // A canceled batch: finished results stand, the rest are interrupted — all stamped.
     let replies = vec![ModelReply::ok(
         MS,
         Response::tool_calls(vec![ToolCall::new("c1", "fast", "{}"), ToolCall::new("c2", "slow", "{}")]),
@@ -199,15 +206,20 @@ fn extra_01_a_failed_run_exposes_its_ids_with_and_without_partial_evidence() {
 
 #[test]
 fn extra_01_serde_is_additive_runs_without_ids_serialise_as_before() {
-    let event = RunEvent {
-        seq: 3,
-        run_id: String::new(),
-        conversation_id: String::new(),
-        kind: EventKind::Canceled { reason: CancelReason::Caller },
+    let event = {
+        let mut event = golem_core::RunEvent::new(3, EventKind::Canceled { reason: CancelReason::Caller });
+        event.run_id = String::new();
+        event.conversation_id = String::new();
+        event
     };
     let text = serde_json::to_string(&event).unwrap();
     assert_eq!(text, r#"{"seq":3,"event":"canceled","reason":"caller"}"#);
-    let stamped = RunEvent { run_id: RUN.into(), conversation_id: CONV.into(), ..event };
+    let stamped = {
+        let mut built = event;
+        built.run_id = RUN.into();
+        built.conversation_id = CONV.into();
+        built
+    };
     let text = serde_json::to_string(&stamped).unwrap();
     assert!(text.contains(r#""runId":"0190b6a8"#) && text.contains(r#""conversationId":"#), "{text}");
     assert_eq!(serde_json::from_str::<RunEvent>(&text).unwrap(), stamped);

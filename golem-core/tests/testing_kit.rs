@@ -1,13 +1,13 @@
 //! The testing kit (SPEC TEST-01, TEST-02, STREAM-04, STREAM-05, MODEL-04):
 //! fakes, the delta round trip, the assembler's bounds and the schema sampler.
 
-use golem_core::model::{AsyncModel, BoxError, Capabilities, Delta, Model, ModelErrorKind, OutputSchema, Request};
+use golem_core::model::{AsyncModel, BoxError, Capabilities, Delta, Model, ModelErrorKind, Request};
 use golem_core::testing::{
     assemble, response_deltas, sample_for_schema, AssembleError, FnModel, ScriptedModel, StreamAssembler, TestModel,
     DEFAULT_ANSWER, MAX_INDEX, MAX_TOOL_CALLS,
 };
 use golem_core::tool::ToolDefinition;
-use golem_core::{FinishReason, Message, ModelError, Response, Role, ThinkingBlock, ToolCall, Usage};
+use golem_core::{FinishReason, Message, ModelError, Response, Role, ToolCall, Usage};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use std::future::Future;
@@ -48,7 +48,7 @@ fn stream_blocking(model: &dyn Model, request: &Request) -> (Result<Response, Mo
         seen.push(d);
         Ok(())
     };
-    let result = model.stream(request, &mut sink);
+    let result = model.as_streaming().expect("the fakes stream").stream(request, &mut sink);
     (result, seen)
 }
 
@@ -59,7 +59,7 @@ fn stream_async(model: &dyn AsyncModel, request: &Request) -> (Result<Response, 
         seen.push(d);
         Ok(())
     };
-    let result = block_on(model.stream_async(request, &mut sink));
+    let result = block_on(model.as_streaming().expect("the fakes stream").stream_async(request, &mut sink));
     (result, seen)
 }
 
@@ -72,7 +72,7 @@ fn call_delta(index: u32, id: &str, name: &str, args: &str) -> Delta {
 }
 
 fn tool(name: &str, parameters: Value) -> ToolDefinition {
-    ToolDefinition { name: name.into(), description: String::new(), parameters }
+    golem_core::tool::ToolDefinition::new(name, String::new(), parameters)
 }
 
 // ---------------------------------------------------------------------------
@@ -129,7 +129,7 @@ fn scripted_records_deep_copies() {
     let model = ScriptedModel::new().text("a").text("b");
     let mut request = user("first");
     request.tools = Arc::new(vec![tool("t", json!({"type": "object"}))]);
-    request.output_schema = Some(Arc::new(OutputSchema { name: "out".into(), schema: json!({"type": "string"}) }));
+    request.output_schema = Some(Arc::new(golem_core::model::OutputSchema::new("out", json!({"type": "string"}))));
     model.generate(&request).unwrap();
     request.messages.push(Message::assistant("a"));
     request.messages.push(Message::user("second"));
@@ -144,16 +144,15 @@ fn scripted_records_deep_copies() {
 }
 
 fn rich_response() -> Response {
-    let message = Message {
-        content: "héllo wörld".into(),
-        thinking: vec![
-            ThinkingBlock { text: "hmm".into(), signature: "sig0".into(), ..Default::default() },
-            ThinkingBlock { text: "ok".into(), ..Default::default() },
-        ],
-        tool_calls: vec![ToolCall::new("c1", "search", r#"{"q":"ü"}"#), ToolCall::new("c2", "noop", "")],
-        ..Message::new(Role::Assistant)
+    let message = {
+        let mut message = Message::new(Role::Assistant);
+        message.content = "héllo wörld".into();
+        message.thinking =
+            vec![golem_core::ThinkingBlock::text("hmm").with_signature("sig0"), golem_core::ThinkingBlock::text("ok")];
+        message.tool_calls = vec![ToolCall::new("c1", "search", r#"{"q":"ü"}"#), ToolCall::new("c2", "noop", "")];
+        message
     };
-    Response { message, usage: Usage::new(10, 5), finish_reason: FinishReason::ToolCall }
+    golem_core::Response::new(message).with_usage(Usage::new(10, 5)).with_finish_reason(FinishReason::ToolCall)
 }
 
 #[test]
@@ -215,7 +214,7 @@ fn sink_error_stops_the_stream_with_sink_aborted() {
             Ok(())
         }
     };
-    let err = model.stream(&user("x"), &mut sink).unwrap_err();
+    let err = golem_core::model::StreamingModel::stream(&model, &user("x"), &mut sink).unwrap_err();
     assert_eq!(calls, 2, "no delta after the sink refused one");
     assert_eq!(err.kind, ModelErrorKind::SinkAborted);
     assert!(err.message.contains("caller had enough"), "{}", err.message);
@@ -241,18 +240,23 @@ fn a_sink_may_queue_more_while_streaming() {
         shared.push_text("queued from the sink");
         Ok(())
     };
-    model.stream(&user("x"), &mut sink).unwrap();
+    golem_core::model::StreamingModel::stream(&model, &user("x"), &mut sink).unwrap();
     assert_eq!(model.generate(&user("y")).unwrap().message.content, "queued from the sink");
 }
 
 #[test]
-fn capabilities_default_to_streaming_and_are_configurable() {
-    let streaming = Capabilities { streaming: true, ..Capabilities::default() };
-    assert_eq!(Model::capabilities(&ScriptedModel::new()), streaming);
-    assert_eq!(AsyncModel::capabilities(&ScriptedModel::new()), streaming);
-    assert_eq!(Model::capabilities(&FnModel::new(|_| Ok(Response::text("")))), streaming);
-    assert_eq!(Model::capabilities(&TestModel::new()), streaming);
-    let all = Capabilities { streaming: true, native_schema_with_tools: true, forced_tool_choice: true };
+fn fakes_stream_report_no_capabilities_by_default_and_are_configurable() {
+    let none = Capabilities::new();
+    assert_eq!(Model::capabilities(&ScriptedModel::new()), none);
+    assert_eq!(AsyncModel::capabilities(&ScriptedModel::new()), none);
+    assert_eq!(Model::capabilities(&FnModel::new(|_| Ok(Response::text("")))), none);
+    assert_eq!(Model::capabilities(&TestModel::new()), none);
+    // Every fake streams, through both faces: they implement the streaming traits.
+    assert!(Model::as_streaming(&ScriptedModel::new()).is_some());
+    assert!(AsyncModel::as_streaming(&ScriptedModel::new()).is_some());
+    assert!(Model::as_streaming(&FnModel::new(|_| Ok(Response::text("")))).is_some());
+    assert!(AsyncModel::as_streaming(&TestModel::new()).is_some());
+    let all = Capabilities::new().native_schema_with_tools(true).forced_tool_choice(true);
     assert_eq!(AsyncModel::capabilities(&ScriptedModel::new().with_capabilities(all)), all);
     assert_eq!(AsyncModel::capabilities(&FnModel::new(|_| Ok(Response::text(""))).with_capabilities(all)), all);
     assert_eq!(AsyncModel::capabilities(&TestModel::new().with_capabilities(all)), all);
@@ -405,10 +409,8 @@ fn the_full_bound_round_trips() {
 
 #[test]
 fn redacted_thinking_streams_whole_and_round_trips() {
-    let message = Message::assistant("a").with_thinking(vec![
-        ThinkingBlock { redacted: "opaque".into(), ..Default::default() },
-        ThinkingBlock { text: "visible".into(), ..Default::default() },
-    ]);
+    let message = Message::assistant("a")
+        .with_thinking(vec![golem_core::ThinkingBlock::redacted("opaque"), golem_core::ThinkingBlock::text("visible")]);
     let deltas = response_deltas(&Response::new(message.clone()), 4);
     assert_eq!(
         deltas[0],
@@ -420,12 +422,18 @@ fn redacted_thinking_streams_whole_and_round_trips() {
 
 fn arb_message() -> impl Strategy<Value = Message> {
     let block = (any::<String>(), proptest::option::of("[a-zA-Z0-9+/=]{1,12}")).prop_map(|(text, signature)| {
-        ThinkingBlock { text, signature: signature.unwrap_or_default(), ..Default::default() }
+        golem_core::ThinkingBlock::text(text).with_signature(signature.unwrap_or_default())
     });
     let call = (any::<String>(), any::<String>(), any::<String>(), any::<String>())
-        .prop_map(|(id, name, args, sig)| ToolCall { signature: sig, ..ToolCall::new(id, name, args) });
+        .prop_map(|(id, name, args, sig)| ToolCall::new(id, name, args).with_signature(sig));
     (any::<String>(), prop::collection::vec(block, 0..4), prop::collection::vec(call, 0..6)).prop_map(
-        |(content, thinking, tool_calls)| Message { content, thinking, tool_calls, ..Message::new(Role::Assistant) },
+        |(content, thinking, tool_calls)| {
+            let mut message = Message::new(Role::Assistant);
+            message.content = content;
+            message.thinking = thinking;
+            message.tool_calls = tool_calls;
+            message
+        },
     )
 }
 
@@ -908,7 +916,7 @@ fn test_model_answers_with_a_sample_of_the_output_schema() {
     });
     let mut request = user("rate it");
     request.tools = Arc::new(weather_tools());
-    request.output_schema = Some(Arc::new(OutputSchema { name: "rating".into(), schema: schema.clone() }));
+    request.output_schema = Some(Arc::new(golem_core::model::OutputSchema::new("rating", schema.clone())));
     let first = model.generate(&request).unwrap();
     assert_eq!(first.message.tool_calls.len(), 3);
     let answer = model.generate(&with_results(request, &first)).unwrap();

@@ -143,7 +143,7 @@ fn main() {
         Tool::typed_async("lookup", "", |_: ToolContext<()>, a: Lookup| async move { Ok(a.n.to_string()) });
     let warm = Agent::<()>::builder_async(LatentModel { gate: warm_gate }).tool(warm_lookup).build().unwrap();
     let warmed = async_io::block_on(warm.run_with(()).prompt("warm up 1").call_async()).unwrap();
-    assert_eq!(warmed.output().unwrap(), "run 1: 1");
+    assert_eq!(warmed.output, "run 1: 1");
 
     let prompts: Vec<String> = (0..runs).map(|i| format!("look up number {i}")).collect();
     let _ = std::fs::write("/proc/self/clear_refs", "5");
@@ -169,7 +169,7 @@ fn main() {
     let mut messages = 0usize;
     for (i, result) in results.iter().enumerate() {
         let result = result.as_ref().unwrap_or_else(|e| panic!("run {i} failed: {e}"));
-        assert_eq!(result.output().unwrap(), &format!("run {i}: looked up {}", i * 2), "run {i}");
+        assert_eq!(result.output, format!("run {i}: looked up {}", i * 2), "run {i}");
         assert_eq!((result.messages.len(), result.requests, result.tool_calls), (4, 2, 1), "run {i}");
         messages += message_bytes(&result.messages);
     }

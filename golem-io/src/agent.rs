@@ -7,7 +7,7 @@ use crate::decode::Decoder;
 use crate::history::Processor;
 use crate::instructions::Instructions;
 use crate::tool::Tool;
-use golem_core::{AsyncModel, Capabilities, Model, RunConfig, RunEvent};
+use golem_core::{AsyncModel, Model, RunConfig, RunEvent};
 use std::fmt;
 use std::sync::Arc;
 
@@ -32,12 +32,12 @@ pub(crate) struct AgentInner<Deps, O> {
     pub(crate) config: RunConfig,
     /// The fallback chain; index = `CallModel::member`.
     pub(crate) models: Arc<[AnyModel]>,
-    /// What every model of the chain supports.
-    pub(crate) capabilities: Capabilities,
+    /// Every model of the chain streams (SPEC STREAM-03).
+    pub(crate) streams: bool,
     /// Registered tools, in registration order.
     pub(crate) tools: Arc<[Tool<Deps>]>,
     pub(crate) instructions: Instructions<Deps>,
-    pub(crate) decoder: Arc<dyn Decoder<O>>,
+    pub(crate) decoder: Arc<dyn Decoder<O, Deps>>,
     pub(crate) history_processor: Option<Processor>,
     /// Agent-scoped observers, called before run-scoped ones.
     pub(crate) observers: Vec<Observer>,
@@ -72,9 +72,9 @@ impl<Deps: Send + Sync + 'static> Agent<Deps, String> {
     /// }
     ///
     /// let agent = Agent::<()>::builder_async(Oracle).build()?;
-    /// assert_eq!(agent.run((), "the answer?")?.output().unwrap(), "42");
+    /// assert_eq!(agent.run((), "the answer?")?.output, "42");
     /// let answer = futures_lite::future::block_on(agent.run_async((), "the answer?"))?;
-    /// assert_eq!(answer.output().unwrap(), "42");
+    /// assert_eq!(answer.output, "42");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn builder_async(model: impl AsyncModel + 'static) -> AgentBuilder<Deps, String> {

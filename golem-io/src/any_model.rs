@@ -1,7 +1,8 @@
 //! A model as an agent stores it (SPEC MODEL-01, DRV-04): blocking or
 //! async, and either kind runnable under both drivers, so a fallback chain
 //! may mix them. A model with both faces (`Model::as_async`,
-//! `AsyncModel::as_blocking`) runs natively in each driver.
+//! `AsyncModel::as_blocking`) runs natively in each driver — for a streamed
+//! call, when that face streams too.
 
 #[cfg(feature = "blocking")]
 use crate::cancel::CancellationToken;
@@ -34,6 +35,15 @@ impl AnyModel {
         }
     }
 
+    /// The model streams: the face it was given by implements streaming
+    /// (SPEC MODEL-02), so it cannot claim what it does not do.
+    pub(crate) fn streams(&self) -> bool {
+        match self {
+            AnyModel::Blocking(m) => m.as_streaming().is_some(),
+            AnyModel::Async(m) => m.as_streaming().is_some(),
+        }
+    }
+
     /// Call on this thread (the blocking driver), streaming into `sink` when
     /// given. An async-only model is driven by a minimal `block_on` raced
     /// against `cancel`; `None` means the run gave up and the future was
@@ -47,10 +57,12 @@ impl AnyModel {
     ) -> Option<ModelResult> {
         let call = || match self {
             AnyModel::Blocking(m) => Some(generate(m.as_ref(), request, sink)),
-            AnyModel::Async(m) => match m.as_blocking() {
-                Some(native) => Some(generate(native, request, sink)),
-                None => block_on_or_cancel(generate_async(m.as_ref(), request, sink), cancel),
-            },
+            AnyModel::Async(m) => {
+                match m.as_blocking().filter(|native| sink.is_none() || native.as_streaming().is_some()) {
+                    Some(native) => Some(generate(native, request, sink)),
+                    None => block_on_or_cancel(generate_async(m.as_ref(), request, sink), cancel),
+                }
+            }
         };
         contain("the model", call).unwrap_or_else(|p| Some(Err(panic_error(p))))
     }
@@ -68,10 +80,10 @@ impl AnyModel {
                 let m = Arc::clone(m);
                 Box::pin(async move { generate_async(m.as_ref(), &request, as_dyn(&mut sink)).await })
             }
-            AnyModel::Blocking(m) if m.as_async().is_some() => {
+            AnyModel::Blocking(m) if native_async(m.as_ref(), sink.is_some()).is_some() => {
                 let m = Arc::clone(m);
                 Box::pin(async move {
-                    match m.as_async() {
+                    match native_async(m.as_ref(), sink.is_some()) {
                         Some(native) => generate_async(native, &request, as_dyn(&mut sink)).await,
                         // Checked above; a model whose answer changed is
                         // still served, only less efficiently.
@@ -98,17 +110,28 @@ fn as_dyn<S: DeltaSink>(sink: &mut Option<S>) -> Option<&mut dyn DeltaSink> {
     sink.as_mut().map(|s| s as &mut dyn DeltaSink)
 }
 
+/// A blocking model's async face, when it has one that can make this call
+/// (a streamed call needs a face that streams).
+#[cfg(feature = "async")]
+fn native_async(model: &dyn Model, streamed: bool) -> Option<&dyn AsyncModel> {
+    model.as_async().filter(|native| !streamed || native.as_streaming().is_some())
+}
+
 fn generate(model: &dyn Model, request: &Request, sink: Option<&mut dyn DeltaSink>) -> ModelResult {
-    match sink {
-        Some(sink) => model.stream(request, sink),
-        None => model.generate(request),
+    match (sink, model.as_streaming()) {
+        (Some(sink), Some(streaming)) => streaming.stream(request, sink),
+        // The run checked every member streams before it started; this is
+        // a model whose answer changed since.
+        (Some(_), None) => Err(ModelError::streaming_unsupported()),
+        (None, _) => model.generate(request),
     }
 }
 
 async fn generate_async(model: &dyn AsyncModel, request: &Request, sink: Option<&mut dyn DeltaSink>) -> ModelResult {
-    match sink {
-        Some(sink) => model.stream_async(request, sink).await,
-        None => model.generate_async(request).await,
+    match (sink, model.as_streaming()) {
+        (Some(sink), Some(streaming)) => streaming.stream_async(request, sink).await,
+        (Some(_), None) => Err(ModelError::streaming_unsupported()),
+        (None, _) => model.generate_async(request).await,
     }
 }
 

@@ -2,11 +2,13 @@
 
 use crate::agent::{Agent, AgentInner, Observer};
 use crate::any_model::AnyModel;
+use crate::context::ToolContext;
 use crate::decode::{Decoder, JsonDecoder, TextDecoder};
 use crate::history::Processor;
 use crate::instructions::Instructions;
 use crate::output::{OutputPlan, RawSchema, TypedOutput};
-use crate::tool::Tool;
+use crate::run_context::RunContext;
+use crate::tool::{IntoToolResult, Tool, ToolError};
 use golem_core::model::BoxError;
 use golem_core::{
     AsyncModel, Backoff, BuildError, Capabilities, Message, Model, RetryPolicy, RunConfig, RunEvent, ToolChoice,
@@ -38,7 +40,7 @@ struct Settings<Deps> {
 /// [`build`](Self::build), which reports the first broken rule.
 pub struct AgentBuilder<Deps, O> {
     settings: Settings<Deps>,
-    decoder: Arc<dyn Decoder<O>>,
+    decoder: Arc<dyn Decoder<O, Deps>>,
     typed: Option<TypedOutput<O>>,
 }
 
@@ -78,13 +80,15 @@ impl<Deps: Send + Sync + 'static, O: 'static> AgentBuilder<Deps, O> {
         self
     }
 
-    /// Instructions computed from the run's deps once at the start of each
-    /// run, joined after the static ones with a blank line; an empty result
-    /// contributes nothing (SPEC CFG-04). A second call replaces the first.
+    /// Instructions computed from the run — its deps and ids, through a
+    /// [`RunContext`] — once at the start of each run, joined after the
+    /// static ones with a blank line; an empty result contributes nothing
+    /// (SPEC CFG-04). A second call replaces the first. A panic fails the
+    /// run as a setup error ([`SetupError::Instructions`](golem_core::machine::SetupError::Instructions)).
     ///
     /// ```
     /// use golem_core::{Model, ModelError, Request, Response, Role};
-    /// use golem_io::Agent;
+    /// use golem_io::{Agent, RunContext};
     ///
     /// // Echoes the instructions it was given, if any.
     /// struct InstructedModel;
@@ -101,15 +105,15 @@ impl<Deps: Send + Sync + 'static, O: 'static> AgentBuilder<Deps, O> {
     ///
     /// let agent = Agent::builder(InstructedModel)
     ///     .instructions("Always greet the player.")
-    ///     .instructions_fn(|p: &Player| format!("The player's name is {}.", p.name))
+    ///     .instructions_fn(|ctx: &RunContext<Player>| format!("The player's name is {}.", ctx.deps().name))
     ///     .build()?;
     /// let result = agent.run(Player { name: "Anne".into() }, "greet")?;
-    /// let output = result.output().unwrap();
+    /// let output = result.output;
     /// println!("{output}");
     /// assert_eq!(output, "Always greet the player.\n\nThe player's name is Anne.");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn instructions_fn(mut self, f: impl Fn(&Deps) -> String + Send + Sync + 'static) -> Self {
+    pub fn instructions_fn(mut self, f: impl Fn(&RunContext<Deps>) -> String + Send + Sync + 'static) -> Self {
         self.settings.instructions.dynamic = Some(Arc::new(f));
         self
     }
@@ -118,6 +122,68 @@ impl<Deps: Send + Sync + 'static, O: 'static> AgentBuilder<Deps, O> {
     pub fn tool(mut self, tool: Tool<Deps>) -> Self {
         self.settings.tools.push(tool);
         self
+    }
+
+    /// Register [`Tool::typed`]`(name, description, handler)`. The same
+    /// tool, written where the agent's `Deps` is already known — so a
+    /// closure that reads the deps needs no annotation at all:
+    ///
+    /// ```
+    /// use golem_core::testing::TestModel;
+    /// use golem_io::Agent;
+    ///
+    /// struct Settings {
+    ///     units: &'static str,
+    /// }
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Forecast {
+    ///     /// The city.
+    ///     city: String,
+    /// }
+    ///
+    /// let agent = Agent::<Settings>::builder(TestModel::new())
+    ///     .typed_tool("forecast", "Today's forecast.", |ctx, args: Forecast| {
+    ///         Ok(format!("{}: 31 {}", args.city, ctx.deps().units))
+    ///     })
+    ///     .build()?;
+    /// let result = agent.run(Settings { units: "°C" }, "Lagos?")?;
+    /// assert!(result.messages.iter().any(|m| m.content == "a: 31 °C"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// (`.tool(Tool::typed(…))` takes the same closure; there, a closure
+    /// that reads fields of the deps names their type once, e.g.
+    /// `|ctx: ToolContext<Settings>, args: Forecast|` — Rust checks the
+    /// closure before it learns which agent the tool is for.)
+    pub fn typed_tool<Args, R>(
+        self,
+        name: impl Into<String>,
+        description: impl Into<String>,
+        handler: impl Fn(ToolContext<Deps>, Args) -> Result<R, ToolError> + Send + Sync + 'static,
+    ) -> Self
+    where
+        Args: DeserializeOwned + JsonSchema,
+        R: IntoToolResult,
+    {
+        self.tool(Tool::typed(name, description, handler))
+    }
+
+    /// Register [`Tool::typed_async`]`(name, description, handler)`, with
+    /// the deps' type known to the closure, as [`typed_tool`](Self::typed_tool).
+    pub fn typed_tool_async<Args, R, F, Fut>(
+        self,
+        name: impl Into<String>,
+        description: impl Into<String>,
+        handler: F,
+    ) -> Self
+    where
+        Args: DeserializeOwned + JsonSchema,
+        R: IntoToolResult,
+        F: Fn(ToolContext<Deps>, Args) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Result<R, ToolError>> + Send + 'static,
+    {
+        self.tool(Tool::typed_async(name, description, handler))
     }
 
     /// Register several tools.
@@ -188,7 +254,7 @@ impl<Deps: Send + Sync + 'static, O: 'static> AgentBuilder<Deps, O> {
     /// }
     ///
     /// let agent = Agent::<()>::builder(PickyModel::default())
-    ///     .decoder(decode_fn(|r: &Response| {
+    ///     .decoder(decode_fn(|_ctx, r: &Response| {
     ///         let content = &r.message.content;
     ///         content.trim().parse::<i64>().map_err(|_| {
     ///             DecodeError::retry(format!("answer must be an integer, got {content:?}"))
@@ -197,9 +263,9 @@ impl<Deps: Send + Sync + 'static, O: 'static> AgentBuilder<Deps, O> {
     ///     .output_retries(2)
     ///     .build()?;
     /// let result = agent.run((), "pick a number")?;
-    /// println!("{}", result.output().unwrap());
+    /// println!("{}", result.output);
     /// println!("{} messages in the corrected conversation", result.messages.len());
-    /// assert_eq!(result.output(), Some(&7));
+    /// assert_eq!(result.output, 7);
     /// assert_eq!(result.messages.len(), 4);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -212,7 +278,7 @@ impl<Deps: Send + Sync + 'static, O: 'static> AgentBuilder<Deps, O> {
     ///
     /// ```
     /// use golem_core::{Model, ModelError, Request, Response, Role, ToolCall};
-    /// use golem_io::{Agent, Tool, ToolContext, ToolError};
+    /// use golem_io::{Agent, Tool, ToolError};
     /// use serde_json::json;
     /// use std::sync::atomic::{AtomicU32, Ordering};
     ///
@@ -239,7 +305,7 @@ impl<Deps: Send + Sync + 'static, O: 'static> AgentBuilder<Deps, O> {
     ///     "roll",
     ///     "Roll a die; n must be positive.",
     ///     json!({"type": "object", "properties": {"n": {"type": "integer"}}}),
-    ///     |_: &ToolContext<()>, args| {
+    ///     |_ctx, args| {
     ///         let n = args["n"].as_i64().unwrap_or(0);
     ///         if n <= 0 {
     ///             return Err(ToolError::reject(format!("n must be positive, got {n}")));
@@ -249,9 +315,9 @@ impl<Deps: Send + Sync + 'static, O: 'static> AgentBuilder<Deps, O> {
     /// );
     /// let agent = Agent::builder(LearningModel::default()).tool(roll).tool_retries(2).build()?;
     /// let result = agent.run((), "roll a 4")?;
-    /// println!("{}", result.output().unwrap());
+    /// println!("{}", result.output);
     /// println!("{} messages in the corrected run", result.messages.len());
-    /// assert_eq!(result.output().unwrap(), "the die rolled 4");
+    /// assert_eq!(result.output, "the die rolled 4");
     /// assert_eq!(result.messages.len(), 6);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -310,7 +376,7 @@ impl<Deps: Send + Sync + 'static, O: 'static> AgentBuilder<Deps, O> {
     /// }
     ///
     /// let agent = Agent::<()>::builder(VerboseModel)
-    ///     .usage_limits(UsageLimits { total_tokens: Some(1000), ..UsageLimits::default() })
+    ///     .usage_limits(UsageLimits::new().total_tokens(1000))
     ///     .build()?;
     /// let err = agent.run((), "answer").unwrap_err();
     /// let err = err.as_run().expect("the run started and failed");
@@ -360,7 +426,7 @@ impl<Deps: Send + Sync + 'static, O: 'static> AgentBuilder<Deps, O> {
     ///     )
     ///     .build()?;
     /// let result = agent.run((), "forecast for Lagos")?;
-    /// let weather = result.output().unwrap();
+    /// let weather = result.output;
     /// let line = format!("{}: {}°C", weather.city, weather.celsius);
     /// println!("{line}");
     /// assert_eq!(line, "Lagos: 31°C");
@@ -409,7 +475,7 @@ impl<Deps: Send + Sync + 'static, O: 'static> AgentBuilder<Deps, O> {
     ///     )
     ///     .build()?;
     /// let result = agent.run((), "forecast for Lagos")?;
-    /// let weather = result.output().unwrap();
+    /// let weather = result.output;
     /// let line = format!("{}: {}°C", weather.city, weather.celsius);
     /// println!("{line}");
     /// assert_eq!(line, "Lagos: 31°C");
@@ -442,7 +508,7 @@ impl<Deps: Send + Sync + 'static, O: 'static> AgentBuilder<Deps, O> {
     /// // TestModel answers by calling the output tool with schema-valid arguments.
     /// let model = TestModel::new().with_output_tool(OUTPUT_TOOL_NAME);
     /// let agent = Agent::<()>::builder(model).output::<Forecast>().build()?;
-    /// let forecast: Forecast = agent.run((), "forecast for Lagos")?.into_output().unwrap();
+    /// let forecast: Forecast = agent.run((), "forecast for Lagos")?.output;
     /// println!("{forecast:?}");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -459,7 +525,7 @@ impl<Deps: Send + Sync + 'static, O: 'static> AgentBuilder<Deps, O> {
 
     /// Decode the final answer with `decoder`, changing the output type.
     /// A schema requested by [`output`](Self::output) stays, unwrapped.
-    pub fn decoder<O2>(self, decoder: impl Decoder<O2> + 'static) -> AgentBuilder<Deps, O2> {
+    pub fn decoder<O2>(self, decoder: impl Decoder<O2, Deps> + 'static) -> AgentBuilder<Deps, O2> {
         AgentBuilder {
             settings: self.settings,
             decoder: Arc::new(decoder),
@@ -534,10 +600,9 @@ impl<Deps: Send + Sync + 'static, O: 'static> AgentBuilder<Deps, O> {
             config.retry.backoff = Backoff::Table { delays };
         }
         config.validate()?;
+        let streams = models.iter().all(AnyModel::streams);
         let (models, tools) = (Arc::from(models), Arc::from(tools));
-        let capabilities = caps;
-        let inner =
-            AgentInner { config, models, capabilities, tools, instructions, decoder, history_processor, observers };
+        let inner = AgentInner { config, models, streams, tools, instructions, decoder, history_processor, observers };
         Ok(Agent { inner: Arc::new(inner) })
     }
 }

@@ -20,11 +20,11 @@ impl Model for Fake {
 }
 
 fn native() -> Fake {
-    Fake(Capabilities { native_schema_with_tools: true, forced_tool_choice: true, streaming: false })
+    Fake(Capabilities::new().native_schema_with_tools(true).forced_tool_choice(true))
 }
 
 fn tool(name: &str) -> Tool<()> {
-    Tool::new(name, "d", json!({"type": "object"}), |_: &ToolContext<()>, _| Ok("x"))
+    Tool::new(name, "d", json!({"type": "object"}), |_: ToolContext<()>, _| Ok("x"))
 }
 
 fn build_err(b: crate::AgentBuilder<(), String>) -> BuildError {
@@ -128,7 +128,8 @@ fn non_object_output_is_wrapped_in_tool_mode() {
     let OutputMode::Tool { schema, .. } = &agent.config().output else { panic!() };
     assert_eq!(schema["required"], json!(["response"]));
     assert_eq!(schema["properties"]["response"]["type"], "array");
-    let decoded = agent.inner.decoder.decode(&Response::text(r#"{"response":[1,2]}"#)).unwrap();
+    let ctx = crate::RunContext::new(std::sync::Arc::new(()), crate::ids::RunIds::new("r", "c"));
+    let decoded = agent.inner.decoder.decode(&ctx, &Response::text(r#"{"response":[1,2]}"#)).unwrap();
     assert_eq!(decoded, vec![1, 2]);
 }
 
@@ -139,8 +140,9 @@ fn non_object_output_is_wrapped_in_native_mode_too() {
     assert_eq!(schema.schema["type"], "object");
     assert_eq!(schema.schema["required"], json!(["response"]));
     let decoder = &agent.inner.decoder;
-    assert_eq!(decoder.decode(&Response::text(r#"{"response":7}"#)).unwrap(), Some(7));
-    assert_eq!(decoder.decode(&Response::text(r#"{"response":null}"#)).unwrap(), None);
+    let ctx = crate::RunContext::new(std::sync::Arc::new(()), crate::ids::RunIds::new("r", "c"));
+    assert_eq!(decoder.decode(&ctx, &Response::text(r#"{"response":7}"#)).unwrap(), Some(7));
+    assert_eq!(decoder.decode(&ctx, &Response::text(r#"{"response":null}"#)).unwrap(), None);
 }
 
 #[test]

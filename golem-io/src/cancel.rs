@@ -14,8 +14,8 @@ use std::task::{Context, Poll, Waker};
 ///
 /// The driver cancels a call's token when the machine cancels the call (a
 /// deadline passed, a sibling failed); a cooperative tool checks
-/// [`is_cancelled`](Self::is_cancelled) — or awaits
-/// [`cancelled`](Self::cancelled) — and returns early, and a tool that
+/// [`is_canceled`](Self::is_canceled) — or awaits
+/// [`canceled`](Self::canceled) — and returns early, and a tool that
 /// ignores it is abandoned, never waited for. Given to a run with
 /// [`RunBuilder::cancellation`](crate::RunBuilder::cancellation), the same
 /// token stops the whole run, under either driver.
@@ -26,8 +26,8 @@ use std::task::{Context, Poll, Waker};
 /// let token = CancellationToken::new();
 /// let seen_by_tool = token.clone();
 /// token.cancel();
-/// assert!(seen_by_tool.is_cancelled());
-/// futures_lite::future::block_on(seen_by_tool.cancelled()); // ready at once
+/// assert!(seen_by_tool.is_canceled());
+/// futures_lite::future::block_on(seen_by_tool.canceled()); // ready at once
 /// ```
 #[derive(Clone, Default)]
 pub struct CancellationToken(Arc<TokenState>);
@@ -38,7 +38,7 @@ type WakeFn = Box<dyn Fn() + Send + Sync>;
 struct TokenState {
     // Only written under `wakers`' lock, so a waker registered concurrently
     // with `cancel` is either called by `cancel` or sees the flag itself.
-    cancelled: AtomicBool,
+    canceled: AtomicBool,
     wakers: Mutex<Vec<(u64, WakeFn)>>,
     next_waker: AtomicU64,
     /// Set by `cancel_after_turn`: a run holding the token finishes its
@@ -49,7 +49,7 @@ struct TokenState {
 }
 
 impl CancellationToken {
-    /// A token that is not cancelled.
+    /// A token that is not canceled.
     pub fn new() -> Self {
         CancellationToken::default()
     }
@@ -57,7 +57,7 @@ impl CancellationToken {
     /// Ask the work holding this token to stop. Idempotent.
     pub fn cancel(&self) {
         let wakers = self.lock();
-        if !self.0.cancelled.swap(true, Ordering::SeqCst) {
+        if !self.0.canceled.swap(true, Ordering::SeqCst) {
             wakers.iter().for_each(|(_, wake)| wake());
         }
     }
@@ -65,9 +65,9 @@ impl CancellationToken {
     /// Ask a run holding this token to stop once its current turn — the
     /// model call and its tool batch — has finished, before the next model
     /// call (SPEC MACH-07 `AfterTurn`). Work other than runs (a tool holding
-    /// the token) sees an ordinary cancellation. No effect once cancelled.
+    /// the token) sees an ordinary cancellation. No effect once canceled.
     pub fn cancel_after_turn(&self) {
-        if !self.is_cancelled() {
+        if !self.is_canceled() {
             self.0.after_turn.store(true, Ordering::SeqCst);
         }
         self.cancel();
@@ -79,22 +79,22 @@ impl CancellationToken {
     }
 
     /// True once [`cancel`](Self::cancel) was called.
-    pub fn is_cancelled(&self) -> bool {
-        self.0.cancelled.load(Ordering::SeqCst)
+    pub fn is_canceled(&self) -> bool {
+        self.0.canceled.load(Ordering::SeqCst)
     }
 
-    /// A future that completes once the token is cancelled — for async work
+    /// A future that completes once the token is canceled — for async work
     /// racing its own body against the signal. It works under any executor.
-    pub fn cancelled(&self) -> Cancelled {
-        Cancelled { token: self.clone(), registration: None }
+    pub fn canceled(&self) -> Canceled {
+        Canceled { token: self.clone(), registration: None }
     }
 
-    /// Call `wake` on cancellation (at once if already cancelled); returns
+    /// Call `wake` on cancellation (at once if already canceled); returns
     /// the key that [`forget`](Self::forget) takes.
     pub(crate) fn on_cancel(&self, wake: impl Fn() + Send + Sync + 'static) -> u64 {
         let key = self.0.next_waker.fetch_add(1, Ordering::SeqCst);
         let mut wakers = self.lock();
-        if self.is_cancelled() {
+        if self.is_canceled() {
             wake();
         } else {
             wakers.push((key, Box::new(wake)));
@@ -115,27 +115,27 @@ impl CancellationToken {
 
 impl fmt::Debug for CancellationToken {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("CancellationToken").field("cancelled", &self.is_cancelled()).finish()
+        f.debug_struct("CancellationToken").field("canceled", &self.is_canceled()).finish()
     }
 }
 
-/// The task waker a [`Cancelled`] future last saw, shared with the token's
+/// The task waker a [`Canceled`] future last saw, shared with the token's
 /// wake callback.
 type WakerSlot = Arc<Mutex<Option<Waker>>>;
 
-/// The future returned by [`CancellationToken::cancelled`].
+/// The future returned by [`CancellationToken::canceled`].
 #[must_use = "futures do nothing unless polled"]
-pub struct Cancelled {
+pub struct Canceled {
     token: CancellationToken,
     /// Registered on first poll, so an unpolled future costs nothing.
     registration: Option<(u64, WakerSlot)>,
 }
 
-impl Future for Cancelled {
+impl Future for Canceled {
     type Output = ();
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        if self.token.is_cancelled() {
+        if self.token.is_canceled() {
             return Poll::Ready(());
         }
         match &self.registration {
@@ -153,7 +153,7 @@ impl Future for Cancelled {
         }
         // A cancel between the first check and the waker update woke the
         // old waker; looking again closes that window.
-        if self.token.is_cancelled() {
+        if self.token.is_canceled() {
             Poll::Ready(())
         } else {
             Poll::Pending
@@ -161,7 +161,7 @@ impl Future for Cancelled {
     }
 }
 
-impl Drop for Cancelled {
+impl Drop for Canceled {
     fn drop(&mut self) {
         if let Some((key, _)) = &self.registration {
             // A token may outlive many waits; stop waking this one.
@@ -170,9 +170,9 @@ impl Drop for Cancelled {
     }
 }
 
-impl fmt::Debug for Cancelled {
+impl fmt::Debug for Canceled {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Cancelled").field("token", &self.token).finish_non_exhaustive()
+        f.debug_struct("Canceled").field("token", &self.token).finish_non_exhaustive()
     }
 }
 
@@ -186,22 +186,22 @@ mod tests {
     use std::time::Duration;
 
     #[test]
-    fn cancelled_completes_when_another_thread_cancels() {
+    fn canceled_completes_when_another_thread_cancels() {
         let token = CancellationToken::new();
         let canceller = token.clone();
         let handle = std::thread::spawn(move || {
             std::thread::sleep(Duration::from_millis(20));
             canceller.cancel();
         });
-        futures_lite::future::block_on(token.cancelled());
-        assert!(token.is_cancelled());
+        futures_lite::future::block_on(token.canceled());
+        assert!(token.is_canceled());
         let _ = handle.join();
     }
 
     #[test]
     fn a_dropped_wait_leaves_no_waker_behind() {
         let token = CancellationToken::new();
-        let mut wait = token.cancelled();
+        let mut wait = token.canceled();
         let polled = futures_lite::future::block_on(futures_lite::future::poll_once(&mut wait));
         assert!(polled.is_none());
         assert_eq!(token.lock().len(), 1);

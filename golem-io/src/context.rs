@@ -13,8 +13,9 @@ use std::time::Duration;
 /// call's identity, idempotency key, deadline, cancellation signal and
 /// approval marker (SPEC DRV-06).
 ///
-/// Blocking handlers borrow it; async handlers own it (it is cheap to clone:
-/// the deps are an `Arc`), so their futures can be `'static`.
+/// Every handler, blocking or async, gets its own (it is cheap to clone: the
+/// deps are an `Arc`), so async handlers' futures can be `'static` and both
+/// kinds have one shape.
 pub struct ToolContext<Deps> {
     pub(crate) deps: Arc<Deps>,
     pub(crate) call_id: String,
@@ -114,8 +115,8 @@ impl<Deps> ToolContext<Deps> {
     }
 
     /// True once the run no longer wants this call's result.
-    pub fn is_cancelled(&self) -> bool {
-        self.cancel.is_cancelled()
+    pub fn is_canceled(&self) -> bool {
+        self.cancel.is_canceled()
     }
 
     /// The call's cancellation token, to hand to nested work.
@@ -158,7 +159,7 @@ impl<Deps> fmt::Debug for ToolContext<Deps> {
             .field("call_id", &self.call_id)
             .field("tool_name", &self.tool_name)
             .field("deadline", &self.deadline)
-            .field("cancelled", &self.cancel.is_cancelled())
+            .field("canceled", &self.cancel.is_canceled())
             .field("approved", &self.approved)
             .field("run_id", &self.ids.run_id)
             .field("conversation_id", &self.ids.conversation_id)

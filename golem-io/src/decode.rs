@@ -1,6 +1,7 @@
 //! Output decoders: the boundary where model output becomes a typed value
 //! (SPEC OUT-01, OUT-02, RUN-11).
 
+use crate::run_context::RunContext;
 use crate::schema::short_type_name;
 use golem_core::model::BoxError;
 use golem_core::{texts, Response};
@@ -8,6 +9,7 @@ use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use std::fmt;
 use std::marker::PhantomData;
+use std::sync::Arc;
 
 /// Why a decoder refused a response.
 #[derive(Debug, thiserror::Error)]
@@ -37,10 +39,26 @@ impl DecodeError {
 
 /// Turns the final response into the agent's output. It runs in the driver,
 /// never in the machine; the machine only sees its verdict.
-pub trait Decoder<O>: Send + Sync {
+///
+/// The decoder sees its run through a [`RunContext`] — the deps and ids,
+/// like a tool. A decoder that does not read the deps implements the trait
+/// for every `Deps`, as the built-in ones do:
+///
+/// ```
+/// use golem_core::Response;
+/// use golem_io::{DecodeError, Decoder, RunContext};
+///
+/// struct Shouting;
+/// impl<Deps> Decoder<String, Deps> for Shouting {
+///     fn decode(&self, _: &RunContext<Deps>, response: &Response) -> Result<String, DecodeError> {
+///         Ok(response.message.content.to_uppercase())
+///     }
+/// }
+/// ```
+pub trait Decoder<O, Deps = ()>: Send + Sync {
     /// Decode `response` (in output-tool mode its content is the output
     /// call's arguments).
-    fn decode(&self, response: &Response) -> Result<O, DecodeError>;
+    fn decode(&self, ctx: &RunContext<Deps>, response: &Response) -> Result<O, DecodeError>;
 }
 
 /// The text decoder: the final content, with an empty reply rejected
@@ -48,8 +66,8 @@ pub trait Decoder<O>: Send + Sync {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct TextDecoder;
 
-impl Decoder<String> for TextDecoder {
-    fn decode(&self, response: &Response) -> Result<String, DecodeError> {
+impl<Deps> Decoder<String, Deps> for TextDecoder {
+    fn decode(&self, _: &RunContext<Deps>, response: &Response) -> Result<String, DecodeError> {
         if response.message.content.is_empty() {
             return Err(DecodeError::Retry(texts::EMPTY_RESPONSE.to_string()));
         }
@@ -101,8 +119,8 @@ struct Wrapped<T> {
     response: T,
 }
 
-impl<T: DeserializeOwned> Decoder<T> for JsonDecoder<T> {
-    fn decode(&self, response: &Response) -> Result<T, DecodeError> {
+impl<T: DeserializeOwned, Deps> Decoder<T, Deps> for JsonDecoder<T> {
+    fn decode(&self, _: &RunContext<Deps>, response: &Response) -> Result<T, DecodeError> {
         let content = response.message.content.as_str();
         let parsed = if self.wrapped {
             serde_json::from_str::<Wrapped<T>>(content).map(|w| w.response)
@@ -114,20 +132,42 @@ impl<T: DeserializeOwned> Decoder<T> for JsonDecoder<T> {
     }
 }
 
-/// A decoder made from a function.
+/// A decoder as an agent keeps it: shared by all its runs.
+pub(crate) type SharedDecoder<O, Deps> = Arc<dyn Decoder<O, Deps>>;
+
+/// A decoder that reads no deps, for an agent with any: it sees the run's
+/// ids, and `()` for deps.
+struct AnyDeps<O>(Arc<dyn Decoder<O>>);
+
+impl<O, Deps> Decoder<O, Deps> for AnyDeps<O> {
+    fn decode(&self, ctx: &RunContext<Deps>, response: &Response) -> Result<O, DecodeError> {
+        self.0.decode(&ctx.without_deps(), response)
+    }
+}
+
+/// `decoder`, which reads no deps, as a decoder for agents with any deps.
+pub(crate) fn for_any_deps<O: 'static, Deps>(decoder: Arc<dyn Decoder<O>>) -> SharedDecoder<O, Deps> {
+    Arc::new(AnyDeps(decoder))
+}
+
+/// A decoder made from a function of the run's [`RunContext`] and the
+/// final response — the reference's `DecodeFunc`. Annotate the context's
+/// type when the function reads the deps; see [`RunContext`].
 ///
 /// ```
-/// use golem_io::{decode_fn, DecodeError, Decoder};
-/// use golem_core::Response;
+/// use golem_core::testing::ScriptedModel;
+/// use golem_io::{decode_fn, Agent, DecodeError};
 ///
-/// let digits = decode_fn(|r: &Response| {
+/// let digits = decode_fn(|_ctx, r: &golem_core::Response| {
 ///     r.message.content.trim().parse::<i64>().map_err(|_| DecodeError::retry("answer with digits only"))
 /// });
-/// assert_eq!(digits.decode(&Response::text(" 7 ")).unwrap(), 7);
+/// let agent = Agent::<()>::builder(ScriptedModel::new().text(" 7 ")).decoder(digits).build()?;
+/// assert_eq!(agent.run((), "pick one")?.output, 7);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn decode_fn<O, F>(f: F) -> DecodeFn<F>
+pub fn decode_fn<O, Deps, F>(f: F) -> DecodeFn<F>
 where
-    F: Fn(&Response) -> Result<O, DecodeError> + Send + Sync,
+    F: Fn(&RunContext<Deps>, &Response) -> Result<O, DecodeError> + Send + Sync,
 {
     DecodeFn(f)
 }
@@ -142,18 +182,22 @@ impl<F> fmt::Debug for DecodeFn<F> {
     }
 }
 
-impl<O, F> Decoder<O> for DecodeFn<F>
+impl<O, Deps, F> Decoder<O, Deps> for DecodeFn<F>
 where
-    F: Fn(&Response) -> Result<O, DecodeError> + Send + Sync,
+    F: Fn(&RunContext<Deps>, &Response) -> Result<O, DecodeError> + Send + Sync,
 {
-    fn decode(&self, response: &Response) -> Result<O, DecodeError> {
-        (self.0)(response)
+    fn decode(&self, ctx: &RunContext<Deps>, response: &Response) -> Result<O, DecodeError> {
+        (self.0)(ctx, response)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn ctx() -> RunContext<()> {
+        RunContext::new(Arc::new(()), crate::ids::RunIds::new("r", "c"))
+    }
 
     #[derive(Debug, PartialEq, Deserialize)]
     struct Weather {
@@ -162,28 +206,28 @@ mod tests {
 
     #[test]
     fn text_rejects_an_empty_reply() {
-        let err = TextDecoder.decode(&Response::text("")).unwrap_err();
+        let err = Decoder::<String, ()>::decode(&TextDecoder, &ctx(), &Response::text("")).unwrap_err();
         assert!(matches!(err, DecodeError::Retry(r) if r == texts::EMPTY_RESPONSE));
-        assert_eq!(TextDecoder.decode(&Response::text("hi")).unwrap(), "hi");
+        assert_eq!(Decoder::<String, ()>::decode(&TextDecoder, &ctx(), &Response::text("hi")).unwrap(), "hi");
     }
 
     #[test]
     fn json_rejection_names_the_short_type() {
-        let err = JsonDecoder::<Weather>::new().decode(&Response::text("nope")).unwrap_err();
+        let err = JsonDecoder::<Weather>::new().decode(&ctx(), &Response::text("nope")).unwrap_err();
         let DecodeError::Retry(reason) = err else { panic!("not a retry") };
         assert!(reason.starts_with("response content is not valid JSON for Weather: expected"), "{reason}");
     }
 
     #[test]
     fn json_rejects_an_empty_reply() {
-        let err = JsonDecoder::<Weather>::new().decode(&Response::text("")).unwrap_err();
+        let err = JsonDecoder::<Weather>::new().decode(&ctx(), &Response::text("")).unwrap_err();
         assert!(matches!(err, DecodeError::Retry(_)));
     }
 
     #[test]
     fn wrapped_json_unwraps_the_response_field() {
         let decoder = JsonDecoder::<u32>::wrapped();
-        assert_eq!(decoder.decode(&Response::text(r#"{"response":31}"#)).unwrap(), 31);
-        assert!(decoder.decode(&Response::text("31")).is_err());
+        assert_eq!(decoder.decode(&ctx(), &Response::text(r#"{"response":31}"#)).unwrap(), 31);
+        assert!(decoder.decode(&ctx(), &Response::text("31")).is_err());
     }
 }

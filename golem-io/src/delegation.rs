@@ -15,7 +15,7 @@
 
 use crate::agent::Agent;
 use crate::context::ToolContext;
-use crate::result::{RunOutput, RunResult};
+use crate::result::RunResult;
 use crate::run::RunBuilder;
 use crate::sub_run_event::SubRunEvent;
 #[cfg(feature = "async")]
@@ -99,8 +99,8 @@ impl<Deps: Send + Sync + 'static, O: Serialize + Send + 'static> Agent<Deps, O> 
     /// let research = specialist.as_tool("researcher", "Answers one geography question.");
     /// let planner = Agent::builder(DelegatingModel).tool(research).build()?;
     /// let result = planner.run((), "I need the capital of France.")?;
-    /// println!("{}", result.output().unwrap());
-    /// assert_eq!(result.output().unwrap(), "the researcher says: Paris");
+    /// println!("{}", result.output);
+    /// assert_eq!(result.output, "the researcher says: Paris");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn as_tool(&self, name: &str, description: &str) -> Tool<Deps> {
@@ -294,12 +294,8 @@ fn sub_run<'a, Deps: Send + Sync + 'static, O: 'static>(
 /// The tool's answer from the sub-run's: its rendered output, or its
 /// failure as the tool's.
 fn settle<O>(run: Result<RunResult<O>, Error>, renderer: &Renderer<O>) -> Result<ToolResult, ToolError> {
-    match run.map_err(sub_run_failed)?.output {
-        RunOutput::Completed(output) => renderer(output).map(ToolResult::from).map_err(ToolError::Fatal),
-        RunOutput::Paused(_) => {
-            Err(ToolError::fatal("the sub-agent paused on deferred tool calls, which delegation cannot resume"))
-        }
-    }
+    let output = run.map_err(sub_run_failed)?.output;
+    renderer(output).map(ToolResult::from).map_err(ToolError::Fatal)
 }
 
 /// A sub-run's failure as the delegating tool's: a deliberate stop keeps
@@ -312,6 +308,9 @@ fn sub_run_failed(error: Error) -> ToolError {
             cause => ToolError::cancel_run(cause.to_string()),
         },
         Error::Run(run) => ToolError::Fatal(run.clone()),
+        Error::Paused(_) => {
+            ToolError::fatal("the sub-agent paused on deferred tool calls, which delegation cannot resume")
+        }
         _ => ToolError::fatal(error),
     }
 }

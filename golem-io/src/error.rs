@@ -1,6 +1,8 @@
 //! The error of a run entry point: a run that could not start, a run that
-//! failed, or a driver fault.
+//! failed, a run that paused where only completion was expected, or a
+//! driver fault.
 
+use crate::result::PausedRun;
 use golem_core::machine::{ApiMisuse, SetupError};
 use golem_core::{RunError, Stage};
 
@@ -19,6 +21,16 @@ pub enum Error {
     /// the evidence is large and `Result`s should stay small.
     #[error(transparent)]
     Run(Box<RunError>),
+    /// The run paused on deferred tool calls (SPEC RUN-09), but was started
+    /// with [`RunBuilder::call`](crate::RunBuilder::call) (or a `run…`
+    /// shortcut), which returns completed runs only. Nothing is lost: the
+    /// paused run is here, ready to resume. Agents whose tools defer use
+    /// [`RunBuilder::call_pausable`](crate::RunBuilder::call_pausable).
+    #[error(
+        "the run paused on {} deferred tool call(s); resume it, or start runs that may pause with call_pausable",
+        .0.pending()
+    )]
+    Paused(Box<PausedRun>),
     /// The driver broke the machine's contract — a bug in golem, not in the
     /// application or the model.
     #[error("the driver broke the machine's contract: {0}")]
@@ -56,6 +68,22 @@ impl Error {
     pub fn into_run(self) -> Option<RunError> {
         match self {
             Error::Run(e) => Some(*e),
+            _ => None,
+        }
+    }
+
+    /// The paused run, when the run paused where only completion was expected.
+    pub fn as_paused(&self) -> Option<&PausedRun> {
+        match self {
+            Error::Paused(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// The paused run, by value.
+    pub fn into_paused(self) -> Option<PausedRun> {
+        match self {
+            Error::Paused(p) => Some(*p),
             _ => None,
         }
     }

@@ -8,10 +8,12 @@ use std::sync::Arc;
 /// A processor as the agent stores it.
 pub(crate) type Processor = Arc<dyn Fn(Vec<Message>) -> Result<Vec<Message>, BoxError> + Send + Sync>;
 
-/// A history processor keeping the newest `max_messages` messages, cut so
-/// the kept history opens with a user message (SPEC HIST-04). A budget
-/// below 1, or a history with nothing left to open a request, fails the run
-/// as a setup error.
+/// A history processor keeping at most `max_messages` of the newest
+/// messages, cut so the kept history opens with a user message (SPEC
+/// HIST-04): when the window would open with an assistant turn, the newest
+/// earlier user message goes in front and counts toward the budget. See
+/// [`golem_core::history::trim_history`]. A budget below 1, or a history
+/// with nothing left to open a request, fails the run as a setup error.
 ///
 /// ```
 /// use golem_io::trim_history;

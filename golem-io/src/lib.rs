@@ -22,24 +22,31 @@
 //! [`RunBuilder`] for prompt parts, run-scoped observers, a delta callback,
 //! a [`CancellationToken`] and a clock, run with [`RunBuilder::call`],
 //! [`RunBuilder::call_async`] or — as a stream of its events ending with
-//! the outcome — [`RunBuilder::events`]. A run returns a [`RunResult`] whose output is
-//! [`RunOutput::Completed`] or [`RunOutput::Paused`], or an [`Error`]: a
-//! setup error (no stage, no evidence) or a
-//! [`RunError`](golem_core::RunError) with its stage, cause and partial
-//! evidence. Both drivers give the same result and the same events.
+//! the outcome — [`RunBuilder::events`]. A run returns a [`RunResult`] whose
+//! `output` is the typed output, or an [`Error`]: a setup error (no stage,
+//! no evidence), a [`RunError`] with its stage, cause
+//! and partial evidence, or — for a run that paused on deferred tool calls
+//! — [`Error::Paused`] with the [`PausedRun`]. Agents whose tools defer run
+//! with [`RunBuilder::call_pausable`], which returns a [`RunOutcome`]:
+//! completed or paused. Both drivers give the same result and the same events.
 //! Every run has a run id and belongs to a conversation: UUIDv7 strings
 //! ([`ids`]) minted by the driver or given ([`RunBuilder::run_id`],
 //! [`RunBuilder::conversation_id`]), stamped on the messages the run adds,
 //! its events, its result and its error.
 //!
 //! **Models and tools in both drivers.** A model is given as a blocking
-//! [`Model`](golem_core::Model) ([`Agent::builder`],
-//! [`AgentBuilder::fallback`]) or an [`AsyncModel`](golem_core::AsyncModel)
-//! ([`Agent::builder_async`], [`AgentBuilder::fallback_async`]); tools as
-//! [`Tool::new`] / [`Tool::typed`] or [`Tool::new_async`] /
-//! [`Tool::typed_async`]. Either kind runs under either driver: async code
-//! under the blocking driver through a minimal `block_on`, blocking code
-//! under the async driver on the `blocking` thread pool.
+//! [`Model`] ([`Agent::builder`], [`AgentBuilder::fallback`]) or an
+//! [`AsyncModel`] ([`Agent::builder_async`], [`AgentBuilder::fallback_async`]);
+//! a model that streams implements [`StreamingModel`] or
+//! [`AsyncStreamingModel`] instead. Tools are [`Tool::new`] /
+//! [`Tool::typed`] or [`Tool::new_async`] / [`Tool::typed_async`], all with
+//! one handler shape, `|ctx, args|`. Either kind runs under either driver:
+//! async code under the blocking driver through a minimal `block_on`,
+//! blocking code under the async driver on the `blocking` thread pool.
+//!
+//! **One crate.** The golem-core types a program needs are re-exported
+//! here (`golem_io::Model`, `golem_io::UsageLimits`, …), and
+//! [`prelude`] gathers everything in one `use`.
 //!
 //! **Threads (blocking driver).** A lone tool or model call without a
 //! deadline runs on the calling thread; parallel groups, streamed calls and
@@ -74,8 +81,7 @@
 //! schemas with schemars (golem-core's `schemars` feature is always on here).
 //!
 //! ```
-//! use golem_core::{Model, ModelError, Request, Response, Role, ToolCall, Usage};
-//! use golem_io::{Agent, Tool, ToolContext, ToolError};
+//! use golem_io::{Agent, Model, ModelError, Request, Response, Role, Tool, ToolCall, ToolContext, Usage};
 //! use serde_json::json;
 //!
 //! // Scripts the tool exchange: asks for the player's name once, then
@@ -96,13 +102,13 @@
 //!     "get_player_name",
 //!     "Get the player's name.",
 //!     json!({"type": "object"}),
-//!     |ctx: &ToolContext<String>, _args| Ok(ctx.deps().clone()),
+//!     |ctx: ToolContext<String>, _args| Ok(ctx.deps().clone()),
 //! );
 //! let agent = Agent::builder(DiceModel).tool(get_player_name).build()?;
 //! let result = agent.run("Anne".to_string(), "My guess is 4")?;
-//! println!("{}", result.output().unwrap());
+//! println!("{}", result.output);
 //! println!("{} messages, {} output tokens", result.messages.len(), result.usage.output_tokens);
-//! assert_eq!(result.output().unwrap(), "winner: Anne");
+//! assert_eq!(result.output, "winner: Anne");
 //! assert_eq!((result.messages.len(), result.usage.output_tokens), (4, 4));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -138,16 +144,18 @@ mod result;
 mod run;
 #[cfg(feature = "async")]
 mod run_async;
+mod run_context;
 #[cfg(feature = "async")]
 mod run_stream;
 mod schema;
+mod stream_delta;
 mod sub_run_event;
 mod tool;
 pub mod tools;
 
 pub use agent::Agent;
 pub use builder::AgentBuilder;
-pub use cancel::{CancellationToken, Cancelled};
+pub use cancel::{Canceled, CancellationToken};
 pub use clock::{Clock, ManualClock, ShiftedClock, SystemClock};
 pub use context::ToolContext;
 pub use decode::{decode_fn, DecodeError, DecodeFn, Decoder, JsonDecoder, TextDecoder};
@@ -156,12 +164,64 @@ pub use error::Error;
 pub use history::trim_history;
 pub use output::{RawSchema, OUTPUT_TOOL_DESCRIPTION, OUTPUT_TOOL_NAME};
 pub use record::SyncedFile;
-pub use result::{RunOutput, RunResult};
+pub use result::{PausedRun, RunOutcome, RunResult};
 pub use run::RunBuilder;
+pub use run_context::RunContext;
 #[cfg(feature = "async")]
 pub use run_stream::{RunEvents, RunItem};
+pub use stream_delta::StreamDelta;
 pub use sub_run_event::{SubRunCall, SubRunEvent};
-pub use tool::{Tool, ToolError, ToolResult};
+pub use tool::{IntoToolResult, Tool, ToolError, ToolErrorExt, ToolResult};
 
 /// A boxed error that can cross threads (re-exported from golem-core).
 pub use golem_core::model::BoxError;
+
+// The golem-core types a program needs, so one crate is enough to write
+// an agent (issue 11): models and their messages, limits and policies,
+// deferral, errors and events. Everything else stays in `golem_core`.
+pub use golem_core::{
+    Approval, AsyncModel, AsyncStreamingModel, Capabilities, Cause, DeferKind, DeferredRequests, DeferredResults,
+    Delta, DeltaSink, EventKind, FinishReason, Interruption, Message, Model, ModelError, ModelErrorKind, Part,
+    PartKind, PartialResult, PendingCall, Request, Response, RetryPolicy, Role, RunError, RunEvent, Stage,
+    StreamingModel, ThinkingBlock, ToolCall, ToolEndOutcome, Usage, UsageLimitError, UsageLimits,
+};
+
+/// Everything an agent program uses, in one import:
+/// `use golem_io::prelude::*;`.
+///
+/// The streaming traits ([`StreamingModel`],
+/// [`AsyncStreamingModel`]) are left out on
+/// purpose: with both `Model` and `StreamingModel` in scope, `generate`
+/// on a streaming model is ambiguous. Import them by name to implement one.
+///
+/// ```
+/// use golem_io::prelude::*;
+///
+/// struct Clock;
+/// impl Model for Clock {
+///     fn generate(&self, _: &Request) -> Result<Response, ModelError> {
+///         Ok(Response::text("noon").with_usage(Usage::new(3, 1)))
+///     }
+/// }
+///
+/// let agent = Agent::<()>::builder(Clock)
+///     .retry_policy(RetryPolicy::recommended())
+///     .usage_limits(UsageLimits::new().total_tokens(100))
+///     .build()?;
+/// let result: RunResult<String> = agent.run((), "time?")?;
+/// assert_eq!(result.output, "noon");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub mod prelude {
+    pub use crate::{
+        decode_fn, trim_history, Agent, AgentBuilder, CancellationToken, DecodeError, Decoder, Error, IntoToolResult,
+        JsonDecoder, PausedRun, RunBuilder, RunContext, RunOutcome, RunResult, StreamDelta, TextDecoder, Tool,
+        ToolContext, ToolError, ToolErrorExt, ToolResult,
+    };
+    pub use golem_core::model::BoxError;
+    pub use golem_core::{
+        Approval, AsyncModel, Capabilities, DeferredRequests, DeferredResults, Delta, DeltaSink, EventKind,
+        FinishReason, Message, Model, ModelError, ModelErrorKind, Part, PendingCall, Request, Response, RetryPolicy,
+        Role, RunError, RunEvent, Stage, ToolCall, ToolEndOutcome, Usage, UsageLimits,
+    };
+}

@@ -1,7 +1,7 @@
 //! Resolving how the final answer is requested: text, native schema, or an
 //! output tool (SPEC OUT-03..05, OUT-07), with the decoder that reads it.
 
-use crate::decode::{Decoder, JsonDecoder};
+use crate::decode::{Decoder, JsonDecoder, SharedDecoder};
 use crate::schema::{needs_response_wrapper, schema_for, short_type_name, wrap_in_response};
 use golem_core::model::OutputSchema;
 use golem_core::{BuildError, Capabilities, OutputMode};
@@ -98,17 +98,17 @@ pub(crate) struct OutputPlan {
 impl OutputPlan {
     /// The output mode for the machine and the decoder that reads it.
     /// Explicit settings win over the typed output's automatic choice.
-    pub(crate) fn resolve<O>(
+    pub(crate) fn resolve<O: 'static, Deps>(
         self,
         typed: Option<TypedOutput<O>>,
-        decoder: Arc<dyn Decoder<O>>,
+        decoder: SharedDecoder<O, Deps>,
         caps: Capabilities,
-    ) -> Result<(OutputMode, Arc<dyn Decoder<O>>), BuildError> {
+    ) -> Result<(OutputMode, SharedDecoder<O, Deps>), BuildError> {
         let schema = self.schema.map(RawSchema::into_value).transpose()?.filter(|v| !v.is_null());
         let name = typed.as_ref().map_or_else(|| "output".to_string(), |t| t.name.clone());
         let mode = match (schema, self.tool) {
             (Some(_), Some(_)) => return Err(BuildError::SchemaAndOutputTool),
-            (Some(schema), None) => OutputMode::Native { schema: OutputSchema { name, schema } },
+            (Some(schema), None) => OutputMode::Native { schema: OutputSchema::new(name, schema) },
             (None, Some((name, description, schema))) => {
                 OutputMode::Tool { name, description, schema: schema.into_value()? }
             }
@@ -129,14 +129,17 @@ impl<O> TypedOutput<O> {
     /// structured-output root. A custom decoder cannot read that wrapper,
     /// so with one such a type is a build error rather than a request the
     /// provider refuses.
-    fn resolve(
+    fn resolve<Deps>(
         self,
-        decoder: Arc<dyn Decoder<O>>,
+        decoder: SharedDecoder<O, Deps>,
         caps: Capabilities,
-    ) -> Result<(OutputMode, Arc<dyn Decoder<O>>), BuildError> {
+    ) -> Result<(OutputMode, SharedDecoder<O, Deps>), BuildError>
+    where
+        O: 'static,
+    {
         let (schema, decoder) = match self.wrapped {
             _ if !needs_response_wrapper(&self.schema) => (self.schema, decoder),
-            Some(wrapped) => (wrap_in_response(self.schema), wrapped),
+            Some(wrapped) => (wrap_in_response(self.schema), crate::decode::for_any_deps(wrapped)),
             None => {
                 return Err(BuildError::SchemaNotObject(format!(
                     "the output type {} read by a custom decoder (only the typed decoder unwraps {{\"response\": …}})",
@@ -145,7 +148,7 @@ impl<O> TypedOutput<O> {
             }
         };
         let mode = if caps.native_schema_with_tools {
-            OutputMode::Native { schema: OutputSchema { name: self.name, schema } }
+            OutputMode::Native { schema: OutputSchema::new(self.name, schema) }
         } else {
             OutputMode::Tool {
                 name: OUTPUT_TOOL_NAME.to_string(),

@@ -10,18 +10,24 @@ use crate::asynchronous;
 use crate::blocking;
 use crate::cancel::CancellationToken;
 use crate::clock::{Clock, ShiftedClock, SystemClock};
+use crate::exec::contain;
 use crate::exec::{Begin, DeltaCallback, Launch, LogOut, Observers};
-use crate::result::RunResult;
+use crate::ids::RunIds;
+use crate::result::{RunOutcome, RunResult};
+use crate::run_context::RunContext;
+use crate::stream_delta::StreamDelta;
 use crate::sub_run_event::{SubRunEvent, SubRunObserver, SubRunSink};
 use crate::Error;
-use golem_core::machine::{Prompt, SetupError, Start};
+use golem_core::machine::{AppError, Prompt, SetupError, Start};
 use golem_core::model::BoxError;
-use golem_core::{DeferredResults, Delta, Message, Part, RunEvent};
+use golem_core::{DeferredResults, Message, Part, RunEvent};
 use std::fmt;
 use std::sync::Arc;
 
 impl<Deps: Send + Sync + 'static, O: 'static> Agent<Deps, O> {
-    /// Run the agent on `prompt` with `deps`, blocking until it ends.
+    /// Run the agent on `prompt` with `deps`, blocking until it ends. A run
+    /// that pauses on deferred tool calls is [`Error::Paused`]; agents whose
+    /// tools defer run with [`RunBuilder::call_pausable`].
     #[cfg(feature = "blocking")]
     pub fn run(&self, deps: impl Into<Arc<Deps>>, prompt: &str) -> Result<RunResult<O>, Error> {
         self.run_with(deps).prompt(prompt).call()
@@ -47,11 +53,11 @@ impl<Deps: Send + Sync + 'static, O: 'static> Agent<Deps, O> {
     /// let agent = Agent::<()>::builder(ConversationModel).build()?;
     /// let first = agent.run((), "hello")?;
     /// let second = agent.run_with_history((), first.messages.clone(), "goodbye")?;
-    /// println!("{}", first.output().unwrap());
-    /// println!("{}", second.output().unwrap());
+    /// println!("{}", first.output);
+    /// println!("{}", second.output);
     /// println!("{} messages in the chained conversation", second.messages.len());
-    /// assert_eq!(first.output().unwrap(), "heard: hello");
-    /// assert_eq!(second.output().unwrap(), "heard: goodbye");
+    /// assert_eq!(first.output, "heard: hello");
+    /// assert_eq!(second.output, "heard: goodbye");
     /// assert_eq!(second.messages.len(), 4);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -67,7 +73,9 @@ impl<Deps: Send + Sync + 'static, O: 'static> Agent<Deps, O> {
 
     /// Resume a paused run: `history` is its messages, `results` resolves
     /// every pending call. Approved calls run again with the approved
-    /// marker; the resumed run is a new run and may pause again.
+    /// marker; the resumed run is a new run and may pause again — then this
+    /// returns [`Error::Paused`] (use [`RunBuilder::call_pausable`] to take
+    /// that as an outcome).
     #[cfg(feature = "blocking")]
     pub fn resume(
         &self,
@@ -80,26 +88,43 @@ impl<Deps: Send + Sync + 'static, O: 'static> Agent<Deps, O> {
 
     /// A streamed run: `on_delta` receives every fragment of every model
     /// turn — text, tool-call arguments, thinking — in arrival order, across
-    /// tool turns and correction rounds; the result is the same as a plain
-    /// run's. An error from `on_delta` stops the run at the model stage with
-    /// that error in the `source()` chain. A model chain that cannot stream
-    /// is a setup error, before any request (SPEC STREAM-01..03).
+    /// tool turns and correction rounds, each with its turn and round
+    /// ([`StreamDelta`]); the result is the same as a plain run's. An error
+    /// from `on_delta` stops the run at the model stage with that error in
+    /// the `source()` chain. A model chain that cannot stream — one that does
+    /// not implement [`StreamingModel`](golem_core::StreamingModel) — is a
+    /// setup error, before any request (SPEC STREAM-01..03).
+    ///
+    /// The reference's `RunStream` example, with a model written by hand:
     ///
     /// ```
-    /// use golem_core::testing::ScriptedModel;
+    /// use golem_core::{Delta, DeltaSink, ModelError, Request, Response, StreamingModel};
     /// use golem_io::Agent;
     ///
-    /// let model = ScriptedModel::new().chunk_size(4).text("good morning");
-    /// let agent = Agent::<()>::builder(model).build()?;
-    /// let mut text = String::new();
-    /// let result = agent.run_stream((), "greet", |delta| {
-    ///     if let golem_core::Delta::Text { text: piece } = delta {
-    ///         text.push_str(piece);
+    /// // Streams its answer as two fragments.
+    /// struct MorningModel;
+    /// impl StreamingModel for MorningModel {
+    ///     fn generate(&self, _: &Request) -> Result<Response, ModelError> {
+    ///         Ok(Response::text("good morning"))
     ///     }
+    ///
+    ///     fn stream(&self, _: &Request, sink: &mut dyn DeltaSink) -> Result<Response, ModelError> {
+    ///         for fragment in ["good ", "morning"] {
+    ///             sink.delta(Delta::text(fragment)).map_err(ModelError::sink_aborted)?;
+    ///         }
+    ///         Ok(Response::text("good morning"))
+    ///     }
+    /// }
+    ///
+    /// let agent = Agent::<()>::builder(MorningModel).build()?;
+    /// let mut fragments = Vec::new();
+    /// let result = agent.run_stream((), "greet me", |d| {
+    ///     fragments.extend(d.text().map(str::to_string));
     ///     Ok(())
     /// })?;
-    /// assert_eq!(text, "good morning");
-    /// assert_eq!(result.output().unwrap(), "good morning");
+    /// let printed = format!("{}\n{}", fragments.join("|"), result.output);
+    /// println!("{printed}");
+    /// assert_eq!(printed, "good |morning\ngood morning");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[cfg(feature = "blocking")]
@@ -107,7 +132,7 @@ impl<Deps: Send + Sync + 'static, O: 'static> Agent<Deps, O> {
         &self,
         deps: impl Into<Arc<Deps>>,
         prompt: &str,
-        on_delta: impl FnMut(&Delta) -> Result<(), BoxError> + Send,
+        on_delta: impl FnMut(StreamDelta<'_>) -> Result<(), BoxError> + Send,
     ) -> Result<RunResult<O>, Error> {
         self.run_with(deps).prompt(prompt).on_delta(on_delta).call()
     }
@@ -240,11 +265,11 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
     }
 
     /// Stream the run into `on_delta` (and turn streaming on): every
-    /// fragment, in arrival order, interleaved with the run's events as the
-    /// observers see them. Its error stops the run at the model stage, the
-    /// error kept in the `source()` chain (SPEC STREAM-02). See
-    /// [`Agent::run_stream`].
-    pub fn on_delta(mut self, on_delta: impl FnMut(&Delta) -> Result<(), BoxError> + Send + 'a) -> Self {
+    /// fragment, with its turn and round ([`StreamDelta`]), in arrival
+    /// order, interleaved with the run's events as the observers see them.
+    /// Its error stops the run at the model stage, the error kept in the
+    /// `source()` chain (SPEC STREAM-02). See [`Agent::run_stream`].
+    pub fn on_delta(mut self, on_delta: impl FnMut(StreamDelta<'_>) -> Result<(), BoxError> + Send + 'a) -> Self {
         self.stream = true;
         self.on_delta = Some(Box::new(on_delta));
         self
@@ -294,7 +319,7 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
         self
     }
 
-    /// Stop the run when `token` is cancelled: in-flight work is cancelled
+    /// Stop the run when `token` is canceled: in-flight work is canceled
     /// and the run fails with a canceled cause ([`Error::is_canceled`]),
     /// keeping its partial evidence. Cancelling before the run starts stops
     /// it before its first model call.
@@ -384,8 +409,43 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
 
     /// Run to the end on the calling thread (the blocking driver: no async
     /// runtime; async models and tools are driven by a minimal `block_on`).
+    /// A run that pauses on deferred calls is [`Error::Paused`]; see
+    /// [`call_pausable`](Self::call_pausable).
     #[cfg(feature = "blocking")]
     pub fn call(self) -> Result<RunResult<O>, Error> {
+        self.call_pausable()?.into_result()
+    }
+
+    /// Run to the end on the calling thread, taking a pause on deferred tool
+    /// calls as an outcome (SPEC RUN-09): [`RunOutcome::Completed`] or
+    /// [`RunOutcome::Paused`]. For agents whose tools ask for approval or
+    /// defer to an external result.
+    ///
+    /// ```
+    /// use golem_core::testing::ScriptedModel;
+    /// use golem_core::{Approval, DeferredResults};
+    /// use golem_io::{Agent, RunOutcome, Tool, ToolError};
+    /// use serde_json::json;
+    ///
+    /// let model = ScriptedModel::new().tool_call("refund", "{}").text("refunded");
+    /// let refund = Tool::new("refund", "Refund the order.", json!({"type": "object"}), |ctx, _args| {
+    ///     if !ctx.is_approved() {
+    ///         return Err(ToolError::approval("refunds need a human"));
+    ///     }
+    ///     Ok("done")
+    /// });
+    /// let agent = Agent::<()>::builder(model).tool(refund).build()?;
+    /// let RunOutcome::Paused(paused) = agent.run_with(()).prompt("refund it").call_pausable()? else {
+    ///     panic!("the refund waits for approval");
+    /// };
+    /// let call_id = paused.deferred.approvals[0].call_id.clone();
+    /// let approved = DeferredResults::new().approval(call_id, Approval::approve());
+    /// let outcome = agent.run_with(()).history(paused.messages).resume(approved).call_pausable()?;
+    /// assert_eq!(outcome.completed().map(|r| r.output).as_deref(), Some("refunded"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[cfg(feature = "blocking")]
+    pub fn call_pausable(self) -> Result<RunOutcome<O>, Error> {
         blocking::drive(self.launch()?)
     }
 
@@ -401,11 +461,17 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
     ///
     /// let agent = Agent::<()>::builder(ScriptedModel::new().text("hi")).build()?;
     /// let result = futures_lite::future::block_on(agent.run_with(()).prompt("hello").call_async())?;
-    /// assert_eq!(result.output().unwrap(), "hi");
+    /// assert_eq!(result.output, "hi");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[cfg(feature = "async")]
     pub async fn call_async(self) -> Result<RunResult<O>, Error> {
+        self.call_pausable_async().await?.into_result()
+    }
+
+    /// [`call_pausable`](Self::call_pausable) on the async driver.
+    #[cfg(feature = "async")]
+    pub async fn call_pausable_async(self) -> Result<RunOutcome<O>, Error> {
         // The preamble runs on first poll, like any future's work.
         asynchronous::drive(self.launch()?).await
     }
@@ -430,7 +496,7 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
                 log: self.log,
             });
         }
-        if self.stream && !inner.capabilities.streaming {
+        if self.stream && !inner.streams {
             return Err(SetupError::StreamingUnsupported.into());
         }
         // The conversation continues the one the caller's history belongs
@@ -440,19 +506,32 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
             .or_else(|| golem_core::history::latest_conversation_id(&self.history).map(str::to_string))
             .unwrap_or_else(crate::ids::uuid_v7);
         let run_id = self.run_id.unwrap_or_else(crate::ids::uuid_v7);
+        // Application code: a failure keeps its error object, a panic is
+        // contained as one (issue 11), like a tool's or a decoder's.
         let history = match &inner.history_processor {
-            Some(processor) => processor(self.history).map_err(|e| SetupError::Processor(e.to_string()))?,
+            Some(processor) => match contain("the history processor", || processor(self.history)) {
+                Ok(Ok(history)) => history,
+                Ok(Err(error)) => return Err(SetupError::Processor(AppError::new(error)).into()),
+                Err(panicked) => return Err(SetupError::Processor(AppError::new(panicked)).into()),
+            },
             None => self.history,
         };
-        let instructions = inner.instructions.resolve(&self.deps);
+        let ctx = RunContext::new(Arc::clone(&self.deps), RunIds::new(&run_id, &conversation_id));
+        let instructions =
+            inner.instructions.resolve(&ctx).map_err(|panicked| SetupError::Instructions(AppError::new(panicked)))?;
         // A resume may go on from its resolutions alone (SPEC RUN-02).
         let prompt = if self.resume.is_some() && self.prompt.is_empty() && self.parts.is_empty() {
             None
         } else {
-            Some(Prompt { text: self.prompt, parts: self.parts })
+            Some(Prompt::text(self.prompt).with_parts(self.parts))
         };
-        let start =
-            Start { history, instructions, prompt, resume: self.resume, stream: self.stream, run_id, conversation_id };
+        let mut start = Start::default()
+            .with_history(history)
+            .with_instructions(instructions)
+            .with_prompt(prompt)
+            .with_stream(self.stream)
+            .with_ids(run_id, conversation_id);
+        start.resume = self.resume;
         let clock = self.clock.unwrap_or_else(|| Arc::new(SystemClock::new()));
         let observers = Observers::new(&inner.observers, self.observers, self.on_delta);
         let begin = Begin::Fresh(start);

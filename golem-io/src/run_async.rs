@@ -3,9 +3,10 @@
 
 use crate::agent::Agent;
 use crate::result::RunResult;
+use crate::stream_delta::StreamDelta;
 use crate::Error;
 use golem_core::model::BoxError;
-use golem_core::{DeferredResults, Delta, Message};
+use golem_core::{DeferredResults, Message};
 use std::future::Future;
 use std::sync::Arc;
 
@@ -21,7 +22,7 @@ impl<Deps: Send + Sync + 'static, O: 'static> Agent<Deps, O> {
     ///
     /// let agent = Agent::<()>::builder(ScriptedModel::new().text("hello")).build()?;
     /// let result = futures_lite::future::block_on(agent.run_async((), "hi"))?;
-    /// assert_eq!(result.output().unwrap(), "hello");
+    /// assert_eq!(result.output, "hello");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn run_async(
@@ -58,7 +59,7 @@ impl<Deps: Send + Sync + 'static, O: 'static> Agent<Deps, O> {
         &'a self,
         deps: impl Into<Arc<Deps>>,
         prompt: &str,
-        on_delta: impl FnMut(&Delta) -> Result<(), BoxError> + Send + 'a,
+        on_delta: impl FnMut(StreamDelta<'_>) -> Result<(), BoxError> + Send + 'a,
     ) -> impl Future<Output = Result<RunResult<O>, Error>> + 'a {
         self.run_with(deps).prompt(prompt).on_delta(on_delta).call_async()
     }

@@ -47,7 +47,7 @@ impl<'a, Deps: Send + Sync + 'static, O: Send + 'static> RunBuilder<'a, Deps, O>
     /// let (last, events) = items.split_last().unwrap();
     /// assert_eq!(events.len(), 2); // model start, model end
     /// let RunItem::Done(Ok(result)) = last else { panic!("{last:?}") };
-    /// assert_eq!(result.output().unwrap(), "hi");
+    /// assert_eq!(result.output, "hi");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn events(self) -> RunEvents<'a, O> {

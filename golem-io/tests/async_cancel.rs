@@ -63,13 +63,13 @@ fn dropping_the_run_future_tells_a_blocking_tool_on_the_pool_to_stop() {
     let started = Arc::new(AtomicBool::new(false));
     let stopped = Arc::new(AtomicBool::new(false));
     let (s, t) = (Arc::clone(&started), Arc::clone(&stopped));
-    let patient = Tool::new("patient", "", json!({"type": "object"}), move |ctx: &ToolContext<()>, _| {
+    let patient = Tool::new("patient", "", json!({"type": "object"}), move |ctx: ToolContext<()>, _| {
         s.store(true, Ordering::SeqCst);
         let give_up = Instant::now() + Duration::from_secs(2);
-        while !ctx.is_cancelled() && Instant::now() < give_up {
+        while !ctx.is_canceled() && Instant::now() < give_up {
             std::thread::sleep(Duration::from_millis(2));
         }
-        t.store(ctx.is_cancelled(), Ordering::SeqCst);
+        t.store(ctx.is_canceled(), Ordering::SeqCst);
         Ok("done")
     });
     let agent =
@@ -117,7 +117,7 @@ fn run_both(run: impl Fn(bool) -> Result<RunResult<String>, Error>) -> [Result<R
 }
 
 #[test]
-fn a_cancelled_run_keeps_partial_evidence_that_resumes_with_history() {
+fn a_canceled_run_keeps_partial_evidence_that_resumes_with_history() {
     let outcomes = run_both(|use_async| {
         let token = CancellationToken::new();
         let agent = cancellable_agent(token.clone());
@@ -148,7 +148,7 @@ fn a_cancelled_run_keeps_partial_evidence_that_resumes_with_history() {
 
     let agent = cancellable_agent(CancellationToken::new());
     let resumed = smol::block_on(agent.run_with_history_async((), partial.messages.clone(), "carry on")).unwrap();
-    assert_eq!(resumed.output().unwrap(), "resumed after: carry on");
+    assert_eq!(resumed.output, "resumed after: carry on");
     assert_eq!(resumed.conversation_id(), "c-1", "the history's conversation goes on");
     let again =
         agent.run_with(()).history(partial.messages).prompt("carry on").run_id(resumed.run_id()).call().unwrap();
@@ -164,7 +164,7 @@ fn a_history_cut_mid_batch_is_repaired_before_resuming() {
     ];
     let agent = cancellable_agent(CancellationToken::new());
     let resumed = smol::block_on(agent.run_with_history_async((), history, "carry on")).unwrap();
-    assert_eq!(resumed.output().unwrap(), "resumed after: carry on");
+    assert_eq!(resumed.output, "resumed after: carry on");
     let closed: Vec<&str> =
         resumed.messages.iter().filter(|m| m.role == Role::Tool).map(|m| m.content.as_str()).collect();
     assert_eq!(closed, [texts::INTERRUPTED_RESULT, texts::INTERRUPTED_RESULT]);
@@ -210,7 +210,7 @@ fn an_async_model_under_the_blocking_driver_is_dropped_on_cancel() {
 }
 
 #[test]
-fn a_token_cancelled_before_an_async_run_stops_it_before_any_request() {
+fn a_token_canceled_before_an_async_run_stops_it_before_any_request() {
     let model = ScriptedModel::new().text("never");
     let agent = Agent::<()>::builder(model.clone()).build().unwrap();
     let token = CancellationToken::new();

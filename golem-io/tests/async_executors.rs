@@ -27,7 +27,7 @@ fn agent() -> Agent<String> {
         async_io::Timer::after(Duration::from_millis(5)).await;
         Ok((s.a + s.b).to_string())
     });
-    let greet = Tool::new("greet", "Greet.", json!({"type": "object"}), |ctx: &ToolContext<String>, _| {
+    let greet = Tool::new("greet", "Greet.", json!({"type": "object"}), |ctx: ToolContext<String>, _| {
         Ok(format!("hello {}", ctx.deps()))
     });
     Agent::builder(model).tools([add, greet]).parallel_tools(true).build().unwrap()

@@ -3,9 +3,9 @@
 //! a model with both faces natively in each, and a fallback chain mixes
 //! them.
 
-use golem_core::model::{AsyncModel, BoxFuture, Capabilities, DeltaSink, ModelError, Request, Response};
+use golem_core::model::{AsyncModel, AsyncStreamingModel, BoxFuture, DeltaSink, ModelError, Request, Response};
 use golem_core::testing::stream_response;
-use golem_core::{Delta, EventKind, Model};
+use golem_core::{EventKind, Model};
 use golem_io::Agent;
 use std::sync::{Arc, Mutex};
 use std::thread::{self, ThreadId};
@@ -17,7 +17,7 @@ struct Sleepy {
     answer: &'static str,
 }
 
-impl AsyncModel for Sleepy {
+impl AsyncStreamingModel for Sleepy {
     fn generate_async<'a>(&'a self, _: &'a Request) -> BoxFuture<'a, Result<Response, ModelError>> {
         Box::pin(async move {
             async_io::Timer::after(Duration::from_millis(5)).await;
@@ -30,11 +30,7 @@ impl AsyncModel for Sleepy {
         request: &'a Request,
         sink: &'a mut dyn DeltaSink,
     ) -> BoxFuture<'a, Result<Response, ModelError>> {
-        Box::pin(async move { stream_response(self.generate_async(request).await?, 3, sink) })
-    }
-
-    fn capabilities(&self) -> Capabilities {
-        Capabilities { streaming: true, ..Capabilities::default() }
+        Box::pin(async move { stream_response(AsyncStreamingModel::generate_async(self, request).await?, 3, sink) })
     }
 }
 
@@ -84,7 +80,7 @@ impl AsyncModel for TwoFaced {
 #[test]
 fn an_async_only_model_runs_under_the_blocking_driver() {
     let agent = Agent::<()>::builder_async(Sleepy { answer: "from async" }).build().unwrap();
-    assert_eq!(agent.run((), "hi").unwrap().output().unwrap(), "from async");
+    assert_eq!(agent.run((), "hi").unwrap().output, "from async");
 }
 
 #[test]
@@ -93,14 +89,14 @@ fn an_async_only_model_streams_under_the_blocking_driver() {
     let mut pieces = Vec::new();
     let result = agent
         .run_stream((), "hi", |d| {
-            if let Delta::Text { text } = d {
-                pieces.push(text.clone());
+            if let Some(text) = d.text() {
+                pieces.push(text.to_string());
             }
             Ok(())
         })
         .unwrap();
     assert_eq!(pieces, ["str", "eam", "ed ", "rep", "ly"]);
-    assert_eq!(result.output().unwrap(), "streamed reply");
+    assert_eq!(result.output, "streamed reply");
 }
 
 #[test]
@@ -111,7 +107,7 @@ fn a_blocking_only_model_runs_on_the_pool_under_the_async_driver() {
 
     let result = futures_lite::future::block_on(agent.run_async((), "hi")).unwrap();
 
-    assert_eq!(result.output().unwrap(), "from the pool");
+    assert_eq!(result.output, "from the pool");
     let ran_on = threads.lock().unwrap().clone();
     assert_eq!(ran_on.len(), 1);
     assert_ne!(ran_on[0], thread::current().id(), "the executor's thread never blocks on the model");
@@ -122,9 +118,9 @@ fn a_model_with_both_faces_runs_natively_in_each_driver() {
     let blocking_first = Agent::<()>::builder(TwoFaced).build().unwrap();
     let async_first = Agent::<()>::builder_async(TwoFaced).build().unwrap();
     for agent in [blocking_first, async_first] {
-        assert_eq!(agent.run((), "hi").unwrap().output().unwrap(), "blocking face");
+        assert_eq!(agent.run((), "hi").unwrap().output, "blocking face");
         let result = smol::block_on(agent.run_async((), "hi")).unwrap();
-        assert_eq!(result.output().unwrap(), "async face");
+        assert_eq!(result.output, "async face");
     }
 }
 
@@ -159,7 +155,7 @@ fn a_fallback_chain_mixes_async_and_blocking_members_in_both_drivers() {
     let blocking = run().call().unwrap();
     let asynchronous = smol::block_on(run().call_async()).unwrap();
 
-    assert_eq!(blocking.output().unwrap(), "third time lucky");
+    assert_eq!(blocking.output, "third time lucky");
     assert_eq!(serde_json::to_string(&blocking).unwrap(), serde_json::to_string(&asynchronous).unwrap());
     let one_run = [(0, true), (1, true), (2, false)];
     assert_eq!(members(&events), [one_run, one_run].concat());

@@ -37,7 +37,7 @@ fn a_streamed_run_is_send_with_a_callback_borrowing_local_state() {
     let agent = agent();
     let mut fragments = Vec::new();
     let run = agent.run_stream_async(Deps { name: "e".into() }, "x", |d| {
-        fragments.push(d.clone());
+        fragments.push(d.delta.clone());
         Ok(())
     });
     assert_send(&run);
@@ -49,7 +49,7 @@ fn an_owned_agent_makes_a_spawnable_future() {
     let run = async move { agent.run_async(Deps { name: "f".into() }, "x").await.map(|r| r.into_output()) };
     assert_send_static_future(&run);
     let output = smol::block_on(smol::spawn(run)).unwrap();
-    assert_eq!(output.as_deref(), Some("hi"));
+    assert_eq!(output, "hi");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -64,9 +64,9 @@ async fn tokio_spawn_accepts_the_run() {
 fn a_non_send_output_still_runs_on_a_local_block_on() {
     // Outputs need not be Send: the future is then !Send, and still runs.
     let agent = Agent::<()>::builder(ScriptedModel::new().text("7"))
-        .decoder(golem_io::decode_fn(|r: &golem_core::Response| Ok(Rc::new(r.message.content.clone()))))
+        .decoder(golem_io::decode_fn(|_ctx, r: &golem_core::Response| Ok(Rc::new(r.message.content.clone()))))
         .build()
         .unwrap();
-    let output = futures_lite::future::block_on(agent.run_async((), "x")).unwrap().into_output().unwrap();
+    let output = futures_lite::future::block_on(agent.run_async((), "x")).unwrap().output;
     assert_eq!(*output, "7");
 }

@@ -35,7 +35,7 @@ fn cancelling_stops_a_run_blocked_on_a_model_call() {
 }
 
 #[test]
-fn a_token_cancelled_before_the_run_stops_it_before_any_request() {
+fn a_token_canceled_before_the_run_stops_it_before_any_request() {
     let model = ScriptedModel::new().text("never");
     let agent = Agent::<()>::builder(model.clone()).build().unwrap();
     let token = CancellationToken::new();
@@ -52,12 +52,12 @@ fn a_token_cancelled_before_the_run_stops_it_before_any_request() {
 /// provider call was made (SPEC USAGE-06: requests = provider calls). The
 /// machine has no "model call started" input to tell the two apart.
 #[test]
-fn one_token_serves_many_runs_until_cancelled() {
+fn one_token_serves_many_runs_until_canceled() {
     let agent = Agent::<()>::builder(ScriptedModel::new().text("a").text("b")).build().unwrap();
     let token = CancellationToken::new();
     for expected in ["a", "b"] {
         let result = agent.run_with(()).prompt("hi").cancellation(token.clone()).call().unwrap();
-        assert_eq!(result.output().unwrap(), expected);
+        assert_eq!(result.output, expected);
     }
 }
 
@@ -109,9 +109,9 @@ fn mach_07_cancel_after_turn_lets_the_batch_finish() {
             "wrap_up",
             "Finish and ask the run to stop after this turn.",
             serde_json::json!({"type": "object"}),
-            move |_: &golem_io::ToolContext<()>, _| {
+            move |_, _| {
                 stopper.cancel_after_turn();
-                Ok::<_, golem_io::ToolError>("wrapped up")
+                Ok("wrapped up")
             },
         );
         let agent = Agent::builder(model.clone()).tool(wrap_up).build().unwrap();
@@ -124,4 +124,25 @@ fn mach_07_cancel_after_turn_lets_the_batch_finish() {
         assert_eq!(partial.messages.last().map(|m| m.content.as_str()), Some("wrapped up"));
         assert_eq!(model.request_count(), 1, "no model call after the turn");
     }
+}
+
+/// ERR-01 (issue 11): every public name spells `canceled` — the token's
+/// methods, its future, the tool context's check, the stage.
+#[test]
+fn err_01_public_names_spell_canceled() {
+    let token = CancellationToken::new();
+    let canceled: golem_io::Canceled = token.canceled();
+    assert!(!token.is_canceled());
+    token.cancel();
+    assert!(token.is_canceled());
+    futures_lite::future::block_on(canceled);
+    assert_eq!(Stage::Canceled.to_string(), "canceled");
+
+    let model = ScriptedModel::new().respond(Response::tool_calls(vec![ToolCall::new("c1", "check", "{}")])).text("ok");
+    let check = golem_io::Tool::new("check", "", serde_json::json!({"type": "object"}), |ctx, _| {
+        Ok(format!("canceled: {}", ctx.is_canceled()))
+    });
+    let agent = Agent::<()>::builder(model).tool(check).build().unwrap();
+    let result = agent.run((), "go").unwrap();
+    assert_eq!(result.messages[2].content, "canceled: false");
 }

@@ -9,7 +9,7 @@ use golem_core::log::{replay, replay_prefix, EventLog};
 use golem_core::machine::{Command, Input, Output};
 use golem_core::testing::FnModel;
 use golem_core::{Message, Response, Role, ToolCall};
-use golem_io::{Agent, Tool, ToolContext, ToolError};
+use golem_io::{Agent, Tool, ToolContext};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
@@ -34,9 +34,9 @@ type Ledger = Arc<Mutex<BTreeMap<String, usize>>>;
 
 fn agent(ledger: &Ledger) -> Agent<()> {
     let tool = |name: &'static str, ledger: Ledger| {
-        Tool::new(name, "a game tool", serde_json::json!({"type": "object"}), move |ctx: &ToolContext<()>, _args| {
+        Tool::new(name, "a game tool", serde_json::json!({"type": "object"}), move |ctx: ToolContext<()>, _args| {
             *ledger.lock().unwrap().entry(ctx.call_id().to_string()).or_default() += 1;
-            Ok::<_, ToolError>(format!("{name} ok"))
+            Ok(format!("{name} ok"))
         })
     };
     Agent::builder(model())
@@ -78,7 +78,7 @@ fn run_cut(full: &EventLog, cut: usize, expected: &str, async_driver: bool) {
     let run = agent.run_with(()).continue_log(&log).unwrap().record(appended.clone());
     let result = if async_driver { futures_lite::future::block_on(run.call_async()) } else { run.call() };
     let result = result.unwrap_or_else(|e| panic!("cut {cut}: {e}"));
-    assert_eq!(result.output().unwrap(), expected, "cut {cut}");
+    assert_eq!(result.output, expected, "cut {cut}");
     // No call ran twice, across the crashed process and the new one.
     let mut runs = ledger.lock().unwrap().clone();
     for id in first {
@@ -100,7 +100,7 @@ fn log_05_crash_after_every_record_resumes_to_the_same_answer() {
     let ledger = Ledger::default();
     let buffer = Buffer::default();
     let result = agent(&ledger).run_with(()).prompt("play").record(buffer.clone()).call().unwrap();
-    let expected = result.output().unwrap().clone();
+    let expected = result.output.clone();
     assert_eq!(expected, "done after 3 results");
     assert!(ledger.lock().unwrap().values().all(|&n| n == 1));
     let full = EventLog::parse(&buffer.text()).unwrap();

@@ -39,7 +39,7 @@ fn non_text_outputs_are_rendered_as_compact_json() {
         .unwrap();
     let agent = Agent::builder(planner(r#"{"prompt":"top city?"}"#)).tool(specialist.as_tool("helper", "")).build();
     let result = agent.unwrap().run((), "go").unwrap();
-    assert_eq!(result.output().unwrap(), r#"got: {"city":"Paris","rank":1}"#);
+    assert_eq!(result.output, r#"got: {"city":"Paris","rank":1}"#);
 }
 
 #[test]
@@ -47,7 +47,7 @@ fn a_custom_renderer_replaces_the_rendering() {
     let specialist = Agent::<()>::builder(ScriptedModel::new().text("Paris")).build().unwrap();
     let tool = specialist.as_tool_with("helper", "", |out: String| Ok(out.to_uppercase()));
     let result = Agent::builder(planner(r#"{"prompt":"capital?"}"#)).tool(tool).build().unwrap().run((), "go");
-    assert_eq!(result.unwrap().output().unwrap(), "got: PARIS");
+    assert_eq!(result.unwrap().output, "got: PARIS");
 }
 
 #[test]
@@ -58,14 +58,16 @@ fn the_sub_agent_sees_only_the_prompt_and_the_parents_deps() {
         log.lock().unwrap().push(request.messages.clone());
         Ok(Response::text("done"))
     });
-    let specialist =
-        Agent::builder(specialist_model).instructions_fn(|deps: &String| format!("deps say {deps}")).build().unwrap();
+    let specialist = Agent::builder(specialist_model)
+        .instructions_fn(|ctx: &golem_io::RunContext<String>| format!("deps say {}", ctx.deps()))
+        .build()
+        .unwrap();
     let agent =
         Agent::builder(planner(r#"{"prompt":"do it"}"#)).tool(specialist.as_tool("helper", "")).build().unwrap();
 
     let result = agent.run("shared".to_string(), "delegate please").unwrap();
 
-    assert_eq!(result.output().unwrap(), "got: done");
+    assert_eq!(result.output, "got: done");
     let seen = seen.lock().unwrap();
     let contents: Vec<&str> = seen[0].iter().map(|m| m.content.as_str()).collect();
     assert_eq!(contents, ["deps say shared", "do it"]);
@@ -79,8 +81,11 @@ fn first_tool_error(agent: &Agent<(), String>) -> String {
         .run_with(())
         .prompt("go")
         .observer(move |e| {
-            if let EventKind::ToolEnd { error: Some(error), .. } = &e.kind {
-                sink.lock().unwrap().push(error.clone());
+            if let Some(error) = match &e.kind {
+                EventKind::ToolEnd { outcome, .. } => outcome.error_text(),
+                _ => None,
+            } {
+                sink.lock().unwrap().push(error);
             }
         })
         .call();
@@ -104,7 +109,7 @@ struct Locked;
 
 #[test]
 fn a_failed_sub_run_fails_the_parent_with_the_inner_error_in_the_chain() {
-    let archive = Tool::new("archive", "", json!({"type": "object"}), |_: &ToolContext<()>, _| {
+    let archive = Tool::new("archive", "", json!({"type": "object"}), |_: ToolContext<()>, _| {
         Err::<String, _>(ToolError::fatal(Locked))
     });
     let specialist =
@@ -129,7 +134,7 @@ fn a_failed_sub_run_fails_the_parent_with_the_inner_error_in_the_chain() {
 
 #[test]
 fn a_sub_run_canceled_by_its_tool_cancels_the_parent() {
-    let stop = Tool::new("stop", "", json!({"type": "object"}), |_: &ToolContext<()>, _| {
+    let stop = Tool::new("stop", "", json!({"type": "object"}), |_: ToolContext<()>, _| {
         Err::<String, _>(ToolError::cancel_run("operator said stop"))
     });
     let specialist =

@@ -74,7 +74,7 @@ fn under_the_async_driver_the_sub_run_is_polled_inside_the_parents_run() {
 
     let result = futures_lite::future::block_on(parent.run_async((), "go")).unwrap();
 
-    assert_eq!(result.output().unwrap(), "got: found it");
+    assert_eq!(result.output, "got: found it");
     // A sub-run on the blocking driver would have used the blocking face on
     // a pool thread; this one was awaited by the thread polling the parent.
     assert_eq!(model.calls(), [("async", thread::current().id())]);
@@ -88,14 +88,14 @@ fn under_the_blocking_driver_the_sub_run_stays_blocking() {
 
     let result = parent.run((), "go").unwrap();
 
-    assert_eq!(result.output().unwrap(), "got: found it");
+    assert_eq!(result.output, "got: found it");
     let faces: Vec<&str> = model.calls().iter().map(|(face, _)| *face).collect();
     assert_eq!(faces, ["blocking"], "the sub-run used its model's blocking face, no block_on of the async one");
 }
 
 #[test]
 fn a_failed_sub_run_reads_the_same_under_the_async_driver() {
-    let locked = Tool::new("archive", "", json!({"type": "object"}), |_: &ToolContext<()>, _| {
+    let locked = Tool::new("archive", "", json!({"type": "object"}), |_: ToolContext<()>, _| {
         Err::<String, _>(ToolError::fatal("the archive is locked"))
     });
     let specialist = Agent::builder(ScriptedModel::new().tool_call("archive", "{}")).tool(locked).build().unwrap();
@@ -178,13 +178,13 @@ fn cancelling_the_async_parent_drops_the_sub_runs_work_at_once() {
 fn cancelling_the_blocking_parent_reaches_the_sub_runs_tools() {
     let (started, stopped) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicBool::new(false)));
     let (s, t) = (Arc::clone(&started), Arc::clone(&stopped));
-    let patient = Tool::new("patient", "", json!({"type": "object"}), move |ctx: &ToolContext<()>, _| {
+    let patient = Tool::new("patient", "", json!({"type": "object"}), move |ctx: ToolContext<()>, _| {
         s.store(true, Ordering::SeqCst);
         let give_up = Instant::now() + Duration::from_secs(5);
-        while !ctx.is_cancelled() && Instant::now() < give_up {
+        while !ctx.is_canceled() && Instant::now() < give_up {
             thread::sleep(Duration::from_millis(2));
         }
-        t.store(ctx.is_cancelled(), Ordering::SeqCst);
+        t.store(ctx.is_canceled(), Ordering::SeqCst);
         Ok("done")
     });
     let specialist =

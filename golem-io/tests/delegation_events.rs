@@ -6,7 +6,7 @@
 use golem_core::log::EventLog;
 use golem_core::testing::{FnModel, ScriptedModel};
 use golem_core::{Response, Role, RunEvent, ToolCall};
-use golem_io::{Agent, ManualClock, SubRunCall, SubRunEvent, Tool, ToolError};
+use golem_io::{Agent, ManualClock, SubRunCall, SubRunEvent, Tool};
 use serde_json::json;
 use std::sync::{Arc, Mutex};
 
@@ -24,7 +24,7 @@ fn planner(tool: &'static str) -> FnModel {
 /// A specialist that calls its `lookup` tool once, then answers; its own
 /// events go to `direct`, to compare with what is forwarded.
 fn specialist(direct: &Heard<RunEvent>) -> Agent<()> {
-    let lookup = Tool::new("lookup", "", json!({"type": "object"}), |_, _| Ok::<_, ToolError>("42"));
+    let lookup = Tool::new("lookup", "", json!({"type": "object"}), |_, _| Ok("42"));
     let direct = Arc::clone(direct);
     Agent::builder(ScriptedModel::new().tool_call("lookup", "{}").text("found it"))
         .tool(lookup)
@@ -75,7 +75,7 @@ fn the_blocking_driver_forwards_the_sub_runs_events_in_order() {
 
     let result = parent(tool).run_with(()).prompt("go").on_sub_run_event(collector(&forwarded)).call().unwrap();
 
-    assert_eq!(result.output().unwrap(), "got: found it");
+    assert_eq!(result.output, "got: found it");
     assert_forwarded(&forwarded.lock().unwrap(), &direct.lock().unwrap());
 }
 
@@ -88,7 +88,7 @@ fn the_async_driver_forwards_the_sub_runs_events_in_order() {
     let run = agent.run_with(()).prompt("go").on_sub_run_event(collector(&forwarded)).call_async();
     let result = futures_lite::future::block_on(run).unwrap();
 
-    assert_eq!(result.output().unwrap(), "got: found it");
+    assert_eq!(result.output, "got: found it");
     assert_forwarded(&forwarded.lock().unwrap(), &direct.lock().unwrap());
 }
 
@@ -209,7 +209,7 @@ fn nested_delegations_forward_through_every_level_with_the_path_of_calls() {
     let agent = nested(true);
     let run = agent.run_with(()).prompt("go").on_sub_run_event(collector(&forwarded)).call_async();
     let result = futures_lite::future::block_on(run).unwrap();
-    assert_eq!(result.output().unwrap(), "got: mid answer");
+    assert_eq!(result.output, "got: mid answer");
 
     assert_eq!(
         summary(&forwarded),
@@ -244,7 +244,7 @@ fn a_level_that_does_not_forward_stops_its_sub_runs_events() {
 fn a_panicking_sub_run_observer_fails_neither_run() {
     let tool = specialist(&Heard::default()).delegation("helper", "").forward_events(true).build();
     let result = parent(tool).run_with(()).prompt("go").on_sub_run_event(|_| panic!("observer bug")).call().unwrap();
-    assert_eq!(result.output().unwrap(), "got: found it");
+    assert_eq!(result.output, "got: found it");
 }
 
 #[test]

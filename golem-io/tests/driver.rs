@@ -35,7 +35,7 @@ fn tools_share_the_runs_deps_arc() {
     let deps = Arc::new(Counter { hits: AtomicUsize::new(0) });
     let seen = Arc::new(Mutex::new(Vec::new()));
     let seen_in_tool = Arc::clone(&seen);
-    let count = Tool::new("count", "", json!({"type": "object"}), move |ctx: &ToolContext<Counter>, _| {
+    let count = Tool::new("count", "", json!({"type": "object"}), move |ctx: ToolContext<Counter>, _| {
         ctx.deps().hits.fetch_add(1, Ordering::SeqCst);
         seen_in_tool.lock().unwrap().push(Arc::as_ptr(ctx.deps_arc()) as usize);
         Ok("counted")
@@ -45,7 +45,7 @@ fn tools_share_the_runs_deps_arc() {
 
     let result = agent.run(Arc::clone(&deps), "count twice").unwrap();
 
-    assert_eq!(result.output().unwrap(), "done");
+    assert_eq!(result.output, "done");
     assert_eq!(deps.hits.load(Ordering::SeqCst), 2);
     let ptr = Arc::as_ptr(&deps) as usize;
     assert_eq!(*seen.lock().unwrap(), vec![ptr, ptr]);
@@ -55,7 +55,7 @@ fn tools_share_the_runs_deps_arc() {
 #[test]
 fn sequential_tools_run_on_the_calling_thread() {
     let caller = thread::current().id();
-    let here = Tool::new("here", "", json!({"type": "object"}), move |_: &ToolContext<()>, _| {
+    let here = Tool::new("here", "", json!({"type": "object"}), move |_: ToolContext<()>, _| {
         Ok(format!("{}", thread::current().id() == caller))
     });
     let model = ScriptedModel::new().respond(calls(&[("a", "here")])).text("done");
@@ -71,7 +71,7 @@ fn parallel_tools_finishing_out_of_order_keep_emission_order() {
     let finished = Arc::new(Mutex::new(Vec::new()));
     let sleepy = |name: &'static str, ms: u64| {
         let (running, peak, finished) = (Arc::clone(&running), Arc::clone(&peak), Arc::clone(&finished));
-        Tool::new(name, "", json!({"type": "object"}), move |_: &ToolContext<()>, _| {
+        Tool::new(name, "", json!({"type": "object"}), move |_: ToolContext<()>, _| {
             let now = running.fetch_add(1, Ordering::SeqCst) + 1;
             peak.fetch_max(now, Ordering::SeqCst);
             thread::sleep(Duration::from_millis(ms));
@@ -111,7 +111,7 @@ fn parallel_tools_finishing_out_of_order_keep_emission_order() {
 
 #[test]
 fn a_stuck_tool_fails_the_run_at_its_deadline() {
-    let stuck = Tool::new("stuck", "", json!({"type": "object"}), |_: &ToolContext<()>, _| {
+    let stuck = Tool::new("stuck", "", json!({"type": "object"}), |_: ToolContext<()>, _| {
         thread::sleep(Duration::from_secs(3));
         Ok("too late")
     });
@@ -132,13 +132,13 @@ fn a_stuck_tool_fails_the_run_at_its_deadline() {
 fn a_cooperative_tool_sees_its_cancellation_at_the_deadline() {
     let saw_cancel = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&saw_cancel);
-    let polite = Tool::new("polite", "", json!({"type": "object"}), move |ctx: &ToolContext<()>, _| {
+    let polite = Tool::new("polite", "", json!({"type": "object"}), move |ctx: ToolContext<()>, _| {
         assert!(ctx.deadline().is_some() && ctx.remaining().is_some());
         let give_up = Instant::now() + Duration::from_secs(2);
-        while !ctx.is_cancelled() && Instant::now() < give_up {
+        while !ctx.is_canceled() && Instant::now() < give_up {
             thread::sleep(Duration::from_millis(5));
         }
-        flag.store(ctx.is_cancelled(), Ordering::SeqCst);
+        flag.store(ctx.is_canceled(), Ordering::SeqCst);
         Err::<String, _>(ToolError::failed("stopped"))
     });
     let model = ScriptedModel::new().respond(calls(&[("a", "polite")])).text("never");
@@ -158,7 +158,7 @@ struct DiskError;
 
 #[test]
 fn a_fatal_tool_error_is_the_run_errors_source() {
-    let burn = Tool::new("burn", "", json!({"type": "object"}), |_: &ToolContext<()>, _| {
+    let burn = Tool::new("burn", "", json!({"type": "object"}), |_: ToolContext<()>, _| {
         Err::<String, _>(ToolError::fatal(DiskError))
     });
     let model = ScriptedModel::new().respond(calls(&[("a", "burn")])).text("never");
@@ -174,10 +174,9 @@ fn a_fatal_tool_error_is_the_run_errors_source() {
 
 #[test]
 fn a_panicking_tool_fails_the_run_instead_of_the_process() {
-    let boom =
-        Tool::new("boom", "", json!({"type": "object"}), |_: &ToolContext<()>, _| -> Result<String, ToolError> {
-            panic!("kaboom")
-        });
+    let boom = Tool::new("boom", "", json!({"type": "object"}), |_: ToolContext<()>, _| -> Result<String, ToolError> {
+        panic!("kaboom")
+    });
     let model = ScriptedModel::new().respond(calls(&[("a", "boom")])).text("never");
     let agent = Agent::builder(model).tool(boom).build().unwrap();
     let err = agent.run((), "go").unwrap_err().into_run().unwrap();
@@ -212,7 +211,7 @@ fn agent_observers_run_before_run_observers() {
 fn a_panicking_observer_cannot_fail_the_run() {
     let agent =
         Agent::<()>::builder(ScriptedModel::new().text("hi")).observer(|_| panic!("observer bug")).build().unwrap();
-    assert_eq!(agent.run((), "hello").unwrap().output().unwrap(), "hi");
+    assert_eq!(agent.run((), "hello").unwrap().output, "hi");
 }
 
 #[test]
@@ -222,7 +221,7 @@ fn streamed_runs_deliver_fragments_as_events_and_the_same_result() {
 
     let result = agent.run_with(()).prompt("greet").stream(true).observer(observer).call().unwrap();
 
-    assert_eq!(result.output().unwrap(), "good morning");
+    assert_eq!(result.output, "good morning");
     let fragments: Vec<String> = events
         .lock()
         .unwrap()
@@ -242,7 +241,7 @@ fn a_manual_clock_stamps_every_input() {
     let model = FnModel::new(|_| Ok(Response::text("tick-tock")));
     let agent = Agent::<()>::builder(model).model_deadline(None).build().unwrap();
     let result = agent.run_with(()).prompt("time?").clock(clock).call().unwrap();
-    assert_eq!(result.output().unwrap(), "tick-tock");
+    assert_eq!(result.output, "tick-tock");
 }
 
 #[test]
@@ -250,7 +249,7 @@ fn results_serialise_to_json() {
     let agent = Agent::<()>::builder(ScriptedModel::new().text("hi")).build().unwrap();
     let result = agent.run((), "hello").unwrap();
     let json = serde_json::to_value(&result).unwrap();
-    assert_eq!(json["output"], json!({"completed": "hi"}));
+    assert_eq!(json["output"], "hi");
     let ids = (result.run_id(), result.conversation_id());
     let user = json!({"role": "user", "content": "hello", "runId": ids.0, "conversationId": ids.1});
     assert_eq!(json["messages"][0], user);
@@ -267,7 +266,7 @@ fn concurrent_runs_share_one_agent() {
     let handles: Vec<_> = (0..8)
         .map(|i| {
             let agent = agent.clone();
-            thread::spawn(move || agent.run((), &format!("echo {i}")).unwrap().into_output().unwrap())
+            thread::spawn(move || agent.run((), &format!("echo {i}")).unwrap().output)
         })
         .collect();
     let outputs: Vec<String> = handles.into_iter().map(|h| h.join().unwrap()).collect();

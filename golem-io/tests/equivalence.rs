@@ -340,7 +340,7 @@ fn async_drivers_stop_waiting_for_a_stuck_tool() {
 /// applies, so the run returns only once the tool does (here after the
 /// gate's 5 s give-up): at the tool stage for the deadline, but at the model
 /// stage for the cancellation (the tool's late result is kept and the next
-/// model call is cancelled instead). The async drivers end both at once at
+/// model call is canceled instead). The async drivers end both at once at
 /// the tool stage. SPEC DRV-02: deadline-bound tools run on their own
 /// threads so the driver can stop waiting at a deadline.
 #[test]

@@ -43,6 +43,7 @@ mod secrets;
 mod setup;
 mod spec_checks;
 mod streaming;
+mod tool_handlers;
 mod tools_command;
 mod tools_file_read;
 mod tools_fuzz_corpus;

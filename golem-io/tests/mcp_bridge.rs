@@ -46,7 +46,7 @@ fn an_agent_calls_reference_server_tools_under_both_drivers() {
     let image = blocking.messages.iter().filter(|m| m.role == Role::Tool).nth(2).unwrap();
     assert_eq!(image.parts.len(), 1);
     assert_eq!(image.parts[0].media_type, "image/png");
-    assert_eq!(blocking.output().unwrap(), "test answer");
+    assert_eq!(blocking.output, "test answer");
 
     let asynchronous = futures::executor::block_on(run().call_async()).unwrap();
     assert_eq!(tool_texts(&asynchronous), texts);

@@ -68,7 +68,7 @@ fn timeouts_cancellation_and_parallel_calls() {
         canceller.cancel();
     });
     let error = client.call_tool("slow", json!({"seconds": 5}), Some(&token)).unwrap_err();
-    assert!(matches!(error, McpError::Cancelled { .. }), "{error:?}");
+    assert!(matches!(error, McpError::Canceled { .. }), "{error:?}");
     assert!(start.elapsed() < Duration::from_secs(3));
 
     let start = Instant::now();

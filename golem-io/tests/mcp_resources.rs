@@ -104,7 +104,7 @@ fn an_agent_reads_resources_with_the_resource_tool_and_gets_the_instructions() {
             "a failed result the model reads: {}",
             texts[2]
         );
-        assert_eq!(result.output().unwrap(), "read");
+        assert_eq!(result.output, "read");
         let system = serde_json::to_string(&model.requests()[0]).unwrap();
         assert!(system.contains("Test tools for golem."), "the server's instructions reached the model");
     }

@@ -176,19 +176,19 @@ fn timeouts_fail_the_request_and_tell_the_server() {
 }
 
 #[test]
-fn cancelling_forgets_the_request_and_sends_cancelled() {
+fn cancelling_forgets_the_request_and_sends_canceled() {
     let now = Instant::now();
     let mut session = ready(now);
     let (id, _) = session.request(now, "tools/call", json!({})).unwrap();
-    assert!(session.cancel(id, "the run was cancelled"));
+    assert!(session.cancel(id, "the run was canceled"));
     assert!(!session.cancel(id, "again"));
     assert_eq!(
         transmits(&mut session),
         vec![
-            json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": id, "reason": "the run was cancelled"}})
+            json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": id, "reason": "the run was canceled"}})
         ]
     );
-    assert!(events(&mut session).is_empty(), "a cancelled request completes nowhere");
+    assert!(events(&mut session).is_empty(), "a canceled request completes nowhere");
 }
 
 #[test]

@@ -77,7 +77,7 @@ fn a_timed_out_call_fails_alone_and_the_session_goes_on() {
 }
 
 #[test]
-fn a_cancelled_call_returns_at_once() {
+fn a_canceled_call_returns_at_once() {
     let client = stdio_client(&[]);
     let token = CancellationToken::new();
     let canceller = token.clone();
@@ -87,7 +87,7 @@ fn a_cancelled_call_returns_at_once() {
     });
     let start = Instant::now();
     let error = client.call_tool("slow", json!({"seconds": 10}), Some(&token)).unwrap_err();
-    assert!(matches!(error, McpError::Cancelled { .. }), "{error:?}");
+    assert!(matches!(error, McpError::Canceled { .. }), "{error:?}");
     assert!(start.elapsed() < Duration::from_secs(3));
     assert_eq!(text(&client.call_tool("echo", json!({"text": "ok"}), None).unwrap()), "ok");
 }
@@ -201,7 +201,7 @@ fn a_hung_call_times_out_and_the_server_hears_about_it() {
     assert!(matches!(client.call_tool("echo", json!({}), None), Err(McpError::Timeout { .. })));
     let token = CancellationToken::new();
     token.cancel();
-    assert!(matches!(client.call_tool("echo", json!({}), Some(&token)), Err(McpError::Cancelled { .. })));
+    assert!(matches!(client.call_tool("echo", json!({}), Some(&token)), Err(McpError::Canceled { .. })));
     let seen: Value = serde_json::from_str(text(&client.call_tool("cancelled", json!({}), None).unwrap())).unwrap();
     assert_eq!(seen, json!([{"requestId": 2, "reason": "timed out after 300ms"}]));
 }

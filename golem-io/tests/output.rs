@@ -20,20 +20,20 @@ fn typed_output_in_tool_mode() {
 
     let result = agent.run((), "forecast").unwrap();
 
-    let forecast = result.output().unwrap();
+    let forecast = result.output;
     assert!(!forecast.city.is_empty());
     assert_eq!(result.messages.last().unwrap().content, texts::OUTPUT_RECORDED);
 }
 
 #[test]
 fn typed_output_in_native_mode() {
-    let caps = Capabilities { native_schema_with_tools: true, ..Capabilities::default() };
+    let caps = Capabilities::new().native_schema_with_tools(true);
     let model = ScriptedModel::new().with_capabilities(caps).text(r#"{"city":"Lagos","celsius":31}"#);
     let agent = Agent::<()>::builder(model.clone()).output::<Forecast>().build().unwrap();
 
     let result = agent.run((), "forecast").unwrap();
 
-    assert_eq!(result.output(), Some(&Forecast { city: "Lagos".into(), celsius: 31 }));
+    assert_eq!(result.output, Forecast { city: "Lagos".into(), celsius: 31 });
     let schema = model.requests()[0].output_schema.clone().expect("schema on the wire");
     assert_eq!(schema.name, "Forecast");
 }
@@ -45,20 +45,20 @@ fn non_object_output_travels_wrapped_and_arrives_unwrapped() {
         .output::<Vec<u32>>()
         .build()
         .unwrap();
-    assert_eq!(agent.run((), "numbers").unwrap().into_output(), Some(vec![3, 1, 2]));
+    assert_eq!(agent.run((), "numbers").unwrap().output, vec![3, 1, 2]);
 }
 
 #[test]
 fn invalid_json_is_corrected_within_the_output_budget() {
     let model = ScriptedModel::new().text("sunny").text(r#"{"city":"Lagos","celsius":31}"#);
-    let caps = Capabilities { native_schema_with_tools: true, ..Capabilities::default() };
+    let caps = Capabilities::new().native_schema_with_tools(true);
     let agent = Agent::<()>::builder(model.with_capabilities(caps)).output::<Forecast>().output_retries(1).build();
 
     let result = agent.unwrap().run((), "forecast").unwrap();
 
     let correction = &result.messages[2].content;
     assert!(correction.contains("response content is not valid JSON for Forecast: expected value"), "{correction}");
-    assert_eq!(result.output().unwrap().celsius, 31);
+    assert_eq!(result.output.celsius, 31);
 }
 
 #[test]
@@ -76,7 +76,7 @@ struct Corrupt;
 #[test]
 fn a_fatal_decoder_error_is_the_run_errors_source() {
     let agent = Agent::<()>::builder(ScriptedModel::new().text("x"))
-        .decoder(decode_fn(|_: &golem_core::Response| Err::<u8, _>(DecodeError::fatal(Corrupt))))
+        .decoder(decode_fn(|_ctx, _: &golem_core::Response| Err::<u8, _>(DecodeError::fatal(Corrupt))))
         .build()
         .unwrap();
     let err = agent.run((), "go").unwrap_err().into_run().unwrap();
@@ -94,7 +94,7 @@ struct Roll {
 #[test]
 fn typed_tool_arguments_that_do_not_fit_are_rejected_quoting_serde() {
     let roll =
-        Tool::typed("roll", "Roll a die.", |_: &ToolContext<()>, args: Roll| Ok(format!("rolled a d{}", args.sides)));
+        Tool::typed("roll", "Roll a die.", |_: ToolContext<()>, args: Roll| Ok(format!("rolled a d{}", args.sides)));
     let model = ScriptedModel::new().tool_call("roll", r#"{"faces":6}"#).tool_call("roll", r#"{"sides":6}"#).text("ok");
     let errors = Arc::new(Mutex::new(Vec::new()));
     let sink = Arc::clone(&errors);
@@ -102,8 +102,11 @@ fn typed_tool_arguments_that_do_not_fit_are_rejected_quoting_serde() {
         .tool(roll)
         .tool_retries(1)
         .observer(move |e| {
-            if let EventKind::ToolEnd { error: Some(error), .. } = &e.kind {
-                sink.lock().unwrap().push(error.clone());
+            if let Some(error) = match &e.kind {
+                EventKind::ToolEnd { outcome, .. } => outcome.error_text(),
+                _ => None,
+            } {
+                sink.lock().unwrap().push(error);
             }
         })
         .build()
@@ -111,7 +114,44 @@ fn typed_tool_arguments_that_do_not_fit_are_rejected_quoting_serde() {
 
     let result = agent.run((), "roll").unwrap();
 
-    assert_eq!(result.output().unwrap(), "ok");
+    assert_eq!(result.output, "ok");
     assert_eq!(*errors.lock().unwrap(), [texts::invalid_args("missing field `sides`")]);
     assert_eq!(result.messages[4].content, "rolled a d6");
+}
+
+/// OUT-06 (issue 11): typed output cut off at the token limit fails with a
+/// decode error that says so, through the driver.
+#[test]
+fn out_06_a_cut_off_structured_answer_says_the_token_limit_was_hit() {
+    let caps = Capabilities::new().native_schema_with_tools(true);
+    let cut = Response::text(r#"{"city":"Lag"#).with_finish_reason(golem_core::FinishReason::Length);
+    let agent = Agent::<()>::builder(ScriptedModel::new().with_capabilities(caps).respond(cut))
+        .output::<Forecast>()
+        .build()
+        .unwrap();
+    let err = agent.run((), "forecast").unwrap_err();
+    assert_eq!(err.stage(), Some(Stage::Decode));
+    let text = err.to_string();
+    assert!(text.contains("cut off at the output token limit (finish reason length)"), "{text}");
+    assert!(text.contains("EOF while parsing"), "{text}");
+}
+
+/// Issue 11: decoders see the run — its deps and ids — through a
+/// `RunContext`, on both drivers; so do instructions functions.
+#[test]
+fn decoders_and_instructions_see_the_run() {
+    struct Tenant(&'static str);
+    let agent = Agent::builder(ScriptedModel::new().text("a").text("b"))
+        .instructions_fn(|ctx: &golem_io::RunContext<Tenant>| format!("tenant {} run {}", ctx.deps().0, ctx.run_id()))
+        .decoder(decode_fn(|ctx: &golem_io::RunContext<Tenant>, r: &Response| {
+            Ok(format!("{}/{}/{}/{}", r.message.content, ctx.deps().0, ctx.run_id(), ctx.conversation_id()))
+        }))
+        .build()
+        .unwrap();
+    let run = || agent.run_with(Tenant("acme")).prompt("go").run_id("r-9").conversation_id("c-9");
+    let blocking = run().call().unwrap();
+    assert_eq!(blocking.output, "a/acme/r-9/c-9");
+    assert_eq!(blocking.messages[0].content, "tenant acme run r-9");
+    let asynchronous = futures_lite::future::block_on(run().call_async()).unwrap();
+    assert_eq!(asynchronous.output, "b/acme/r-9/c-9");
 }

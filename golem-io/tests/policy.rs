@@ -19,7 +19,7 @@ fn a_retryable_failure_falls_back_to_the_next_member() {
 
     let result = agent.run((), "hi").unwrap();
 
-    assert_eq!(result.output().unwrap(), "from the fallback");
+    assert_eq!(result.output, "from the fallback");
     assert_eq!((primary.request_count(), fallback.request_count()), (1, 1));
     assert_eq!(result.requests, 2);
 }
@@ -34,7 +34,7 @@ fn retries_wait_out_the_machines_backoff() {
     let result = agent.run((), "hi").unwrap();
 
     assert!(started.elapsed() >= Duration::from_millis(80), "retried after {:?}", started.elapsed());
-    assert_eq!(result.output().unwrap(), "ok");
+    assert_eq!(result.output, "ok");
     assert_eq!(model.request_count(), 2);
 }
 
@@ -57,17 +57,17 @@ fn a_model_call_past_its_deadline_fails_the_run_at_the_model_stage() {
 
 #[test]
 fn a_fatal_call_in_a_parallel_group_cancels_its_siblings() {
-    let sibling_cancelled = Arc::new(AtomicBool::new(false));
-    let flag = Arc::clone(&sibling_cancelled);
-    let patient = Tool::new("patient", "", json!({"type": "object"}), move |ctx: &ToolContext<()>, _| {
+    let sibling_canceled = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&sibling_canceled);
+    let patient = Tool::new("patient", "", json!({"type": "object"}), move |ctx: ToolContext<()>, _| {
         let give_up = Instant::now() + Duration::from_secs(2);
-        while !ctx.is_cancelled() && Instant::now() < give_up {
+        while !ctx.is_canceled() && Instant::now() < give_up {
             thread::sleep(Duration::from_millis(5));
         }
-        flag.store(ctx.is_cancelled(), Ordering::SeqCst);
+        flag.store(ctx.is_canceled(), Ordering::SeqCst);
         Ok("finished anyway")
     });
-    let broken = Tool::new("broken", "", json!({"type": "object"}), |_: &ToolContext<()>, _| {
+    let broken = Tool::new("broken", "", json!({"type": "object"}), |_: ToolContext<()>, _| {
         thread::sleep(Duration::from_millis(20));
         Err::<String, _>(ToolError::fatal("snapped"))
     });
@@ -91,10 +91,10 @@ fn a_fatal_call_in_a_parallel_group_cancels_its_siblings() {
     assert_eq!(std::error::Error::source(&err).map(|s| s.to_string()).as_deref(), Some("snapped"));
     // The sibling is abandoned, not awaited: it notices on its own thread.
     let give_up = Instant::now() + Duration::from_secs(1);
-    while !sibling_cancelled.load(Ordering::SeqCst) && Instant::now() < give_up {
+    while !sibling_canceled.load(Ordering::SeqCst) && Instant::now() < give_up {
         thread::sleep(Duration::from_millis(5));
     }
-    assert!(sibling_cancelled.load(Ordering::SeqCst), "the sibling was told to stop");
+    assert!(sibling_canceled.load(Ordering::SeqCst), "the sibling was told to stop");
     let ends = events.lock().unwrap().iter().filter(|k| matches!(k, EventKind::ToolEnd { .. })).count();
     assert_eq!(ends, 2, "both calls of the group end");
 }

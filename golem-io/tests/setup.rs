@@ -10,7 +10,11 @@ use golem_io::{trim_history, Agent, Error};
 #[test]
 fn a_malformed_prompt_part_is_a_setup_error() {
     let agent = Agent::<()>::builder(ScriptedModel::new().text("x")).build().unwrap();
-    let empty_part = Part { url: String::new(), ..Part::image_url("") };
+    let empty_part = {
+        let mut part = Part::image_url("");
+        part.url = String::new();
+        part
+    };
     let err = agent.run_with(()).prompt("look").prompt_parts([empty_part]).call().unwrap_err();
     assert!(matches!(err, Error::Setup(SetupError::InvalidPart { index: 0, .. })), "{err:?}");
     assert_eq!(err.stage(), None);
@@ -24,7 +28,48 @@ fn a_failing_history_processor_is_a_setup_error() {
         .build()
         .unwrap();
     let err = agent.run((), "hi").unwrap_err();
-    assert_eq!(err, Error::Setup(SetupError::Processor("history store offline".into())));
+    assert_eq!(err.to_string(), "run setup failed: history processor failed: history store offline");
+    assert!(matches!(&err, Error::Setup(SetupError::Processor(e)) if e.message() == "history store offline"));
+}
+
+/// Issue 11 (HIST-03): a history processor's error keeps its `source()`:
+/// the error object itself, not its text.
+#[test]
+fn hist_03_a_processor_error_keeps_its_source() {
+    #[derive(Debug, thiserror::Error)]
+    #[error("history store offline")]
+    struct StoreOffline;
+    let agent = Agent::<()>::builder(ScriptedModel::new().text("x"))
+        .history_processor(|_| Err(StoreOffline.into()))
+        .build()
+        .unwrap();
+    let Error::Setup(setup) = agent.run((), "hi").unwrap_err() else { panic!("a setup error") };
+    let source = std::error::Error::source(&setup).expect("the processor's error");
+    assert!(source.downcast_ref::<StoreOffline>().is_some(), "{source:?}");
+}
+
+/// Issue 11: history processors and instructions functions are protected
+/// against panics like tools, decoders and observers: a setup error, not a
+/// crashed caller, under both drivers.
+#[test]
+fn a_panicking_processor_or_instructions_function_is_a_setup_error() {
+    let processor = Agent::<()>::builder(ScriptedModel::new().text("x"))
+        .history_processor(|_| panic!("processor bug"))
+        .build()
+        .unwrap();
+    let err = processor.run((), "hi").unwrap_err();
+    assert!(matches!(&err, Error::Setup(SetupError::Processor(_))), "{err:?}");
+    assert!(err.to_string().contains("the history processor panicked: processor bug"), "{err}");
+    let err = futures_lite::future::block_on(processor.run_async((), "hi")).unwrap_err();
+    assert!(matches!(&err, Error::Setup(SetupError::Processor(_))), "{err:?}");
+
+    let model = ScriptedModel::new().text("x");
+    let instructions =
+        Agent::<()>::builder(model.clone()).instructions_fn(|_| panic!("instructions bug")).build().unwrap();
+    let err = instructions.run((), "hi").unwrap_err();
+    assert!(matches!(&err, Error::Setup(SetupError::Instructions(_))), "{err:?}");
+    assert!(err.to_string().contains("the instructions function panicked: instructions bug"), "{err}");
+    assert_eq!(model.request_count(), 0, "no request after a setup error");
 }
 
 #[test]
@@ -76,9 +121,9 @@ fn instructions_are_resolved_once_per_run_and_replace_history_system_messages() 
     let counter = std::sync::Arc::clone(&calls);
     let agent = Agent::builder(model.clone())
         .instructions("Be brief.")
-        .instructions_fn(move |name: &String| {
+        .instructions_fn(move |ctx: &golem_io::RunContext<String>| {
             counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            format!("User: {name}")
+            format!("User: {}", ctx.deps())
         })
         .build()
         .unwrap();

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 fn counting_tool(name: &str, runs: Arc<AtomicUsize>) -> Tool<()> {
-    Tool::new(name, "", json!({"type": "object"}), move |_: &ToolContext<()>, _| {
+    Tool::new(name, "", json!({"type": "object"}), move |_: ToolContext<()>, _| {
         runs.fetch_add(1, Ordering::SeqCst);
         Ok("ran")
     })
@@ -39,7 +39,7 @@ fn out_05_calls_co_emitted_with_the_output_tool_are_not_executed() {
         .build()
         .unwrap();
     let result = agent.run((), "go").unwrap();
-    assert_eq!(result.output().unwrap(), &json!({"n": 1}));
+    assert_eq!(result.output, json!({"n": 1}));
     assert_eq!(runs.load(Ordering::SeqCst), 0);
     let side = result.messages.iter().find(|m| m.role == Role::Tool && m.tool_call_id == "x").unwrap();
     assert_eq!(side.content, texts::INTERRUPTED_RESULT);
@@ -53,7 +53,7 @@ fn usage_04_a_batch_that_does_not_fit_the_tool_call_limit_is_refused_whole() {
     let model = ScriptedModel::new().respond(Response::tool_calls(calls)).text("never");
     let agent = Agent::builder(model)
         .tool(counting_tool("t", Arc::clone(&runs)))
-        .usage_limits(UsageLimits { tool_calls: Some(1), ..UsageLimits::default() })
+        .usage_limits(UsageLimits::new().tool_calls(1))
         .build()
         .unwrap();
     let err = agent.run((), "go").unwrap_err();
@@ -63,7 +63,7 @@ fn usage_04_a_batch_that_does_not_fit_the_tool_call_limit_is_refused_whole() {
 
 #[test]
 fn defer_04_approved_re_runs_emit_flagged_events_under_the_tool_timeout() {
-    let gated = Tool::new("gated", "", json!({"type": "object"}), |ctx: &ToolContext<()>, _| {
+    let gated = Tool::new("gated", "", json!({"type": "object"}), |ctx: ToolContext<()>, _| {
         if ctx.is_approved() {
             assert!(ctx.deadline().is_some(), "the tool's timeout applies to the approved re-run");
             Ok("done")
@@ -80,11 +80,11 @@ fn defer_04_approved_re_runs_emit_flagged_events_under_the_tool_timeout() {
         .build()
         .unwrap();
 
-    let paused = agent.run((), "go").unwrap();
-    let call_id = paused.deferred().unwrap().approvals[0].call_id.clone();
+    let paused = agent.run((), "go").unwrap_err().into_paused().unwrap();
+    let call_id = paused.deferred.approvals[0].call_id.clone();
     let resumed = agent.resume((), paused.messages, DeferredResults::new().approval(call_id, Approval::approve()));
 
-    assert_eq!(resumed.unwrap().output().unwrap(), "finished");
+    assert_eq!(resumed.unwrap().output, "finished");
     let events = events.lock().unwrap();
     assert!(events.iter().any(|k| matches!(k, EventKind::ToolStart { approved: true, .. })));
     assert!(events.iter().any(|k| matches!(k, EventKind::ToolEnd { approved: true, .. })));
@@ -104,7 +104,7 @@ fn err_05_a_run_that_did_nothing_has_no_partial_evidence() {
 fn run_07_max_iterations_bounds_turns_across_correction_rounds() {
     let model = ScriptedModel::new().text("a").text("b").text("c").text("d");
     let agent = Agent::<()>::builder(model)
-        .decoder(golem_io::decode_fn(|_: &Response| Err::<String, _>(golem_io::DecodeError::retry("again"))))
+        .decoder(golem_io::decode_fn(|_ctx, _: &Response| Err::<String, _>(golem_io::DecodeError::retry("again"))))
         .output_retries(5)
         .max_iterations(2)
         .build()
@@ -114,7 +114,7 @@ fn run_07_max_iterations_bounds_turns_across_correction_rounds() {
 
 #[test]
 fn tool_10_a_timeout_can_be_shown_to_the_model_and_the_late_answer_is_dropped() {
-    let slow = Tool::new("slow", "", json!({"type": "object"}), |_: &ToolContext<()>, _| {
+    let slow = Tool::new("slow", "", json!({"type": "object"}), |_: ToolContext<()>, _| {
         std::thread::sleep(Duration::from_millis(150));
         Ok("finally")
     });
@@ -137,7 +137,7 @@ fn tool_10_a_timeout_can_be_shown_to_the_model_and_the_late_answer_is_dropped() 
 
     let result = agent.run((), "go").unwrap();
 
-    assert_eq!(result.output().unwrap(), "moved on");
+    assert_eq!(result.output, "moved on");
     let shown = result.messages.iter().find(|m| m.role == Role::Tool).unwrap();
     assert!(shown.failed, "{shown:?}");
     assert!(events.lock().unwrap().iter().any(|k| matches!(k, EventKind::LateResult { .. })));

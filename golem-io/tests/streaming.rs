@@ -5,7 +5,7 @@
 //! `source()` chain; a chain that cannot stream fails before any request.
 
 use golem_core::machine::SetupError;
-use golem_core::model::{Capabilities, DeltaSink, ModelError, ModelErrorKind, Request, Response};
+use golem_core::model::{DeltaSink, ModelError, ModelErrorKind, Request, Response, StreamingModel};
 use golem_core::testing::{assemble, ScriptedModel};
 use golem_core::{Cause, Delta, EventKind, FinishReason, Message, Model, Role, Stage, ThinkingBlock, ToolCall, Usage};
 use golem_io::{decode_fn, Agent, DecodeError, Error, RunBuilder, RunResult, Tool, ToolContext};
@@ -42,21 +42,18 @@ enum Seen {
 
 /// A tool turn (thinking, text and a call), a rejected answer, a corrected one.
 fn three_turns() -> ScriptedModel {
-    let mut first = Message::assistant("let me look").with_thinking(vec![ThinkingBlock {
-        text: "the user wants a digit".into(),
-        signature: "sig-1".into(),
-        ..ThinkingBlock::default()
-    }]);
+    let thinking = ThinkingBlock::text("the user wants a digit").with_signature("sig-1");
+    let mut first = Message::assistant("let me look").with_thinking(vec![thinking]);
     first.tool_calls = vec![ToolCall::new("c1", "lookup", r#"{"word":"seven"}"#)];
-    let first = Response { message: first, usage: Usage::new(10, 5), finish_reason: FinishReason::ToolCall };
+    let first = Response::new(first).with_usage(Usage::new(10, 5)).with_finish_reason(FinishReason::ToolCall);
     ScriptedModel::new().chunk_size(3).respond(first).text("seven").text("7")
 }
 
 fn agent(model: ScriptedModel) -> Agent<(), i64> {
-    let lookup = Tool::new("lookup", "", json!({"type": "object"}), |_: &ToolContext<()>, _| Ok("7"));
+    let lookup = Tool::new("lookup", "", json!({"type": "object"}), |_: ToolContext<()>, _| Ok("7"));
     Agent::builder(model)
         .tool(lookup)
-        .decoder(decode_fn(|r: &Response| {
+        .decoder(decode_fn(|_ctx, r: &Response| {
             r.message.content.trim().parse::<i64>().map_err(|_| DecodeError::retry("answer with digits"))
         }))
         .output_retries(1)
@@ -82,7 +79,7 @@ fn streamed(driver: Driver) -> (RunResult<i64>, Vec<Seen>) {
             events.lock().unwrap().push(seen);
         })
         .on_delta(move |d| {
-            fragments.lock().unwrap().push(Seen::Callback(d.clone()));
+            fragments.lock().unwrap().push(Seen::Callback(d.delta.clone()));
             Ok(())
         });
     let result = call(driver, run).unwrap();
@@ -131,7 +128,41 @@ fn fragments_arrive_in_order_across_a_tool_turn_and_a_correction_round() {
             })
             .collect();
         assert!(kinds.contains(&"thinking") && kinds.contains(&"text") && kinds.contains(&"tool_call"), "{kinds:?}");
-        assert_eq!(result.output(), Some(&7));
+        assert_eq!(result.output, 7);
+    }
+}
+
+/// STREAM-01 (issue 11): the delta callback gets each fragment's turn and
+/// round, so a UI tells the text written before a tool call (turn 0), a
+/// rejected answer (round 0, turn 1) and the final answer (round 1, turn 0)
+/// apart.
+#[test]
+fn stream_01_the_delta_callback_gets_the_turn_and_round() {
+    for driver in DRIVERS {
+        let agent = agent(three_turns());
+        let texts: Arc<Mutex<Vec<(u32, u32, String)>>> = Arc::default();
+        let sink = Arc::clone(&texts);
+        let run = agent.run_with(()).prompt("which digit?").on_delta(move |d| {
+            let mut texts = sink.lock().unwrap();
+            if d.is_tool_call() {
+                assert_eq!((d.round, d.turn), (0, 0), "only the first turn calls a tool");
+            }
+            if let Some(text) = d.text() {
+                assert_eq!((d.attempt, d.member), (1, 0));
+                match texts.last_mut() {
+                    Some((round, turn, shown)) if (*round, *turn) == (d.round, d.turn) => shown.push_str(text),
+                    _ => texts.push((d.round, d.turn, text.to_string())),
+                }
+            }
+            Ok(())
+        });
+        assert_eq!(call(driver, run).unwrap().output, 7);
+        let texts = texts.lock().unwrap().clone();
+        assert_eq!(
+            texts,
+            [(0, 0, "let me look".to_string()), (0, 1, "seven".to_string()), (1, 0, "7".to_string())],
+            "{driver:?}"
+        );
     }
 }
 
@@ -200,15 +231,52 @@ fn a_panicking_callback_fails_the_run_instead_of_the_process() {
     }
 }
 
+/// A scripted model behind a face that does not stream: `Model` only.
+struct PlainOnly(ScriptedModel);
+
+impl Model for PlainOnly {
+    fn generate(&self, request: &Request) -> Result<Response, ModelError> {
+        Model::generate(&self.0, request)
+    }
+}
+
 #[test]
-fn a_model_that_cannot_stream_is_a_setup_error_before_any_request() {
+fn stream_03_a_model_that_cannot_stream_is_a_setup_error_before_any_request() {
     for driver in DRIVERS {
-        let model = ScriptedModel::new().with_capabilities(Capabilities::default()).text("never");
-        let agent = Agent::<()>::builder(model.clone()).build().unwrap();
+        let model = ScriptedModel::new().text("never");
+        let agent = Agent::<()>::builder(PlainOnly(model.clone())).build().unwrap();
         let err = call(driver, agent.run_with(()).prompt("hi").on_delta(|_| Ok(()))).unwrap_err();
         assert_eq!(err.as_setup(), Some(&SetupError::StreamingUnsupported), "{driver:?}");
         assert_eq!(model.request_count(), 0, "{driver:?}");
     }
+}
+
+/// MODEL-02 (issue 11): the streaming capability follows from implementing
+/// streaming — a model implementing only `StreamingModel::stream` (no
+/// capability to set, no `generate`) streams, and its plain runs work too.
+#[test]
+fn model_02_implementing_stream_is_all_a_streaming_model_needs() {
+    struct TwoFragments;
+    impl StreamingModel for TwoFragments {
+        fn stream(&self, _: &Request, sink: &mut dyn DeltaSink) -> Result<Response, ModelError> {
+            for fragment in ["good ", "morning"] {
+                sink.delta(Delta::text(fragment)).map_err(ModelError::sink_aborted)?;
+            }
+            Ok(Response::text("good morning"))
+        }
+    }
+    let agent = Agent::<()>::builder(TwoFragments).build().unwrap();
+    for driver in DRIVERS {
+        let fragments = Arc::new(Mutex::new(Vec::new()));
+        let sink = Arc::clone(&fragments);
+        let run = agent.run_with(()).prompt("greet me").on_delta(move |d| {
+            sink.lock().unwrap().extend(d.text().map(str::to_string));
+            Ok(())
+        });
+        assert_eq!(call(driver, run).unwrap().output, "good morning", "{driver:?}");
+        assert_eq!(fragments.lock().unwrap().join("|"), "good |morning", "{driver:?}");
+    }
+    assert_eq!(agent.run((), "plain").unwrap().output, "good morning");
 }
 
 /// A blocking-only model streaming one fragment every few milliseconds; it
@@ -217,7 +285,7 @@ struct Ticker {
     sent: Arc<AtomicUsize>,
 }
 
-impl Model for Ticker {
+impl StreamingModel for Ticker {
     fn generate(&self, _: &Request) -> Result<Response, ModelError> {
         Ok(Response::text("tick ".repeat(100)))
     }
@@ -229,10 +297,6 @@ impl Model for Ticker {
             self.sent.fetch_add(1, Ordering::SeqCst);
         }
         Ok(Response::text("tick ".repeat(100)))
-    }
-
-    fn capabilities(&self) -> Capabilities {
-        Capabilities { streaming: true, ..Capabilities::default() }
     }
 }
 
@@ -273,7 +337,7 @@ fn a_discarding_callback_still_takes_the_streaming_path() {
                 }
             })
             .on_delta(|_| Ok(()));
-        assert_eq!(call(driver, run).unwrap().output().unwrap(), "hi");
+        assert_eq!(call(driver, run).unwrap().output, "hi");
         assert_eq!(events.load(Ordering::SeqCst), 1, "{driver:?}");
     }
 }

@@ -211,7 +211,7 @@ fn cancellation_kills_the_group() {
     let started = Instant::now();
     let error = run.run_with_cancellation("sh -c 'sleep 30 & echo $! > c.pid; wait'", &token).unwrap_err();
     assert!(started.elapsed() < Duration::from_secs(5));
-    assert_eq!(error, CommandError::Failed("[shell: cancelled; process group killed]".into()));
+    assert_eq!(error, CommandError::Failed("[shell: canceled; process group killed]".into()));
     assert!(wait_dead(read_pid(&dir.path().join("c.pid"))));
 }
 

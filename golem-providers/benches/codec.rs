@@ -240,14 +240,16 @@ fn history(n: usize) -> Request {
         i += 1;
     }
     messages.truncate(n);
-    let tools = (0..3)
-        .map(|t| ToolDefinition {
-            name: ["weather", "lookup", "convert"][t].to_string(),
-            description: "A tool used by the benchmark conversation.".to_string(),
-            parameters: json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"], "additionalProperties": false}),
+    let tools: Vec<ToolDefinition> = (0..3)
+        .map(|t| {
+            ToolDefinition::new(
+                ["weather", "lookup", "convert"][t],
+                "A tool used by the benchmark conversation.",
+                json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"], "additionalProperties": false}),
+            )
         })
         .collect();
-    Request { messages, tools: Arc::new(tools), output_schema: None, tool_choice: None }
+    Request::new(messages).with_tools(Arc::new(tools))
 }
 
 fn request_encode(c: &mut Criterion) {

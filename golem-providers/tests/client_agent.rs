@@ -54,8 +54,8 @@ fn run_stream(
     prompt: &str,
     deltas: &mut Vec<Delta>,
 ) -> Result<RunResult<String>, golem_io::Error> {
-    let on_delta = |d: &Delta| {
-        deltas.push(d.clone());
+    let on_delta = |d: golem_io::StreamDelta<'_>| {
+        deltas.push(d.delta.clone());
         Ok(())
     };
     match driver {
@@ -72,7 +72,7 @@ fn counting_tool(name: &str, param: &str, answer: &'static str) -> Tool<Arc<Atom
         "required": [param],
         "additionalProperties": false
     });
-    Tool::new(name, "", schema, move |ctx: &ToolContext<Arc<AtomicUsize>>, _args| {
+    Tool::new(name, "", schema, move |ctx: ToolContext<Arc<AtomicUsize>>, _args| {
         ctx.deps().fetch_add(1, Ordering::SeqCst);
         Ok(answer.to_string())
     })
@@ -94,7 +94,7 @@ fn a_recorded_tool_round_trip_replays_under_both_drivers() {
             .unwrap();
         let calls = Arc::new(AtomicUsize::new(0));
         let result = run(driver, &agent, &calls, "What's the weather in Paris?").unwrap();
-        assert_eq!(result.output().unwrap(), &final_text, "{driver:?}");
+        assert_eq!(result.output, final_text, "{driver:?}");
         assert_eq!((result.requests, result.tool_calls, calls.load(Ordering::SeqCst)), (2, 1, 1));
         assert_eq!((result.usage.input_tokens, result.usage.output_tokens), (132 + 167, 23 + 171));
         let second = server.requests()[1].json();
@@ -121,7 +121,7 @@ fn a_recorded_streamed_tool_round_trip_replays_under_both_drivers() {
         let mut deltas = Vec::new();
         let prompt = "What is the capital of the UK? Use the tool, then answer.";
         let result = run_stream(driver, &agent, &calls, prompt, &mut deltas).unwrap();
-        let output = result.output().unwrap().clone();
+        let output = result.output.clone();
         assert!(output.ends_with(" London."), "{driver:?}: {output}");
         assert_eq!((result.requests, calls.load(Ordering::SeqCst)), (2, 1));
         let texts: String = deltas
@@ -198,7 +198,7 @@ fn with_a_retry_each_fault_once_still_succeeds() {
     for driver in DRIVERS {
         for fault in faults() {
             let server = Server::start(vec![fault, Reply::json(200, text_body("recovered"))]);
-            let policy = RetryPolicy { max_attempts: 2, ..RetryPolicy::default() };
+            let policy = RetryPolicy::new().max_attempts(2);
             let agent = Agent::<Arc<AtomicUsize>>::builder(openai(&server.url()))
                 .retry_policy(policy)
                 .backoff(|_| Duration::ZERO)
@@ -206,7 +206,7 @@ fn with_a_retry_each_fault_once_still_succeeds() {
                 .unwrap();
             let calls = Arc::new(AtomicUsize::new(0));
             let result = run(driver, &agent, &calls, "hi").unwrap();
-            assert_eq!((result.output().unwrap().as_str(), result.requests), ("recovered", 2), "{driver:?}");
+            assert_eq!((result.output.as_str(), result.requests), ("recovered", 2), "{driver:?}");
         }
     }
 }
@@ -219,11 +219,11 @@ fn retry_after_makes_the_next_attempt_wait_at_least_that_long() {
                 .header("retry-after", "1"),
             Reply::json(200, text_body("after the wait")),
         ]);
-        let policy = RetryPolicy { max_attempts: 2, ..RetryPolicy::default() };
+        let policy = RetryPolicy::new().max_attempts(2);
         let agent = Agent::<Arc<AtomicUsize>>::builder(openai(&server.url())).retry_policy(policy).build().unwrap();
         let started = Instant::now();
         let result = run(driver, &agent, &Arc::new(AtomicUsize::new(0)), "hi").unwrap();
         assert!(started.elapsed() >= Duration::from_secs(1), "{driver:?}: waited only {:?}", started.elapsed());
-        assert_eq!((result.output().unwrap().as_str(), result.requests), ("after the wait", 2));
+        assert_eq!((result.output.as_str(), result.requests), ("after the wait", 2));
     }
 }

@@ -226,6 +226,6 @@ fn the_client_offers_both_faces_and_reports_its_capabilities() {
     assert!(Model::as_async(&model).is_some());
     assert!(AsyncModel::as_blocking(&model).is_some());
     let caps = Model::capabilities(&model);
-    assert!(caps.streaming && caps.native_schema_with_tools && caps.forced_tool_choice);
+    assert!(caps.native_schema_with_tools && caps.forced_tool_choice);
     assert_eq!(caps, AsyncModel::capabilities(&model));
 }

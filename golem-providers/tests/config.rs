@@ -33,7 +33,6 @@ fn the_preset_table() {
         assert_eq!((preset.name, preset.base_url, preset.key_env), (name, url, var));
         assert_eq!(Preset::by_name(name), Some(*preset));
         let caps = preset.capabilities();
-        assert!(caps.streaming);
         assert_eq!(caps.forced_tool_choice, name == "openai", "{name}: tool_choice only with a recording");
         assert!(caps.native_schema_with_tools, "{name}");
         let field = if name == "openai" { MaxTokensField::MaxCompletionTokens } else { MaxTokensField::MaxTokens };
@@ -175,5 +174,5 @@ fn azure_from_env_and_bearer_tokens() {
     assert_eq!(http.header("authorization").unwrap().expose(), "Bearer entra-token");
     assert!(http.header("api-key").is_none());
     let caps = azure::Codec::new(config).capabilities();
-    assert!(caps.streaming && caps.forced_tool_choice && caps.native_schema_with_tools);
+    assert!(caps.forced_tool_choice && caps.native_schema_with_tools);
 }

@@ -36,8 +36,7 @@ fn reasoning_becomes_one_thinking_block_of_the_openai_family() {
     for field in ["reasoning_content", "reasoning"] {
         let body = one_choice(json!({"role": "assistant", "content": "42", field: "Let me think."}), json!("stop"));
         let response = decode(&Request::new(vec![]), body);
-        let block =
-            ThinkingBlock { text: "Let me think.".into(), provider: "openai".into(), ..ThinkingBlock::default() };
+        let block = ThinkingBlock::text("Let me think.").with_provider("openai");
         assert_eq!(response.message.thinking, vec![block], "{field}");
     }
 }
@@ -78,13 +77,7 @@ fn usage_maps_cached_and_reasoning_tokens_and_missing_usage_is_zero() {
     let usage = decode(&Request::new(vec![]), body).usage;
     assert_eq!(
         usage,
-        Usage {
-            input_tokens: 100,
-            output_tokens: 50,
-            cache_read_tokens: 60,
-            cache_write_tokens: 0,
-            reasoning_tokens: 20
-        }
+        golem_core::Usage::new(100, 50).with_cache_read_tokens(60).with_cache_write_tokens(0).with_reasoning_tokens(20)
     );
     assert_eq!(
         decode(&Request::new(vec![]), one_choice(json!({"content": "x"}), json!("stop"))).usage,

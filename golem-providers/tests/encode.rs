@@ -6,7 +6,7 @@ use crate::support;
 
 use bytes::Bytes;
 use golem_core::message::{Message, Part, PartKind, Role, ThinkingBlock, ToolCall};
-use golem_core::model::{ModelErrorKind, OutputSchema, Request, WireToolChoice};
+use golem_core::model::{ModelErrorKind, Request, WireToolChoice};
 use golem_core::tool::ToolDefinition;
 use golem_providers::chat_completions::{Dialect, IdRule, Tuning};
 use golem_providers::codec::HttpCodec;
@@ -27,15 +27,21 @@ fn openai() -> Codec {
 }
 
 fn weather_tool() -> ToolDefinition {
-    ToolDefinition {
-        name: "weather".into(),
-        description: "Weather for a city.".into(),
-        parameters: json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
-    }
+    golem_core::tool::ToolDefinition::new(
+        "weather",
+        "Weather for a city.",
+        json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+    )
 }
 
 fn part(kind: PartKind, media_type: &str, data: &[u8]) -> Part {
-    Part { kind, url: String::new(), data: Bytes::copy_from_slice(data), media_type: media_type.into() }
+    {
+        let mut part = golem_core::Part::from_url(kind, String::new());
+        part.url = String::new();
+        part.data = Bytes::copy_from_slice(data);
+        part.media_type = media_type.into();
+        part
+    }
 }
 
 #[test]
@@ -100,8 +106,7 @@ fn tools_tool_choice_and_parallel_calls() {
 
 #[test]
 fn assistant_turns_send_calls_as_json_strings_and_never_thinking() {
-    let thinking =
-        ThinkingBlock { text: "secret reasoning".into(), provider: "openai".into(), ..ThinkingBlock::default() };
+    let thinking = ThinkingBlock::text("secret reasoning").with_provider("openai");
     let calls = vec![
         ToolCall::new("call_1", "weather", r#"{"city": "Paris"}"#),
         ToolCall::new("call_2", "weather", ""),
@@ -111,7 +116,11 @@ fn assistant_turns_send_calls_as_json_strings_and_never_thinking() {
         Message::user("q"),
         Message::assistant_calls(calls).with_thinking(vec![thinking]),
         Message::tool_result("call_1", "weather", "sunny"),
-        Message { failed: true, ..Message::tool_result("call_2", "weather", "no such city") },
+        {
+            let mut message = Message::tool_result("call_2", "weather", "no such city");
+            message.failed = true;
+            message
+        },
         Message::tool_result("call_3", "weather", ""),
         Message::assistant("Done."),
     ]);
@@ -185,20 +194,22 @@ fn user_parts_follow_the_text_images_documents_and_audio() {
 fn unsupported_parts_fail_before_any_request_naming_the_part_and_a_fix() {
     let cases = [
         (
-            Part {
-                kind: PartKind::Video,
-                url: "https://x/v.mp4".into(),
-                data: Bytes::new(),
-                media_type: String::new(),
+            {
+                let mut part = golem_core::Part::from_url(PartKind::Video, String::new());
+                part.url = "https://x/v.mp4".into();
+                part.data = Bytes::new();
+                part.media_type = String::new();
+                part
             },
             "video",
         ),
         (
-            Part {
-                kind: PartKind::Document,
-                url: "https://x/d.pdf".into(),
-                data: Bytes::new(),
-                media_type: String::new(),
+            {
+                let mut part = golem_core::Part::from_url(PartKind::Document, String::new());
+                part.url = "https://x/d.pdf".into();
+                part.data = Bytes::new();
+                part.media_type = String::new();
+                part
             },
             "inline only",
         ),
@@ -212,8 +223,13 @@ fn unsupported_parts_fail_before_any_request_naming_the_part_and_a_fix() {
         assert!(error.message.contains("message 0 part 0"), "{}", error.message);
         assert!(error.message.contains(hint), "{}", error.message);
     }
-    let invalid =
-        Part { kind: PartKind::Image, url: String::new(), data: Bytes::from_static(b"x"), media_type: String::new() };
+    let invalid = {
+        let mut part = golem_core::Part::from_url(PartKind::Image, String::new());
+        part.url = String::new();
+        part.data = Bytes::from_static(b"x");
+        part.media_type = String::new();
+        part
+    };
     let error = openai().encode(&Request::new(vec![Message::user("x").with_parts(vec![invalid])]), false).unwrap_err();
     assert_eq!(error.kind, ModelErrorKind::Encode);
     let system = Message::system("s").with_parts(vec![Part::image_url("https://x/i.png")]);
@@ -308,7 +324,7 @@ fn output_schemas_are_strict_only_when_every_object_qualifies() {
     ];
     for (schema, expected) in table {
         let mut request = Request::new(vec![Message::user("q")]);
-        request.output_schema = Some(Arc::new(OutputSchema { name: "Forecast".into(), schema: schema.clone() }));
+        request.output_schema = Some(Arc::new(golem_core::model::OutputSchema::new("Forecast", schema.clone())));
         let json = body(&openai(), &request, false);
         assert_eq!(
             json["response_format"],
@@ -316,7 +332,8 @@ fn output_schemas_are_strict_only_when_every_object_qualifies() {
         );
     }
     let mut unnamed = Request::new(vec![Message::user("q")]);
-    unnamed.output_schema = Some(Arc::new(OutputSchema { name: String::new(), schema: json!({"type": "object"}) }));
+    unnamed.output_schema =
+        Some(Arc::new(golem_core::model::OutputSchema::new(String::new(), json!({"type": "object"}))));
     assert_eq!(body(&openai(), &unnamed, false)["response_format"]["json_schema"]["name"], json!("output"));
 }
 
@@ -360,7 +377,7 @@ fn features_a_preset_lacks_are_refused_not_dropped() {
     with_tools.tools = Arc::new(vec![weather_tool()]);
     assert_eq!(codec.encode(&with_tools, false).unwrap_err().kind, ModelErrorKind::Unsupported);
     let mut with_schema = Request::new(vec![Message::user("q")]);
-    with_schema.output_schema = Some(Arc::new(OutputSchema { name: "o".into(), schema: json!({"type": "object"}) }));
+    with_schema.output_schema = Some(Arc::new(golem_core::model::OutputSchema::new("o", json!({"type": "object"}))));
     assert_eq!(codec.encode(&with_schema, false).unwrap_err().kind, ModelErrorKind::Unsupported);
     let mut no_usage = Dialect::FULL;
     no_usage.stream_usage = false;
@@ -400,7 +417,11 @@ fn extra_01_run_and_conversation_ids_never_reach_the_wire() {
             m
         })
         .collect();
-    let request = |messages: Vec<Message>| Request { tools: Arc::new(vec![weather_tool()]), ..Request::new(messages) };
+    let request = |messages: Vec<Message>| {
+        let mut request = Request::new(messages);
+        request.tools = Arc::new(vec![weather_tool()]);
+        request
+    };
     let check = |name: &str, encode: &dyn Fn(&Request, bool) -> Vec<u8>| {
         for stream in [false, true] {
             let with_ids = encode(&request(stamped.clone()), stream);

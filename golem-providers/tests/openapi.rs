@@ -10,8 +10,7 @@ use crate::support;
 
 use bytes::Bytes;
 use golem_core::message::{Message, Part, PartKind, ToolCall};
-use golem_core::model::{OutputSchema, Request, WireToolChoice};
-use golem_core::tool::ToolDefinition;
+use golem_core::model::{Request, WireToolChoice};
 use golem_providers::azure;
 use golem_providers::chat_completions::Tuning;
 use golem_providers::codec::HttpCodec;
@@ -191,46 +190,54 @@ fn kitchen_sink() -> Request {
     let parts = vec![
         Part::image_url("https://example.com/cat.png"),
         Part::image_data("image/png", Bytes::from_static(b"PNG")),
-        Part {
-            kind: PartKind::Document,
-            url: String::new(),
-            data: Bytes::from_static(b"%PDF"),
-            media_type: "application/pdf".into(),
+        {
+            let mut part = golem_core::Part::from_url(PartKind::Document, String::new());
+            part.url = String::new();
+            part.data = Bytes::from_static(b"%PDF");
+            part.media_type = "application/pdf".into();
+            part
         },
-        Part {
-            kind: PartKind::Audio,
-            url: String::new(),
-            data: Bytes::from_static(b"RIFF"),
-            media_type: "audio/wav".into(),
+        {
+            let mut part = golem_core::Part::from_url(PartKind::Audio, String::new());
+            part.url = String::new();
+            part.data = Bytes::from_static(b"RIFF");
+            part.media_type = "audio/wav".into();
+            part
         },
     ];
-    let tool = ToolDefinition {
-        name: "chart".into(),
-        description: "Draw a chart.".into(),
-        parameters: json!({"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"], "additionalProperties": false}),
-    };
-    Request {
-        messages: vec![
+    let tool = golem_core::tool::ToolDefinition::new(
+        "chart",
+        "Draw a chart.",
+        json!({"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"], "additionalProperties": false}),
+    );
+    {
+        let mut request = golem_core::Request::new(vec![
             Message::system("Be brief."),
             Message::user("Look at these").with_parts(parts.clone()),
-            Message {
-                content: "Let me check.".into(),
-                ..Message::assistant_calls(vec![
+            {
+                let mut request = Message::assistant_calls(vec![
                     ToolCall::new("c1", "chart", r#"{"q":"x"}"#),
                     ToolCall::new("c2", "chart", ""),
-                ])
+                ]);
+                request.content = "Let me check.".into();
+                request
             },
             Message::tool_result("c1", "chart", "done").with_parts(parts[..3].to_vec()),
-            Message { failed: true, ..Message::tool_result("c2", "chart", "bad") },
+            {
+                let mut request = Message::tool_result("c2", "chart", "bad");
+                request.failed = true;
+                request
+            },
             Message::assistant("Here."),
             Message::user("thanks"),
-        ],
-        tools: Arc::new(vec![tool]),
-        output_schema: Some(Arc::new(OutputSchema {
-            name: "Answer".into(),
-            schema: json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"], "additionalProperties": false}),
-        })),
-        tool_choice: Some(WireToolChoice::Tool("chart".into())),
+        ]);
+        request.tools = Arc::new(vec![tool]);
+        request.output_schema = Some(Arc::new(golem_core::model::OutputSchema::new(
+            "Answer",
+            json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"], "additionalProperties": false}),
+        )));
+        request.tool_choice = Some(WireToolChoice::Tool("chart".into()));
+        request
     }
 }
 

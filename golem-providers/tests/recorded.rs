@@ -186,13 +186,13 @@ fn recorded_azure_head_yields_its_request_id() {
 fn recorded_request_conversion_matches_a_hand_written_request() {
     use golem_core::message::ToolCall;
     use golem_core::model::WireToolChoice;
-    use golem_core::tool::ToolDefinition;
+
     use serde_json::json;
     use std::sync::Arc;
 
     let recorded = read_json(&case_dir("openai/chat_tool_call_roundtrip_gpt5mini").join("02.request.json"));
-    let by_hand = Request {
-        messages: vec![
+    let by_hand = {
+        let mut request = golem_core::Request::new(vec![
             Message::user("What's the weather in Paris?"),
             Message::assistant_calls(vec![ToolCall::new(
                 "call_aDdJTteHrpMdhdkEkyxjxEHH",
@@ -200,19 +200,20 @@ fn recorded_request_conversion_matches_a_hand_written_request() {
                 r#"{"city":"Paris"}"#,
             )]),
             Message::tool_result("call_aDdJTteHrpMdhdkEkyxjxEHH", "get_weather", "Sunny, 22C in Paris"),
-        ],
-        tools: Arc::new(vec![ToolDefinition {
-            name: "get_weather".into(),
-            description: "Get the current weather for a city.".into(),
-            parameters: json!({
+        ]);
+        request.tools = Arc::new(vec![golem_core::tool::ToolDefinition::new(
+            "get_weather",
+            "Get the current weather for a city.",
+            json!({
                 "additionalProperties": false,
                 "properties": {"city": {"type": "string"}},
                 "required": ["city"],
                 "type": "object"
             }),
-        }]),
-        output_schema: None,
-        tool_choice: Some(WireToolChoice::Auto),
+        )]);
+        request.output_schema = None;
+        request.tool_choice = Some(WireToolChoice::Auto);
+        request
     };
     assert_eq!(request_from_recorded(&recorded), by_hand);
     let body: Value =

@@ -4,7 +4,7 @@
 
 use crate::support;
 
-use golem_core::message::{FinishReason, ThinkingBlock, ToolCall, Usage};
+use golem_core::message::{FinishReason, ThinkingBlock, ToolCall};
 use golem_core::model::{Delta, ModelErrorKind, Request};
 use golem_core::stream::StreamAssembler;
 use golem_core::Message;
@@ -218,7 +218,7 @@ fn reasoning_streams_as_thinking_block_zero_and_refusal_as_content() {
         "data: [DONE]\n\n".into(),
     ];
     let response = stream(&Request::new(vec![]), &body(&parts)).1.unwrap();
-    let block = ThinkingBlock { text: "Thinking.".into(), provider: "openai".into(), ..ThinkingBlock::default() };
+    let block = ThinkingBlock::text("Thinking.").with_provider("openai");
     assert_eq!(response.message.thinking, vec![block]);
     assert_eq!(response.message.content, "I can't do that.");
     assert_eq!(response.finish_reason, FinishReason::ContentFilter);
@@ -245,7 +245,7 @@ fn usage_is_taken_from_any_chunk_and_the_latest_wins() {
     let response = stream(&Request::new(vec![]), &body(&parts)).1.unwrap();
     assert_eq!(
         response.usage,
-        Usage { input_tokens: 9, output_tokens: 3, cache_read_tokens: 4, cache_write_tokens: 0, reasoning_tokens: 2 }
+        golem_core::Usage::new(9, 3).with_cache_read_tokens(4).with_cache_write_tokens(0).with_reasoning_tokens(2)
     );
 }
 

@@ -38,7 +38,7 @@ fn run<T: DeserializeOwned + JsonSchema + Send + Sync + 'static>(answer: Value) 
     let server = Server::start(vec![Reply::json(200, text_body(&answer.to_string()))]);
     let agent = Agent::<()>::builder(openai(&server.url())).output::<T>().build().unwrap();
     let result = agent.run((), "answer").unwrap();
-    let output = result.into_output().expect("not paused");
+    let output = result.output;
     let sent = server.requests()[0].json();
     assert_eq!(sent["response_format"]["type"], "json_schema", "native mode on OpenAI: {sent}");
     (output, sent["response_format"]["json_schema"].clone())

@@ -1,11 +1,29 @@
 //! A short fingerprint of the outputs an input produced, so a replay can
 //! tell exactly where it stopped matching the recording.
 
+use super::legacy;
 use crate::machine::Output;
+use serde::Serialize;
 
 /// FNV-1a (64-bit) over the outputs' JSON, as 16 hex digits. Not
 /// cryptographic: it detects accidental divergence and edits, not forgery.
+/// This is the digest of the current format ([`super::FORMAT_VERSION`]).
 pub fn outputs_digest(outputs: &[Output]) -> String {
+    fnv(outputs.iter())
+}
+
+/// The digest a log of format `format` records: format 1 hashed the tool
+/// events in their format-1 shape (SPEC LOG-03); later formats hash the
+/// outputs as they are.
+pub fn outputs_digest_for(format: u32, outputs: &[Output]) -> String {
+    if format == 1 {
+        fnv(outputs.iter().map(legacy::v1))
+    } else {
+        outputs_digest(outputs)
+    }
+}
+
+fn fnv<T: Serialize>(outputs: impl Iterator<Item = T>) -> String {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     let mut feed = |bytes: &[u8]| {
         for &b in bytes {
@@ -15,7 +33,7 @@ pub fn outputs_digest(outputs: &[Output]) -> String {
     };
     for output in outputs {
         // Serialising plain data cannot fail; an empty feed keeps the digest total.
-        feed(&serde_json::to_vec(output).unwrap_or_default());
+        feed(&serde_json::to_vec(&output).unwrap_or_default());
         feed(b"\n");
     }
     format!("{hash:016x}")

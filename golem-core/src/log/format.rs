@@ -6,7 +6,13 @@ use crate::time::Moment;
 use serde::{Deserialize, Serialize};
 
 /// The current log format. Readers accept every earlier version.
-pub const FORMAT_VERSION: u32 = 1;
+///
+/// - 1: the first format.
+/// - 2: tool events carry their turn and `tool_end` a typed outcome; only
+///   the output digests differ (inputs and header are unchanged), and a
+///   format-1 log's digests are checked in format 1's shape
+///   ([`outputs_digest_for`](super::outputs_digest_for)).
+pub const FORMAT_VERSION: u32 = 2;
 
 /// The first line of a log.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -184,7 +190,8 @@ impl LogRecord {
         LogRecord {
             at: now.as_nanos().saturating_sub(header.epoch),
             input: Some(input),
-            out: outputs.map(super::outputs_digest),
+            // A continued log keeps its format, so its digests stay in one shape.
+            out: outputs.map(|o| super::outputs_digest_for(header.format, o)),
             end: None,
         }
     }

@@ -40,8 +40,9 @@
 
 mod digest;
 mod format;
+mod legacy;
 mod replay;
 
-pub use digest::outputs_digest;
+pub use digest::{outputs_digest, outputs_digest_for};
 pub use format::{EndKind, EventLog, LogError, LogHeader, LogRecord, FORMAT_VERSION};
 pub use replay::{replay, replay_prefix, Replay, ReplayError};

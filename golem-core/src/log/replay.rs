@@ -1,6 +1,6 @@
 //! Replaying a log into a fresh machine (SPEC LOG-02).
 
-use super::digest::outputs_digest;
+use super::digest::outputs_digest_for;
 use super::format::{EndKind, EventLog};
 use crate::machine::{ApiMisuse, Outcome, Output, RunMachine, SetupError};
 use crate::time::Moment;
@@ -81,7 +81,7 @@ pub fn replay_prefix(log: &EventLog, count: usize) -> Result<Replay, ReplayError
         let Some(input) = record.input.clone() else { continue };
         let now = log.moment(record.at);
         let produced = machine.step(now, input).map_err(|misuse| ReplayError::Refused { record: index, misuse })?;
-        if record.out.as_ref().is_some_and(|d| *d != outputs_digest(&produced)) {
+        if record.out.as_ref().is_some_and(|d| *d != outputs_digest_for(header.format, &produced)) {
             return Err(ReplayError::Diverged { record: index });
         }
         outputs.push(produced);

@@ -7,7 +7,7 @@ use super::limits;
 use super::{Phase, RunMachine};
 use crate::deferral::{DeferKind, DeferredRequests, PendingCall};
 use crate::error::{CancelReason, Cause, CauseRecord, Stage, ToolFailure, ToolFailureKind};
-use crate::event::EventKind;
+use crate::event::{EventKind, Interruption, ToolEndOutcome};
 use crate::message::{Message, ToolCall};
 use crate::texts;
 use crate::time::Moment;
@@ -56,7 +56,7 @@ enum SlotState {
         id: ToolCallId,
         after: Duration,
     },
-    /// Cancelled because a sibling failed.
+    /// Canceled because a sibling failed.
     Canceled,
     /// Never started.
     Skipped,
@@ -212,6 +212,7 @@ impl RunMachine {
 
     /// Announce the current group, then dispatch it, or finish the batch.
     fn start_group(&mut self) {
+        let turn = self.turn;
         let Some(batch) = self.batch() else { return };
         let Some(group) = batch.groups.get(batch.group).cloned() else {
             self.complete_batch();
@@ -223,6 +224,7 @@ impl RunMachine {
             .map(|&i| {
                 let call = &batch.slots[i].call;
                 EventKind::ToolStart {
+                    turn,
                     call_id: call.id.clone(),
                     tool: call.name.clone(),
                     args: call.args.clone(),
@@ -359,7 +361,7 @@ impl RunMachine {
         let Phase::Tools(mut batch) = std::mem::replace(&mut self.phase, Phase::Done) else { return };
         let group = batch.groups.get(batch.group).cloned().unwrap_or_default();
         for &index in &group {
-            let event = end_event(&batch.slots[index]);
+            let event = end_event(&batch.slots[index], self.turn);
             self.emit(event);
         }
         let mut stop = None;
@@ -480,19 +482,20 @@ impl RunMachine {
         // emission order: finished ones with their answer, the rest canceled.
         if let Phase::Tools(batch) = &self.phase {
             let group = batch.groups.get(batch.group).cloned().unwrap_or_default();
+            let turn = self.turn;
             let ends: Vec<EventKind> = group
                 .iter()
                 .map(|&i| {
                     let slot = &batch.slots[i];
                     match slot.state {
                         SlotState::Running { .. } | SlotState::Waiting => EventKind::ToolEnd {
+                            turn,
                             call_id: slot.call.id.clone(),
                             tool: slot.call.name.clone(),
-                            result: None,
-                            error: Some("canceled: the run was stopped".to_string()),
+                            outcome: ToolEndOutcome::Interrupted { cause: Interruption::RunStopped },
                             approved: false,
                         },
-                        _ => end_event(slot),
+                        _ => end_event(slot, turn),
                     }
                 })
                 .collect();
@@ -525,34 +528,33 @@ impl RunMachine {
     }
 }
 
-/// The tool-end (or deferred) event of a slot.
-fn end_event(slot: &Slot) -> EventKind {
+/// The tool-end (or deferred) event of a slot of turn `turn`.
+fn end_event(slot: &Slot, turn: u32) -> EventKind {
     let call_id = slot.call.id.clone();
     let tool = slot.call.name.clone();
-    let end = |result: Option<String>, error: Option<String>| EventKind::ToolEnd {
-        call_id: call_id.clone(),
-        tool: tool.clone(),
-        result,
-        error,
-        approved: false,
+    let outcome = match &slot.state {
+        SlotState::Finished { outcome: ToolOutcome::Defer { kind, reason }, .. } => {
+            return EventKind::Deferred { turn, call_id, tool, kind: *kind, reason: reason.clone() };
+        }
+        SlotState::Finished { outcome, .. } => end_outcome(outcome),
+        SlotState::TimedOut { after, .. } => ToolEndOutcome::TimedOut { after: *after },
+        SlotState::Canceled => ToolEndOutcome::Interrupted { cause: Interruption::SiblingFailed },
+        _ => ToolEndOutcome::Interrupted { cause: Interruption::NotStarted },
     };
-    match &slot.state {
-        SlotState::Finished { outcome, .. } => match outcome {
-            ToolOutcome::Output { content, .. } => end(Some(content.clone()), None),
-            ToolOutcome::Reject { reason } | ToolOutcome::Failed { reason } | ToolOutcome::CancelRun { reason } => {
-                end(None, Some(reason.clone()))
-            }
-            ToolOutcome::Fatal { cause } => end(None, Some(cause.message.clone())),
-            ToolOutcome::Defer { kind, reason } => EventKind::Deferred {
-                call_id: call_id.clone(),
-                tool: tool.clone(),
-                kind: *kind,
-                reason: reason.clone(),
-            },
-        },
-        SlotState::TimedOut { after, .. } => end(None, Some(timeout_text(*after))),
-        SlotState::Canceled => end(None, Some("canceled after a sibling call failed".to_string())),
-        _ => end(None, Some("not started".to_string())),
+    EventKind::ToolEnd { turn, call_id, tool, outcome, approved: false }
+}
+
+/// What a tool's answer looks like on its `tool_end` event (SPEC EVT-01).
+pub(super) fn end_outcome(outcome: &ToolOutcome) -> ToolEndOutcome {
+    match outcome {
+        ToolOutcome::Output { content, .. } => ToolEndOutcome::Output { content: content.clone() },
+        ToolOutcome::Reject { reason } => ToolEndOutcome::Rejected { reason: reason.clone() },
+        ToolOutcome::Failed { reason } => ToolEndOutcome::Failed { reason: reason.clone() },
+        ToolOutcome::CancelRun { reason } => ToolEndOutcome::CanceledRun { reason: reason.clone() },
+        ToolOutcome::Fatal { cause } => {
+            ToolEndOutcome::Fatal { kind: cause.kind.clone(), message: cause.message.clone() }
+        }
+        ToolOutcome::Defer { kind, reason } => ToolEndOutcome::Deferred { kind: *kind, reason: reason.clone() },
     }
 }
 

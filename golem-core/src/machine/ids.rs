@@ -24,7 +24,7 @@ impl IdKind {
 enum IdState {
     Pending,
     Answered,
-    /// Cancelled or timed out: a later answer is a normal race.
+    /// Canceled or timed out: a later answer is a normal race.
     Abandoned,
     /// Abandoned, and its late answer arrived; another is a duplicate.
     AnsweredLate,

@@ -40,6 +40,7 @@ machine_id!(
 /// The user's turn that opens a run.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Prompt {
     /// The prompt text.
     #[serde(default)]
@@ -54,12 +55,19 @@ impl Prompt {
     pub fn text(text: impl Into<String>) -> Self {
         Prompt { text: text.into(), parts: Vec::new() }
     }
+
+    /// Builder-style: parts following the text.
+    pub fn with_parts(mut self, parts: Vec<Part>) -> Self {
+        self.parts = parts;
+        self
+    }
 }
 
 /// How a run begins: what the driver resolved before the machine exists
 /// (history processor already applied, instructions already evaluated).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Start {
     /// Earlier conversation, exactly as processed.
     #[serde(default)]
@@ -102,6 +110,24 @@ impl Start {
     /// Builder-style: the run's instructions.
     pub fn with_instructions(mut self, instructions: impl Into<String>) -> Self {
         self.instructions = instructions.into();
+        self
+    }
+
+    /// Builder-style: the user's prompt (`None`: a deferred resume without one).
+    pub fn with_prompt(mut self, prompt: Option<Prompt>) -> Self {
+        self.prompt = prompt;
+        self
+    }
+
+    /// Builder-style: resolutions of the paused run whose history this is.
+    pub fn with_resume(mut self, results: DeferredResults) -> Self {
+        self.resume = Some(results);
+        self
+    }
+
+    /// Builder-style: stream model turns.
+    pub fn with_stream(mut self, stream: bool) -> Self {
+        self.stream = stream;
         self
     }
 
@@ -331,6 +357,7 @@ pub enum Output {
 /// The evidence of a run that ended without failing.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct RunSummary {
     /// The whole conversation.
     pub messages: Vec<Message>,
@@ -412,14 +439,12 @@ pub enum ApiMisuse {
 }
 
 /// A run could not start (SPEC RUN-03): no stage, no evidence.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum SetupError {
     /// The configuration broke a build rule.
-    #[error(transparent)]
-    Config(#[from] crate::config::BuildError),
+    Config(crate::config::BuildError),
     /// A prompt part is malformed.
-    #[error("prompt part {index} is invalid: {error}")]
     InvalidPart {
         /// Its index.
         index: usize,
@@ -427,15 +452,114 @@ pub enum SetupError {
         error: crate::message::PartError,
     },
     /// The history is invalid.
-    #[error(transparent)]
-    History(#[from] crate::history::HistoryError),
+    History(crate::history::HistoryError),
     /// The deferred resolutions were refused.
-    #[error(transparent)]
-    Resolution(#[from] crate::deferral::ResolutionError),
+    Resolution(crate::deferral::ResolutionError),
     /// A streamed run on a model without streaming.
-    #[error("the model does not support streaming")]
     StreamingUnsupported,
-    /// The history processor failed.
-    #[error("history processor failed: {0}")]
-    Processor(String),
+    /// The history processor failed (or panicked); its error is the
+    /// `source()`.
+    Processor(AppError),
+    /// The instructions function panicked; the panic is the `source()`.
+    Instructions(AppError),
+}
+
+impl fmt::Display for SetupError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SetupError::Config(e) => e.fmt(f),
+            SetupError::InvalidPart { index, error } => write!(f, "prompt part {index} is invalid: {error}"),
+            SetupError::History(e) => e.fmt(f),
+            SetupError::Resolution(e) => e.fmt(f),
+            SetupError::StreamingUnsupported => f.write_str("the model does not support streaming"),
+            SetupError::Processor(e) => write!(f, "history processor failed: {e}"),
+            SetupError::Instructions(e) => write!(f, "instructions function failed: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for SetupError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            // Transparent, as before: their own sources.
+            SetupError::Config(e) => e.source(),
+            SetupError::History(e) => e.source(),
+            SetupError::Resolution(e) => e.source(),
+            SetupError::InvalidPart { .. } | SetupError::StreamingUnsupported => None,
+            // The application's error object itself, so it downcasts.
+            SetupError::Processor(e) | SetupError::Instructions(e) => Some(e.get_ref()),
+        }
+    }
+}
+
+impl From<crate::config::BuildError> for SetupError {
+    fn from(error: crate::config::BuildError) -> Self {
+        SetupError::Config(error)
+    }
+}
+
+impl From<crate::history::HistoryError> for SetupError {
+    fn from(error: crate::history::HistoryError) -> Self {
+        SetupError::History(error)
+    }
+}
+
+impl From<crate::deferral::ResolutionError> for SetupError {
+    fn from(error: crate::deferral::ResolutionError) -> Self {
+        SetupError::Resolution(error)
+    }
+}
+
+/// An error of application code the driver runs before the machine exists
+/// (a history processor, an instructions function), kept whole: it compares
+/// and displays by its text, and the error object itself stays reachable —
+/// as [`SetupError`]'s `source()`, or through [`AppError::get_ref`] and
+/// [`AppError::downcast_ref`].
+#[derive(Clone)]
+pub struct AppError {
+    message: String,
+    error: std::sync::Arc<dyn std::error::Error + Send + Sync + 'static>,
+}
+
+impl AppError {
+    /// Keep `error`.
+    pub fn new(error: impl Into<crate::model::BoxError>) -> Self {
+        let error: crate::model::BoxError = error.into();
+        AppError { message: error.to_string(), error: std::sync::Arc::from(error) }
+    }
+
+    /// The error object.
+    pub fn get_ref(&self) -> &(dyn std::error::Error + Send + Sync + 'static) {
+        self.error.as_ref()
+    }
+
+    /// The error object as a `T`, when it is one.
+    pub fn downcast_ref<T: std::error::Error + 'static>(&self) -> Option<&T> {
+        self.error.downcast_ref::<T>()
+    }
+
+    /// Its display text.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl PartialEq for AppError {
+    fn eq(&self, other: &Self) -> bool {
+        self.message == other.message
+    }
+}
+
+impl Eq for AppError {}
+
+impl fmt::Debug for AppError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("AppError").field(&self.message).finish()
+    }
+}
+
+impl fmt::Display for AppError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
 }

@@ -63,6 +63,8 @@ pub struct RunMachine {
     tool_rejections: u32,
     per_tool_rejections: BTreeMap<String, u32>,
     output_corrections: u32,
+    /// The last decoded answer was cut off at the token limit (issue 11).
+    last_answer_cut_off: bool,
     /// A forced tool choice has been honoured once (SPEC TOOL-11).
     forced_satisfied: bool,
     /// An `AfterTurn` cancellation waiting for the turn to end.
@@ -125,6 +127,7 @@ impl RunMachine {
             tool_rejections: 0,
             per_tool_rejections: BTreeMap::new(),
             output_corrections: 0,
+            last_answer_cut_off: false,
             forced_satisfied: false,
             stop_after_turn: None,
             outcome: None,

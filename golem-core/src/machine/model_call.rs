@@ -175,7 +175,7 @@ impl RunMachine {
         if let Some(name) = output_tool {
             if let Some(index) = calls.iter().position(|c| c.name == name) {
                 self.ev.finish_reason = FinishReason::ToolCall;
-                self.decode_output_call(last, index, usage);
+                self.decode_output_call(last, index, usage, finish_reason);
                 return;
             }
         }

@@ -19,25 +19,37 @@ pub(crate) struct Decoding {
     output_call: Option<usize>,
     /// What the decoder was asked to judge, kept to ask again after a crash.
     response: Response,
+    /// The provider stopped the answer at its output-token limit (finish
+    /// reason `length`), so a refusal is most likely the cut, not the model.
+    cut_off: bool,
 }
 
 impl RunMachine {
     pub(super) fn decode_text(&mut self, message: usize, usage: Usage, finish_reason: FinishReason) {
         let response = Response { message: self.ev.messages[message].clone(), usage, finish_reason };
-        self.request_decode(message, None, response);
+        let cut_off = finish_reason == FinishReason::Length;
+        self.request_decode(message, None, response, cut_off);
     }
 
     /// Tool mode: the output call's raw arguments are the content to decode.
-    pub(super) fn decode_output_call(&mut self, message: usize, call: usize, usage: Usage) {
+    /// The decoder sees finish reason `tool_call` (SPEC OUT-05); whether the
+    /// provider cut the arguments off is remembered from `finish_reason`.
+    pub(super) fn decode_output_call(
+        &mut self,
+        message: usize,
+        call: usize,
+        usage: Usage,
+        finish_reason: FinishReason,
+    ) {
         let mut msg = self.ev.messages[message].clone();
         msg.content = msg.tool_calls[call].args.as_str().to_string();
         let response = Response { message: msg, usage, finish_reason: FinishReason::ToolCall };
-        self.request_decode(message, Some(call), response);
+        self.request_decode(message, Some(call), response, finish_reason == FinishReason::Length);
     }
 
-    fn request_decode(&mut self, message: usize, output_call: Option<usize>, response: Response) {
+    fn request_decode(&mut self, message: usize, output_call: Option<usize>, response: Response, cut_off: bool) {
         let id = DecodeId(self.ids.mint(IdKind::Decode));
-        self.phase = Phase::Decoding(Decoding { id, message, output_call, response: response.clone() });
+        self.phase = Phase::Decoding(Decoding { id, message, output_call, response: response.clone(), cut_off });
         self.command(Command::Decode { id, response });
     }
 
@@ -49,30 +61,42 @@ impl RunMachine {
         let Phase::Decoding(decoding) = std::mem::replace(&mut self.phase, Phase::Done) else {
             return Ok(());
         };
+        // A refused answer the provider cut off at its token limit: the
+        // failure says so, and a correction asks for a shorter answer. A
+        // second cut in a row ends the run — asking again would most likely
+        // be cut at the same limit, spending the budget on nothing.
+        let cut_off = decoding.cut_off;
+        let repeated_cut = cut_off && self.last_answer_cut_off;
+        self.last_answer_cut_off = cut_off;
         match verdict {
             Verdict::Accepted => {
                 self.close_output_call(&decoding, texts::OUTPUT_RECORDED.to_string());
                 let summary = self.ev.summary();
                 self.finish(Outcome::Completed { summary, decode: id });
             }
-            Verdict::Rejected { reason } if self.output_corrections < self.cfg.retry.output_retries => {
+            Verdict::Rejected { reason }
+                if self.output_corrections < self.cfg.retry.output_retries && !repeated_cut =>
+            {
                 self.output_corrections += 1;
-                self.emit(EventKind::OutputRejected { round: self.output_corrections, reason: reason.clone() });
-                match decoding.output_call {
-                    None => self.ev.add(Message::user(texts::output_rejected(&reason))),
-                    Some(_) => {
-                        let tool = self.cfg.output_tool_name().unwrap_or_default().to_string();
-                        self.close_output_call(&decoding, texts::output_tool_rejected(&reason, &tool));
-                    }
+                let shown = if cut_off { texts::cut_off(&reason) } else { reason.clone() };
+                self.emit(EventKind::OutputRejected { round: self.output_corrections, reason: shown });
+                let tool = self.cfg.output_tool_name().unwrap_or_default().to_string();
+                match (decoding.output_call, cut_off) {
+                    (None, false) => self.ev.add(Message::user(texts::output_rejected(&reason))),
+                    (None, true) => self.ev.add(Message::user(texts::output_cut_off(&reason))),
+                    (Some(_), false) => self.close_output_call(&decoding, texts::output_tool_rejected(&reason, &tool)),
+                    (Some(_), true) => self.close_output_call(&decoding, texts::output_tool_cut_off(&reason, &tool)),
                 }
                 self.turn = 0;
                 self.begin_turn();
             }
             Verdict::Rejected { reason } => {
                 let attempts = self.output_corrections + 1;
-                self.fail(Stage::Decode, Cause::Decode(DecodeFailure { message: reason, attempts, fatal: false }));
+                let message = if cut_off { texts::cut_off(&reason) } else { reason };
+                self.fail(Stage::Decode, Cause::Decode(DecodeFailure { message, attempts, fatal: false }));
             }
             Verdict::Fatal { message } => {
+                let message = if cut_off { texts::cut_off(&message) } else { message };
                 self.fail(Stage::Decode, Cause::Decode(DecodeFailure { message, attempts: 1, fatal: true }));
             }
         }

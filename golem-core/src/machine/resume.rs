@@ -7,7 +7,7 @@ use super::limits;
 use super::{Phase, RunMachine};
 use crate::deferral::{DeferredResults, ResolutionError};
 use crate::error::{CancelReason, Cause, CauseRecord, Stage, ToolFailure, ToolFailureKind};
-use crate::event::EventKind;
+use crate::event::{EventKind, ToolEndOutcome};
 use crate::history;
 use crate::message::{Message, Role, ToolCall};
 use crate::texts;
@@ -173,6 +173,7 @@ impl RunMachine {
             resume.running = Some(Rerun { id, call: call.clone(), deadline, timeout });
         }
         self.emit(EventKind::ToolStart {
+            turn: self.turn,
             call_id: call.id.clone(),
             tool: call.name.clone(),
             args: call.args.clone(),
@@ -185,13 +186,15 @@ impl RunMachine {
         let Phase::Resuming(resume) = &mut self.phase else { return };
         let Some(rerun) = resume.running.take_if(|r| r.id == id) else { return };
         let call = &rerun.call;
-        let end = |result: Option<String>, error: Option<String>| EventKind::ToolEnd {
+        let turn = self.turn;
+        let end = |outcome: ToolEndOutcome| EventKind::ToolEnd {
+            turn,
             call_id: call.id.clone(),
             tool: call.name.clone(),
-            result,
-            error,
+            outcome,
             approved: true,
         };
+        let event = super::batch::end_outcome(&outcome);
         let failure = |failure| {
             Cause::Tool(ToolFailure { id: Some(id.0), tool: call.name.clone(), call_id: call.id.clone(), failure })
         };
@@ -202,40 +205,41 @@ impl RunMachine {
                     parts.iter().enumerate().find_map(|(i, p)| p.validate().err().map(|e| (i, e)))
                 {
                     let record = CauseRecord::new("invalid_part", format!("result part {index} is invalid: {error}"));
+                    let event = ToolEndOutcome::Fatal { kind: record.kind.clone(), message: record.message.clone() };
                     let cause = failure(ToolFailureKind::Fatal { cause: record });
-                    self.emit(end(None, Some(format!("result part {index} is invalid: {error}"))));
+                    self.emit(end(event));
                     self.fail(Stage::Tool, cause);
                     return;
                 }
                 let msg = Message::tool_result(call.id.clone(), call.name.clone(), content.clone()).with_parts(parts);
                 resume.results.push(msg);
-                self.emit(end(Some(content), None));
+                self.emit(end(event));
                 self.next_rerun();
             }
             ToolOutcome::Failed { reason } => {
                 let mut msg = Message::tool_result(call.id.clone(), call.name.clone(), reason.clone());
                 msg.failed = true;
                 resume.results.push(msg);
-                self.emit(end(None, Some(reason)));
+                self.emit(end(event));
                 self.next_rerun();
             }
             ToolOutcome::CancelRun { reason } => {
-                self.emit(end(None, Some(reason.clone())));
+                self.emit(end(event));
                 self.end_canceled_with(CancelReason::Tool, reason, Stage::Canceled);
             }
             ToolOutcome::Reject { reason } => {
                 let cause = failure(detail(&format!("rejected: {reason}")));
-                self.emit(end(None, Some(reason)));
+                self.emit(end(event));
                 self.fail(Stage::Tool, cause);
             }
             ToolOutcome::Defer { reason, .. } => {
                 let cause = failure(detail(&format!("deferred again: {reason}")));
-                self.emit(end(None, Some(reason)));
+                self.emit(end(event));
                 self.fail(Stage::Tool, cause);
             }
             ToolOutcome::Fatal { cause: record } => {
                 let cause = failure(ToolFailureKind::Fatal { cause: record.clone() });
-                self.emit(end(None, Some(record.message)));
+                self.emit(end(event));
                 self.fail(Stage::Tool, cause);
             }
         }
@@ -250,10 +254,10 @@ impl RunMachine {
         self.ids.abandon(rerun.id.0);
         self.command(Command::CancelTool { id: rerun.id });
         let end = EventKind::ToolEnd {
+            turn: self.turn,
             call_id: rerun.call.id.clone(),
             tool: rerun.call.name.clone(),
-            result: None,
-            error: Some(text.clone()),
+            outcome: ToolEndOutcome::TimedOut { after },
             approved: true,
         };
         self.emit(end);

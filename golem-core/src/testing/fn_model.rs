@@ -1,7 +1,7 @@
 //! The function-backed fake model (SPEC TEST-01).
 
 use super::scripted::{DEFAULT_CHUNK_SIZE, FAKE_CAPABILITIES};
-use crate::model::{AsyncModel, Capabilities, DeltaSink, Model, ModelError, Request, Response};
+use crate::model::{AsyncModel, Capabilities, DeltaSink, ModelError, Request, Response, StreamingModel};
 use crate::stream::stream_response;
 use std::fmt;
 use std::sync::Arc;
@@ -49,7 +49,7 @@ impl FnModel {
         self
     }
 
-    /// Builder-style: report `capabilities` (default: streaming only).
+    /// Builder-style: report `capabilities` (default: none; every fake streams).
     pub fn with_capabilities(mut self, capabilities: Capabilities) -> Self {
         self.capabilities = capabilities;
         self
@@ -65,7 +65,7 @@ impl fmt::Debug for FnModel {
     }
 }
 
-impl Model for FnModel {
+impl StreamingModel for FnModel {
     fn generate(&self, request: &Request) -> Result<Response, ModelError> {
         (self.f)(request)
     }

@@ -14,22 +14,23 @@
 //!   them, so `assemble(deltas) == response.message` holds by construction
 //!   (MODEL-04).
 //!
-//! All fakes implement both [`Model`](crate::model::Model) and
-//! [`AsyncModel`](crate::model::AsyncModel) (their futures are ready on first
-//! poll) and report the streaming capability unless told otherwise. Since a
-//! fake implements both traits, name the trait when calling `capabilities`:
-//! `Model::capabilities(&fake)`.
+//! All fakes implement both [`StreamingModel`](crate::model::StreamingModel)
+//! and [`AsyncStreamingModel`](crate::model::AsyncStreamingModel) — so they
+//! are [`Model`](crate::model::Model)s and
+//! [`AsyncModel`](crate::model::AsyncModel)s that stream (their futures are
+//! ready on first poll). Since a fake implements several traits with the
+//! same methods, name the trait when calling one: `Model::capabilities(&fake)`.
 
 /// The fakes answer instantly, so their async face is their blocking one in
 /// a ready future (lazy: the work happens when polled, like any future).
 macro_rules! async_via_blocking {
     ($fake:ty) => {
-        impl $crate::model::AsyncModel for $fake {
+        impl $crate::model::AsyncStreamingModel for $fake {
             fn generate_async<'a>(
                 &'a self,
                 request: &'a $crate::model::Request,
             ) -> $crate::model::BoxFuture<'a, Result<$crate::model::Response, $crate::model::ModelError>> {
-                Box::pin(async move { $crate::model::Model::generate(self, request) })
+                Box::pin(async move { $crate::model::StreamingModel::generate(self, request) })
             }
 
             fn stream_async<'a>(
@@ -37,11 +38,11 @@ macro_rules! async_via_blocking {
                 request: &'a $crate::model::Request,
                 sink: &'a mut dyn $crate::model::DeltaSink,
             ) -> $crate::model::BoxFuture<'a, Result<$crate::model::Response, $crate::model::ModelError>> {
-                Box::pin(async move { $crate::model::Model::stream(self, request, sink) })
+                Box::pin(async move { $crate::model::StreamingModel::stream(self, request, sink) })
             }
 
             fn capabilities(&self) -> $crate::model::Capabilities {
-                $crate::model::Model::capabilities(self)
+                $crate::model::StreamingModel::capabilities(self)
             }
 
             fn as_blocking(&self) -> Option<&dyn $crate::model::Model> {

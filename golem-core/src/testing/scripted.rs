@@ -1,7 +1,7 @@
 //! The scripted fake model (SPEC TEST-01, TEST-02).
 
 use crate::message::ToolCall;
-use crate::model::{AsyncModel, Capabilities, DeltaSink, Model, ModelError, Request, Response};
+use crate::model::{AsyncModel, Capabilities, DeltaSink, ModelError, Request, Response, StreamingModel};
 use crate::stream::stream_response;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -10,8 +10,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 pub const DEFAULT_CHUNK_SIZE: usize = 4;
 
 /// What a fake reports unless told otherwise: it streams, nothing more.
-pub(crate) const FAKE_CAPABILITIES: Capabilities =
-    Capabilities { streaming: true, native_schema_with_tools: false, forced_tool_choice: false };
+pub(crate) const FAKE_CAPABILITIES: Capabilities = Capabilities::new();
 
 /// A model that answers from a queue of scripted steps, each a response or a
 /// failure, and records every request it receives.
@@ -106,7 +105,7 @@ impl ScriptedModel {
         self
     }
 
-    /// Builder-style: report `capabilities` (default: streaming only).
+    /// Builder-style: report `capabilities` (default: none; every fake streams).
     pub fn with_capabilities(self, capabilities: Capabilities) -> Self {
         self.lock().capabilities = capabilities;
         self
@@ -195,7 +194,7 @@ fn exhausted(number: usize) -> ModelError {
     ))
 }
 
-impl Model for ScriptedModel {
+impl StreamingModel for ScriptedModel {
     fn generate(&self, request: &Request) -> Result<Response, ModelError> {
         self.next_step(request).0
     }

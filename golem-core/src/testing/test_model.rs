@@ -4,7 +4,7 @@
 use super::sample_for_schema;
 use super::scripted::{DEFAULT_CHUNK_SIZE, FAKE_CAPABILITIES};
 use crate::message::{FinishReason, Message, Role, ToolArgs, ToolCall, Usage};
-use crate::model::{AsyncModel, Capabilities, DeltaSink, Model, ModelError, Request, Response};
+use crate::model::{AsyncModel, Capabilities, DeltaSink, ModelError, Request, Response, StreamingModel};
 use crate::stream::stream_response;
 use crate::tool::ToolDefinition;
 
@@ -45,11 +45,11 @@ pub const DEFAULT_ANSWER: &str = "test answer";
 /// use serde_json::json;
 /// use std::sync::Arc;
 ///
-/// let weather = ToolDefinition {
-///     name: "weather".into(),
-///     description: String::new(),
-///     parameters: json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
-/// };
+/// let weather = ToolDefinition::new(
+///     "weather",
+///     "",
+///     json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+/// );
 /// let mut request = Request::new(vec![Message::user("weather?")]);
 /// request.tools = Arc::new(vec![weather]);
 /// let calls = TestModel::new().generate(&request).unwrap().message.tool_calls;
@@ -117,7 +117,7 @@ impl TestModel {
         self
     }
 
-    /// Builder-style: report `capabilities` (default: streaming only).
+    /// Builder-style: report `capabilities` (default: none; every fake streams).
     pub fn with_capabilities(mut self, capabilities: Capabilities) -> Self {
         self.capabilities = capabilities;
         self
@@ -172,7 +172,7 @@ fn tokens(chars: usize) -> u64 {
     u64::try_from(chars.div_ceil(4).max(1)).unwrap_or(u64::MAX)
 }
 
-impl Model for TestModel {
+impl StreamingModel for TestModel {
     fn generate(&self, request: &Request) -> Result<Response, ModelError> {
         Ok(self.respond(request))
     }

@@ -5,18 +5,19 @@
 //!
 //! Waiting races three things: in-flight work (and the fragments it
 //! streams), the caller's cancellation, and an `async_io::Timer` for the
-//! machine's deadline. Cancelled work is dropped, so it never answers late.
+//! machine's deadline. Canceled work is dropped, so it never answers late.
 
 use super::in_flight::{Answer, InFlight};
 use crate::agent::AgentInner;
 use crate::any_model::AnyModel;
-use crate::cancel::{CancellationToken, Cancelled};
+use crate::cancel::{Canceled, CancellationToken};
 use crate::clock::Clock;
 use crate::context::ToolContext;
 use crate::decode::Decoder;
 use crate::exec::{call_tool_async, caller_cancel, order, ForwardDeltas, Kept, Order, Work, WorkId};
 use crate::ids::RunIds;
-use crate::result::RunResult;
+use crate::result::RunOutcome;
+use crate::run_context::RunContext;
 use crate::sub_run_event::SubRunSink;
 use crate::tool::Tool;
 use crate::Error;
@@ -56,7 +57,7 @@ pub(crate) struct Executor<Deps, O> {
     streaming: Option<ModelCallId>,
     kept: Kept<O>,
     /// The caller's cancellation, until it fires once.
-    cancel: Option<Cancelled>,
+    cancel: Option<Canceled>,
     /// The caller token's after-turn flag.
     after_turn: Arc<std::sync::atomic::AtomicBool>,
 }
@@ -86,11 +87,11 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
         let mut ready = VecDeque::new();
         let after_turn = cancel.as_ref().map(CancellationToken::after_turn_flag).unwrap_or_default();
         let cancel = cancel.and_then(|token| {
-            if token.is_cancelled() {
+            if token.is_canceled() {
                 ready.push_back(caller_cancel(&after_turn));
                 return None;
             }
-            Some(token.cancelled())
+            Some(token.canceled())
         });
         Executor {
             models: Arc::clone(&agent.models),
@@ -121,7 +122,7 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
         }
     }
 
-    /// Cancelled work is never answered: unstarted work is forgotten,
+    /// Canceled work is never answered: unstarted work is forgotten,
     /// started work is dropped.
     fn cancel(&mut self, id: WorkId) {
         self.pending.retain(|w| w.id() != id);
@@ -143,13 +144,14 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
 
     /// Run the decoder now (quick, local application code) and queue its
     /// verdict.
-    pub(crate) fn decode(&mut self, decoder: &dyn Decoder<O>, id: DecodeId, response: &Response) {
-        let verdict = self.kept.decode(decoder, id, response);
+    pub(crate) fn decode(&mut self, decoder: &dyn Decoder<O, Deps>, id: DecodeId, response: &Response) {
+        let ctx = RunContext::new(Arc::clone(&self.deps), self.ids.clone());
+        let verdict = self.kept.decode(decoder, &ctx, id, response);
         self.ready.push_back(Input::Decoded { id, verdict });
     }
 
     /// The run's result from the machine's outcome.
-    pub(crate) fn finish(self, outcome: Option<&Outcome>) -> Result<RunResult<O>, Error> {
+    pub(crate) fn finish(self, outcome: Option<&Outcome>) -> Result<RunOutcome<O>, Error> {
         self.kept.finish(outcome)
     }
 
@@ -193,8 +195,8 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
             if let Poll::Ready(Some((id, delta))) = self.delta_rx.as_mut().poll_next(cx) {
                 return Poll::Ready(Woke::Delta(id, delta));
             }
-            if let Some(cancelled) = self.cancel.as_mut() {
-                if Pin::new(cancelled).poll(cx).is_ready() {
+            if let Some(canceled) = self.cancel.as_mut() {
+                if Pin::new(canceled).poll(cx).is_ready() {
                     self.cancel = None;
                     return Poll::Ready(Woke::Cancel);
                 }
@@ -237,7 +239,7 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
                 };
                 let sink = stream.then(|| {
                     let (tx, token) = (self.delta_tx.clone(), token.clone());
-                    ForwardDeltas(move |delta| !token.is_cancelled() && tx.try_send((id, delta)).is_ok())
+                    ForwardDeltas(move |delta| !token.is_canceled() && tx.try_send((id, delta)).is_ok())
                 });
                 let call = model.call_async(request, sink);
                 Box::pin(async move { Answer { input: Input::ModelFinished { id, result: call.await }, error: None } })

@@ -16,14 +16,14 @@ mod executor;
 mod in_flight;
 
 use crate::exec::{self, Launch};
-use crate::result::RunResult;
+use crate::result::RunOutcome;
 use crate::Error;
 use executor::Executor;
 use golem_core::machine::{Command, Output};
 use std::sync::Arc;
 
 /// Run `run` to its outcome.
-pub(crate) async fn drive<Deps, O>(run: Launch<'_, Deps, O>) -> Result<RunResult<O>, Error>
+pub(crate) async fn drive<Deps, O>(run: Launch<'_, Deps, O>) -> Result<RunOutcome<O>, Error>
 where
     Deps: Send + Sync + 'static,
 {

@@ -53,7 +53,7 @@ impl<Deps: Send + Sync + 'static> Job<Deps> {
                             let mut sink = ForwardDeltas(|delta| {
                                 let input = Input::ModelDelta { id, delta };
                                 let report = Report { id: Some(WorkId::Model(id)), input, last: false, error: None };
-                                !token.is_cancelled() && tx.send(report).is_ok()
+                                !token.is_canceled() && tx.send(report).is_ok()
                             });
                             model.call_blocking(&request, Some(&mut sink), &self.token)
                         }

@@ -9,14 +9,14 @@ mod job;
 mod work;
 
 use crate::exec::{self, Launch};
-use crate::result::RunResult;
+use crate::result::RunOutcome;
 use crate::Error;
 use golem_core::machine::{Command, Output};
 use std::sync::Arc;
 use work::Executor;
 
 /// Run `run` to its outcome on the calling thread.
-pub(crate) fn drive<Deps, O>(run: Launch<'_, Deps, O>) -> Result<RunResult<O>, Error>
+pub(crate) fn drive<Deps, O>(run: Launch<'_, Deps, O>) -> Result<RunOutcome<O>, Error>
 where
     Deps: Send + Sync + 'static,
 {

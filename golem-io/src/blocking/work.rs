@@ -17,7 +17,8 @@ use crate::clock::Clock;
 use crate::decode::Decoder;
 use crate::exec::{caller_cancel, order, Kept, Order, Work, WorkId};
 use crate::ids::RunIds;
-use crate::result::RunResult;
+use crate::result::RunOutcome;
+use crate::run_context::RunContext;
 use crate::sub_run_event::SubRunSink;
 use crate::tool::Tool;
 use crate::Error;
@@ -81,7 +82,7 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
         // that came first is fed before any work starts.
         let mut ready = VecDeque::new();
         let cancel = cancel.and_then(|token| {
-            if token.is_cancelled() {
+            if token.is_canceled() {
                 ready.push_back(caller_cancel(&after_turn));
                 return None;
             }
@@ -122,7 +123,7 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
         }
     }
 
-    /// Cancelled work is never answered: unstarted work is dropped, running
+    /// Canceled work is never answered: unstarted work is dropped, running
     /// work is signalled and abandoned.
     fn cancel(&mut self, id: WorkId) {
         self.pending.retain(|w| w.id() != id);
@@ -146,13 +147,14 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
 
     /// Run the decoder now (it is application code, but quick and local)
     /// and queue its verdict.
-    pub(crate) fn decode(&mut self, decoder: &dyn Decoder<O>, id: DecodeId, response: &Response) {
-        let verdict = self.kept.decode(decoder, id, response);
+    pub(crate) fn decode(&mut self, decoder: &dyn Decoder<O, Deps>, id: DecodeId, response: &Response) {
+        let ctx = RunContext::new(Arc::clone(&self.deps), self.ids.clone());
+        let verdict = self.kept.decode(decoder, &ctx, id, response);
         self.ready.push_back(Input::Decoded { id, verdict });
     }
 
     /// The run's result from the machine's outcome.
-    pub(crate) fn finish(mut self, outcome: Option<&Outcome>) -> Result<RunResult<O>, Error> {
+    pub(crate) fn finish(mut self, outcome: Option<&Outcome>) -> Result<RunOutcome<O>, Error> {
         std::mem::replace(&mut self.kept, Kept::new()).finish(outcome)
     }
 
@@ -222,7 +224,7 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
                     self.keep(&report.input, report.error);
                     self.ready.push_back(report.input);
                 }
-                // No answer: the caller cancelled and the call was dropped.
+                // No answer: the caller canceled and the call was dropped.
                 // Its report may still be in flight, so feed the cancellation
                 // now (a duplicate after the run ends is ignored).
                 None => {

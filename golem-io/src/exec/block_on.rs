@@ -17,14 +17,14 @@ use std::task::Poll;
 /// then the future is dropped and there is no answer.
 pub(crate) fn block_on_or_cancel<T>(future: impl Future<Output = T>, cancel: &CancellationToken) -> Option<T> {
     let mut future = pin!(future);
-    let mut cancelled = pin!(cancel.cancelled());
+    let mut canceled = pin!(cancel.canceled());
     // The work is polled first, so an answer that is ready wins over a
     // cancellation that arrived at the same moment.
     block_on(poll_fn(|cx| {
         if let Poll::Ready(value) = future.as_mut().poll(cx) {
             return Poll::Ready(Some(value));
         }
-        match cancelled.as_mut().poll(cx) {
+        match canceled.as_mut().poll(cx) {
             Poll::Ready(()) => Poll::Ready(None),
             Poll::Pending => Poll::Pending,
         }
@@ -81,8 +81,8 @@ mod tests {
             std::thread::sleep(Duration::from_millis(10));
             canceller.cancel();
         });
-        park_on(token.cancelled());
-        assert!(token.is_cancelled());
+        park_on(token.canceled());
+        assert!(token.is_canceled());
         thread.join().unwrap();
     }
 

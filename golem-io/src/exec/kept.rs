@@ -4,7 +4,8 @@
 
 use super::Panicked;
 use crate::decode::{DecodeError, Decoder};
-use crate::result::{RunOutput, RunResult};
+use crate::result::{PausedRun, RunOutcome, RunResult};
+use crate::run_context::RunContext;
 use crate::Error;
 use golem_core::error::ToolFailureKind;
 use golem_core::machine::{DecodeId, Outcome, ToolCallId, Verdict};
@@ -26,8 +27,14 @@ impl<O> Kept<O> {
     }
 
     /// Run the decoder; keep the value or the error, return the verdict.
-    pub(crate) fn decode(&mut self, decoder: &dyn Decoder<O>, id: DecodeId, response: &Response) -> Verdict {
-        let decoded = catch_unwind(AssertUnwindSafe(|| decoder.decode(response)))
+    pub(crate) fn decode<Deps>(
+        &mut self,
+        decoder: &dyn Decoder<O, Deps>,
+        ctx: &RunContext<Deps>,
+        id: DecodeId,
+        response: &Response,
+    ) -> Verdict {
+        let decoded = catch_unwind(AssertUnwindSafe(|| decoder.decode(ctx, response)))
             .unwrap_or_else(|p| Err(DecodeError::fatal(Panicked::new("the decoder", p))));
         match decoded {
             Ok(value) => {
@@ -47,15 +54,15 @@ impl<O> Kept<O> {
         self.tool_errors.insert(id, error);
     }
 
-    /// The run's result, or its error with the original error attached.
-    pub(crate) fn finish(mut self, outcome: Option<&Outcome>) -> Result<RunResult<O>, Error> {
+    /// The run's outcome, or its error with the original error attached.
+    pub(crate) fn finish(mut self, outcome: Option<&Outcome>) -> Result<RunOutcome<O>, Error> {
         match outcome.cloned() {
             None => Err(Error::NoOutcome("the machine is done but reports no outcome")),
             Some(Outcome::Completed { summary, decode }) => {
                 let value = self.decoded.remove(&decode).ok_or(Error::NoOutcome("the accepted answer has no value"))?;
-                Ok(RunResult::new(RunOutput::Completed(value), summary))
+                Ok(RunOutcome::Completed(RunResult::new(value, summary)))
             }
-            Some(Outcome::Paused { summary, deferred }) => Ok(RunResult::new(RunOutput::Paused(deferred), summary)),
+            Some(Outcome::Paused { summary, deferred }) => Ok(RunOutcome::Paused(PausedRun::new(deferred, summary))),
             Some(Outcome::Failed(mut error)) => {
                 error.source = self.source_for(&error).map(Arc::from);
                 Err(Error::from(error))

@@ -56,7 +56,7 @@ pub(crate) fn begin<'a>(
     log: Option<LogOut<'a>>,
     cancel: Option<&CancellationToken>,
 ) -> Result<(Stepper<'a>, Option<Input>), Error> {
-    let canceled = cancel.filter(|t| t.is_cancelled()).map(|t| super::caller_cancel(&t.after_turn_flag()));
+    let canceled = cancel.filter(|t| t.is_canceled()).map(|t| super::caller_cancel(&t.after_turn_flag()));
     match begin {
         Begin::Fresh(start) => {
             let now = clock.now();

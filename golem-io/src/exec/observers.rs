@@ -3,12 +3,13 @@
 
 use super::contain;
 use crate::agent::Observer;
+use crate::stream_delta::StreamDelta;
 use golem_core::model::BoxError;
-use golem_core::{Delta, EventKind, RunEvent};
+use golem_core::{EventKind, RunEvent};
 
 /// A streamed run's fragment callback. Its error stops the run at the model
 /// stage, the error kept in the `source()` chain (SPEC STREAM-02).
-pub(crate) type DeltaCallback<'a> = Box<dyn FnMut(&Delta) -> Result<(), BoxError> + Send + 'a>;
+pub(crate) type DeltaCallback<'a> = Box<dyn FnMut(StreamDelta<'_>) -> Result<(), BoxError> + Send + 'a>;
 
 /// A delta callback that panicked; the run fails as if it had returned this.
 #[derive(Debug, thiserror::Error)]
@@ -20,13 +21,18 @@ pub(crate) struct Observers<'a> {
     /// Agent-scoped observers first, then run-scoped (SPEC EVT-03).
     observers: Vec<Observer>,
     on_delta: Option<DeltaCallback<'a>>,
+    /// Where the stream is, from the events so far: a delta carries only
+    /// its turn, the rest the callback gets comes from these.
+    round: u32,
+    attempt: u32,
+    member: u32,
 }
 
 impl<'a> Observers<'a> {
     pub(crate) fn new(agent: &[Observer], run: Vec<Observer>, on_delta: Option<DeltaCallback<'a>>) -> Self {
         let mut observers = agent.to_vec();
         observers.extend(run);
-        Observers { observers, on_delta }
+        Observers { observers, on_delta, round: 0, attempt: 1, member: 0 }
     }
 
     /// Tell everyone about `event`. Observers cannot fail a run, so a
@@ -36,9 +42,15 @@ impl<'a> Observers<'a> {
         for observer in &self.observers {
             let _ = contain("an observer", || observer(event));
         }
-        let (EventKind::Delta { delta, .. }, Some(callback)) = (&event.kind, self.on_delta.as_mut()) else {
+        match &event.kind {
+            EventKind::ModelStart { attempt, member, .. } => (self.attempt, self.member) = (*attempt, *member),
+            EventKind::OutputRejected { round, .. } => self.round = *round,
+            _ => {}
+        }
+        let (EventKind::Delta { delta, turn }, Some(callback)) = (&event.kind, self.on_delta.as_mut()) else {
             return Ok(());
         };
+        let delta = StreamDelta { delta, turn: *turn, round: self.round, attempt: self.attempt, member: self.member };
         let result = match contain("the delta callback", || callback(delta)) {
             Ok(result) => result,
             Err(panicked) => Err(Box::new(CallbackPanicked(panicked)) as BoxError),

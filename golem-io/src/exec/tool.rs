@@ -19,7 +19,7 @@ use serde_json::Value;
 pub(crate) type ToolAnswer = (ToolOutcome, Option<BoxError>);
 
 /// Run the call on this thread. `None`: an async handler was dropped because
-/// the call was cancelled, so there is no answer.
+/// the call was canceled, so there is no answer.
 #[cfg(feature = "blocking")]
 pub(crate) fn call_tool_blocking<Deps: Send + Sync + 'static>(
     tools: &[Tool<Deps>],

@@ -55,9 +55,9 @@ pub enum McpError {
         /// The timeout that passed.
         after: Duration,
     },
-    /// The caller cancelled the request.
-    #[error("{method} was cancelled")]
-    Cancelled {
+    /// The caller canceled the request.
+    #[error("{method} was canceled")]
+    Canceled {
         /// The method called.
         method: String,
     },

@@ -14,7 +14,7 @@
 //! **Blocking and async.** Client calls block their thread and are safe to
 //! make from many threads at once; bridged tools are blocking tools, which
 //! the async driver runs on the `blocking` thread pool (no runtime of its
-//! own), and the `_async` client methods do the same. A cancelled or
+//! own), and the `_async` client methods do the same. A canceled or
 //! timed-out call tells the server with `notifications/cancelled`.
 //!
 //! **Server messages outside requests.** Over HTTP the client also opens
@@ -40,7 +40,7 @@
 //! let client = Arc::new(McpClient::stdio(server, ClientOptions::new())?);
 //! let bridge = McpBridge::new(Arc::clone(&client))?;
 //! let agent = Agent::<()>::builder(TestModel::new()).tools(bridge.tools()).build()?;
-//! println!("{}", agent.run((), "go")?.output().unwrap());
+//! println!("{}", agent.run((), "go")?.output);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 

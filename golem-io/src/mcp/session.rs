@@ -102,7 +102,7 @@ pub struct LogMessage {
 #[non_exhaustive]
 pub enum SessionEvent {
     /// A request ended: its result, or why it has none. Reported exactly
-    /// once per request, unless it was [cancelled](Session::cancel).
+    /// once per request, unless it was [canceled](Session::cancel).
     Completed {
         /// The request's id.
         id: u64,
@@ -239,7 +239,7 @@ impl Session {
 
     fn answer(&mut self, id: &Id, result: Result<Value, RpcError>) {
         // Exact, type-sensitive matching: only our own integer ids; answers
-        // to requests no longer pending (cancelled, timed out) are dropped.
+        // to requests no longer pending (canceled, timed out) are dropped.
         let Some(n) = id.as_ours() else { return };
         if self.pending.remove(&n).is_none() {
             return;
@@ -326,11 +326,11 @@ impl Session {
         if self.pending.remove(&id).is_none() {
             return false;
         }
-        self.send_cancelled(id, reason);
+        self.send_canceled(id, reason);
         true
     }
 
-    fn send_cancelled(&mut self, id: u64, reason: &str) {
+    fn send_canceled(&mut self, id: u64, reason: &str) {
         // The protocol forbids cancelling initialize.
         if self.init_request == Some(id) {
             self.init_request = None;
@@ -371,7 +371,7 @@ impl Session {
             let Some(p) = self.pending.remove(&id) else { continue };
             let error = McpError::Timeout { method: p.method.clone(), after: p.timeout };
             let was_init = self.init_request == Some(id);
-            self.send_cancelled(id, &format!("timed out after {:?}", p.timeout));
+            self.send_canceled(id, &format!("timed out after {:?}", p.timeout));
             self.events.push_back(SessionEvent::Completed { id, result: Err(error.clone()) });
             if was_init && !matches!(self.phase, Phase::Ready) {
                 self.fail_all(error);

@@ -154,8 +154,8 @@ impl Shared {
         timeout: Option<Duration>,
         cancel: Option<&CancellationToken>,
     ) -> Result<Value, McpError> {
-        if cancel.is_some_and(CancellationToken::is_cancelled) {
-            return Err(McpError::Cancelled { method: method.to_string() });
+        if cancel.is_some_and(CancellationToken::is_canceled) {
+            return Err(McpError::Canceled { method: method.to_string() });
         }
         let (id, message) = {
             let mut inner = self.lock();
@@ -204,10 +204,10 @@ impl Shared {
             if let Some(result) = inner.done.remove(&id) {
                 return result;
             }
-            if cancel.is_some_and(CancellationToken::is_cancelled) {
-                inner.session.cancel(id, "cancelled by the client");
+            if cancel.is_some_and(CancellationToken::is_canceled) {
+                inner.session.cancel(id, "canceled by the client");
                 self.pump(inner);
-                return Err(McpError::Cancelled { method: method.to_string() });
+                return Err(McpError::Canceled { method: method.to_string() });
             }
             let now = Instant::now();
             let deadline = inner.session.poll_timeout();

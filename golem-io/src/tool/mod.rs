@@ -11,7 +11,7 @@ pub(crate) use handler::AsyncFn;
 pub(crate) use handler::BlockingFn;
 pub(crate) use handler::Handler;
 pub(crate) use outcome::into_outcome;
-pub use outcome::{ToolError, ToolResult};
+pub use outcome::{IntoToolResult, ToolError, ToolErrorExt, ToolResult};
 
 use crate::context::ToolContext;
 use crate::schema::object_schema_for;
@@ -30,11 +30,17 @@ use std::time::Duration;
 /// A tool an agent with dependencies `Deps` can call: its declaration
 /// ([`ToolSpec`]) and its handler.
 ///
+/// Every handler, blocking or async, has one shape: `|ctx, args|`, the
+/// [`ToolContext`] by value (it is cheap to clone: the deps are an `Arc`),
+/// returning `Result<R, ToolError>` where `R` is a [`ToolResult`] or any
+/// `Serialize` value ([`IntoToolResult`]). `?` works on any error (a failed
+/// result, see [`ToolError`]).
+///
 /// ```
-/// use golem_io::{Tool, ToolContext, ToolError};
+/// use golem_io::{Tool, ToolContext};
 /// use serde_json::json;
 ///
-/// let greet = Tool::new("greet", "Greet the user.", json!({"type": "object"}), |ctx: &ToolContext<String>, _args| {
+/// let greet = Tool::new("greet", "Greet the user.", json!({"type": "object"}), |ctx: ToolContext<String>, _args| {
 ///     Ok(format!("hello, {}", ctx.deps()))
 /// });
 /// assert_eq!(greet.name(), "greet");
@@ -61,12 +67,12 @@ impl<Deps: Send + Sync + 'static> Tool<Deps> {
     /// schema (checked at agent build).
     pub fn new<R, F>(name: impl Into<String>, description: impl Into<String>, schema: Value, handler: F) -> Self
     where
-        R: Into<ToolResult>,
-        F: Fn(&ToolContext<Deps>, Value) -> Result<R, ToolError> + Send + Sync + 'static,
+        R: IntoToolResult,
+        F: Fn(ToolContext<Deps>, Value) -> Result<R, ToolError> + Send + Sync + 'static,
     {
         Tool {
             spec: ToolSpec::new(name, description, schema),
-            handler: Handler::Blocking(Arc::new(move |ctx, args| handler(ctx, args).map(Into::into))),
+            handler: Handler::Blocking(Arc::new(move |ctx, args| handler(ctx.clone(), args)?.into_tool_result())),
         }
     }
 
@@ -76,7 +82,7 @@ impl<Deps: Send + Sync + 'static> Tool<Deps> {
     /// model can fix them.
     ///
     /// ```
-    /// use golem_io::{Tool, ToolContext, ToolError};
+    /// use golem_io::{Agent, Tool};
     ///
     /// #[derive(serde::Deserialize, schemars::JsonSchema)]
     /// struct Roll {
@@ -84,25 +90,25 @@ impl<Deps: Send + Sync + 'static> Tool<Deps> {
     ///     sides: u32,
     /// }
     ///
-    /// let roll = Tool::typed("roll", "Roll a die.", |_ctx: &ToolContext<()>, args: Roll| {
-    ///     Ok(format!("rolled a d{}", args.sides))
-    /// });
+    /// let roll = Tool::typed("roll", "Roll a die.", |_ctx, args: Roll| Ok(format!("rolled a d{}", args.sides)));
     /// assert_eq!(roll.spec().definition.parameters["type"], "object");
+    /// let agent = Agent::<()>::builder(golem_core::testing::TestModel::new()).tool(roll).build()?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn typed<Args, R>(
         name: impl Into<String>,
         description: impl Into<String>,
-        handler: impl Fn(&ToolContext<Deps>, Args) -> Result<R, ToolError> + Send + Sync + 'static,
+        handler: impl Fn(ToolContext<Deps>, Args) -> Result<R, ToolError> + Send + Sync + 'static,
     ) -> Self
     where
         Args: DeserializeOwned + JsonSchema,
-        R: Into<ToolResult>,
+        R: IntoToolResult,
     {
         Tool {
             spec: ToolSpec::new(name, description, object_schema_for::<Args>()),
             handler: Handler::Blocking(Arc::new(move |ctx, args| {
                 let args: Args = serde_json::from_value(args).map_err(invalid_args)?;
-                handler(ctx, args).map(Into::into)
+                handler(ctx.clone(), args)?.into_tool_result()
             })),
         }
     }
@@ -129,7 +135,7 @@ impl<Deps: Send + Sync + 'static> Tool<Deps> {
         handler: F,
     ) -> Self
     where
-        R: Into<ToolResult>,
+        R: IntoToolResult,
         F: Fn(ToolContext<Deps>, Value) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<R, ToolError>> + Send + 'static,
     {
@@ -152,16 +158,17 @@ impl<Deps: Send + Sync + 'static> Tool<Deps> {
     ///     ms: u64,
     /// }
     ///
-    /// let wait = Tool::typed_async("wait", "Wait a while.", |_ctx: ToolContext<()>, args: Wait| async move {
+    /// let wait = Tool::typed_async("wait", "Wait a while.", |_ctx, args: Wait| async move {
     ///     async_io::Timer::after(std::time::Duration::from_millis(args.ms)).await;
     ///     Ok("waited")
     /// });
     /// assert_eq!(wait.spec().definition.parameters["required"][0], "ms");
+    /// # let _: Tool<()> = wait;
     /// ```
     pub fn typed_async<Args, R, F, Fut>(name: impl Into<String>, description: impl Into<String>, handler: F) -> Self
     where
         Args: DeserializeOwned + JsonSchema,
-        R: Into<ToolResult>,
+        R: IntoToolResult,
         F: Fn(ToolContext<Deps>, Args) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<R, ToolError>> + Send + 'static,
     {
@@ -176,9 +183,9 @@ impl<Deps: Send + Sync + 'static> Tool<Deps> {
 
     /// Run the handler directly on the calling thread — handy in tests. An
     /// async handler is driven by a minimal `block_on`; if the context's
-    /// token is cancelled first, its future is dropped and the call fails.
-    pub fn call(&self, ctx: &ToolContext<Deps>, args: Value) -> Result<ToolResult, ToolError> {
-        self.handler.run_blocking(ctx, args).unwrap_or_else(|| Err(ToolError::fatal(CallDropped)))
+    /// token is canceled first, its future is dropped and the call fails.
+    pub fn call(&self, ctx: ToolContext<Deps>, args: Value) -> Result<ToolResult, ToolError> {
+        self.handler.run_blocking(&ctx, args).unwrap_or_else(|| Err(ToolError::fatal(CallDropped)))
     }
 
     /// Run the handler as a `Send + 'static` future; a blocking handler runs
@@ -203,10 +210,10 @@ impl<Deps> Tool<Deps> {
 /// An async handler's future, boxed with its result converted.
 fn boxed<R, Fut>(future: Fut) -> BoxFuture<'static, Result<ToolResult, ToolError>>
 where
-    R: Into<ToolResult>,
+    R: IntoToolResult,
     Fut: Future<Output = Result<R, ToolError>> + Send + 'static,
 {
-    Box::pin(async move { future.await.map(Into::into) })
+    Box::pin(async move { future.await?.into_tool_result() })
 }
 
 /// Typed arguments that do not fit their type: a correctable rejection.
@@ -214,9 +221,9 @@ fn invalid_args(error: serde_json::Error) -> ToolError {
     ToolError::Reject(texts::invalid_args(&error.to_string()))
 }
 
-/// An async handler dropped because its call was cancelled.
+/// An async handler dropped because its call was canceled.
 #[derive(Debug, thiserror::Error)]
-#[error("the tool call was cancelled before it finished")]
+#[error("the tool call was canceled before it finished")]
 struct CallDropped;
 
 impl<Deps> Tool<Deps> {

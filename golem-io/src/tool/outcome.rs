@@ -4,9 +4,12 @@
 use golem_core::machine::ToolOutcome;
 use golem_core::model::BoxError;
 use golem_core::{CauseRecord, DeferKind, Part};
+use serde::Serialize;
+use std::fmt;
 
 /// What a tool hands back to the model: text, optionally with media parts.
 #[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct ToolResult {
     /// The text the model reads.
     pub content: String,
@@ -39,19 +42,84 @@ impl From<&str> for ToolResult {
     }
 }
 
+/// What a tool handler may return on success: a [`ToolResult`] (text and
+/// media parts), or any `Serialize` value — JSON-encoded for the model,
+/// except that a value serialising to a JSON string (a `String`, a `&str`)
+/// is given as is, unquoted.
+///
+/// ```
+/// use golem_io::IntoToolResult;
+///
+/// #[derive(serde::Serialize)]
+/// struct Forecast {
+///     city: &'static str,
+///     celsius: i32,
+/// }
+///
+/// assert_eq!(Forecast { city: "Lagos", celsius: 31 }.into_tool_result()?.content, r#"{"city":"Lagos","celsius":31}"#);
+/// assert_eq!("sunny".into_tool_result()?.content, "sunny");
+/// assert_eq!(42.into_tool_result()?.content, "42");
+/// # Ok::<(), golem_io::ToolError>(())
+/// ```
+pub trait IntoToolResult {
+    /// The result for the model; a value that cannot be encoded is a fatal
+    /// error.
+    fn into_tool_result(self) -> Result<ToolResult, ToolError>;
+}
+
+impl IntoToolResult for ToolResult {
+    fn into_tool_result(self) -> Result<ToolResult, ToolError> {
+        Ok(self)
+    }
+}
+
+impl<T: Serialize> IntoToolResult for T {
+    fn into_tool_result(self) -> Result<ToolResult, ToolError> {
+        // Written directly, not through `Value`, so a struct keeps its field
+        // order; a JSON string is unquoted again.
+        let json = serde_json::to_string(&self).map_err(ToolError::fatal)?;
+        if json.starts_with('"') {
+            return Ok(ToolResult::text(serde_json::from_str::<String>(&json).map_err(ToolError::fatal)?));
+        }
+        Ok(ToolResult::text(json))
+    }
+}
+
 /// How a tool call can end other than with a result (SPEC TOOL-03).
-#[derive(Debug, thiserror::Error)]
+///
+/// `?` works in tool bodies on any [`std::error::Error`]: the error becomes
+/// a **failed result** ([`ToolError::Failed`], SPEC TOOL-02) — shown to the
+/// model as its display text, flagged `failed`, no correction budget
+/// charged, the run goes on. That is what an I/O error, a failed lookup or
+/// an HTTP error usually deserves: the model can try something else. To
+/// ask the model to fix its call instead, or to fail the whole run, say so
+/// with [`ToolErrorExt`] (`.or_reject()?`, `.or_fatal()?`) or the
+/// constructors ([`ToolError::reject`], [`ToolError::fatal`]).
+///
+/// ```
+/// use golem_io::{Tool, ToolErrorExt};
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct Read {
+///     /// A number, as text.
+///     n: String,
+/// }
+///
+/// let parse = Tool::typed("parse", "Parse a number.", |_ctx, args: Read| {
+///     let n: i64 = args.n.trim().parse().or_reject()?; // the model fixes its call
+///     let file = std::fs::read_to_string(format!("/nonexistent/{n}"))?; // a failed result
+///     Ok(file)
+/// });
+/// # let _: Tool<()> = parse;
+/// ```
 #[non_exhaustive]
 pub enum ToolError {
     /// Correctable: the model should fix its arguments and call again
     /// (charged to the correction budget).
-    #[error("{0}")]
     Reject(String),
     /// A definitive failure shown to the model; no budget is charged.
-    #[error("{0}")]
     Failed(String),
     /// Pause the run until a human approves or an external result arrives.
-    #[error("deferred for {kind:?}: {reason}")]
     Defer {
         /// What the call waits for.
         kind: DeferKind,
@@ -59,12 +127,67 @@ pub enum ToolError {
         reason: String,
     },
     /// Stop the whole run deliberately (canceled stage).
-    #[error("the tool canceled the run: {0}")]
     CancelRun(String),
     /// Anything else: the run fails at the tool stage with this error in
     /// its `source()` chain.
-    #[error(transparent)]
     Fatal(BoxError),
+}
+
+/// `?` on any error in a tool body: a failed result carrying its text.
+/// (So `ToolError` is not itself a `std::error::Error`; it is a tool's
+/// verdict, never something to box and pass on.)
+impl<E: std::error::Error + Send + Sync + 'static> From<E> for ToolError {
+    fn from(error: E) -> Self {
+        ToolError::Failed(error.to_string())
+    }
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ToolError::Reject(reason) | ToolError::Failed(reason) => f.write_str(reason),
+            ToolError::Defer { kind, reason } => write!(f, "deferred for {kind:?}: {reason}"),
+            ToolError::CancelRun(reason) => write!(f, "the tool canceled the run: {reason}"),
+            ToolError::Fatal(error) => error.fmt(f),
+        }
+    }
+}
+
+impl fmt::Debug for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ToolError::Reject(reason) => f.debug_tuple("Reject").field(reason).finish(),
+            ToolError::Failed(reason) => f.debug_tuple("Failed").field(reason).finish(),
+            ToolError::Defer { kind, reason } => {
+                f.debug_struct("Defer").field("kind", kind).field("reason", reason).finish()
+            }
+            ToolError::CancelRun(reason) => f.debug_tuple("CancelRun").field(reason).finish(),
+            ToolError::Fatal(error) => f.debug_tuple("Fatal").field(error).finish(),
+        }
+    }
+}
+
+/// Say what an error in a tool body means, for `?`: by default it is a
+/// failed result ([`ToolError`]'s `From`); these make it a correctable
+/// rejection or a fatal error instead.
+pub trait ToolErrorExt<T> {
+    /// On error, a correctable rejection (SPEC TOOL-03): the model is told
+    /// the error's text and asked to fix its call.
+    fn or_reject(self) -> Result<T, ToolError>;
+
+    /// On error, a fatal error: the run fails at the tool stage with the
+    /// error in its `source()` chain.
+    fn or_fatal(self) -> Result<T, ToolError>;
+}
+
+impl<T, E: std::error::Error + Send + Sync + 'static> ToolErrorExt<T> for Result<T, E> {
+    fn or_reject(self) -> Result<T, ToolError> {
+        self.map_err(|e| ToolError::Reject(e.to_string()))
+    }
+
+    fn or_fatal(self) -> Result<T, ToolError> {
+        self.map_err(ToolError::fatal)
+    }
 }
 
 impl ToolError {
@@ -139,6 +262,42 @@ mod tests {
         let (outcome, kept) = into_outcome(Err(ToolError::fatal("disk on fire")));
         assert_eq!(outcome, ToolOutcome::Fatal { cause: CauseRecord::new("error", "disk on fire") });
         assert_eq!(kept.map(|e| e.to_string()).as_deref(), Some("disk on fire"));
+    }
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("disk on fire")]
+    struct Disk;
+
+    fn failing() -> Result<(), Disk> {
+        Err(Disk)
+    }
+
+    #[test]
+    fn question_mark_makes_a_failed_result_and_the_extension_says_otherwise() {
+        let body = || -> Result<(), ToolError> { Ok(failing()?) };
+        assert_eq!(into_outcome_of(body()), ToolOutcome::Failed { reason: "disk on fire".into() });
+        let body = || -> Result<(), ToolError> { failing().or_reject() };
+        assert_eq!(into_outcome_of(body()), ToolOutcome::Reject { reason: "disk on fire".into() });
+        let body = || -> Result<(), ToolError> { failing().or_fatal() };
+        assert_eq!(into_outcome_of(body()), ToolOutcome::Fatal { cause: CauseRecord::new("error", "disk on fire") });
+    }
+
+    fn into_outcome_of(result: Result<(), ToolError>) -> ToolOutcome {
+        into_outcome(result.and_then(|()| "unused".into_tool_result())).0
+    }
+
+    #[test]
+    fn serializable_values_are_json_and_strings_are_as_is() {
+        #[derive(serde::Serialize)]
+        struct Point {
+            x: i32,
+        }
+        assert_eq!(Point { x: 3 }.into_tool_result().unwrap().content, r#"{"x":3}"#);
+        assert_eq!(vec![1, 2].into_tool_result().unwrap().content, "[1,2]");
+        assert_eq!(String::from("plain").into_tool_result().unwrap().content, "plain");
+        assert_eq!(ToolResult::text("t").into_tool_result().unwrap().content, "t");
+        let unencodable = std::collections::BTreeMap::from([((1, 2), "x")]);
+        assert!(matches!(unencodable.into_tool_result(), Err(ToolError::Fatal(_))));
     }
 
     #[test]

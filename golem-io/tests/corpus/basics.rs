@@ -4,7 +4,7 @@
 use super::kit::{call, calls, fixed, text, tool_results, Gate, Probe, GIVE_UP};
 use super::{case, Case, Pin, Scenario, Stage, Step};
 use golem_core::testing::{FnModel, ScriptedModel};
-use golem_core::{Capabilities, ModelError, Response, RetryPolicy};
+use golem_core::{ModelError, Response, RetryPolicy};
 use golem_io::{decode_fn, Agent, DecodeError, JsonDecoder, Tool, ToolContext, ToolError, ToolResult};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -62,7 +62,7 @@ struct Roll {
 /// Rolls an n-sided die; rejects n ≤ 0 correctably.
 fn roll(probe: &Probe) -> Tool<()> {
     let probe = probe.clone();
-    Tool::typed("roll", "Roll a die with n sides.", move |ctx: &ToolContext<()>, args: Roll| {
+    Tool::typed("roll", "Roll a die with n sides.", move |ctx: ToolContext<()>, args: Roll| {
         probe.note(format!("roll {} n={}", ctx.call_id(), args.n));
         if args.n <= 0 {
             return Err(ToolError::reject(format!("n must be positive, got {}", args.n)));
@@ -88,7 +88,7 @@ pub struct Atlas {
 fn tool_round_trip_with_deps() -> Box<dyn Case> {
     let probe = Probe::default();
     let note = probe.clone();
-    let capital = Tool::typed("capital", "The capital of a country.", move |ctx: &ToolContext<Atlas>, a: Country| {
+    let capital = Tool::typed("capital", "The capital of a country.", move |ctx: ToolContext<Atlas>, a: Country| {
         let atlas = ctx.deps();
         let n = atlas.lookups.fetch_add(1, Ordering::SeqCst) + 1;
         note.note(format!("lookup {n} {}", a.country));
@@ -131,7 +131,7 @@ fn two_tool_turns() -> Box<dyn Case> {
 /// `done`: the finishing order is forced whatever the scheduling.
 fn chained(name: &'static str, probe: &Probe, after: Option<&Gate>, done: &Gate) -> Tool<()> {
     let (probe, after, done) = (probe.clone(), after.cloned(), done.clone());
-    Tool::new(name, "", super::kit::no_args(), move |_: &ToolContext<()>, _| {
+    Tool::new(name, "", super::kit::no_args(), move |_: ToolContext<()>, _| {
         let waited = after.as_ref().is_none_or(|g| g.wait(GIVE_UP));
         probe.note(format!("{name} finished (waited: {waited})"));
         done.open();
@@ -163,7 +163,7 @@ fn parallel_capped() -> Box<dyn Case> {
     let in_flight = Arc::new(AtomicUsize::new(0));
     let counted = |name: &'static str| {
         let (probe, in_flight) = (probe.clone(), Arc::clone(&in_flight));
-        Tool::new(name, "", super::kit::no_args(), move |_: &ToolContext<()>, _| {
+        Tool::new(name, "", super::kit::no_args(), move |_: ToolContext<()>, _| {
             let now = in_flight.fetch_add(1, Ordering::SeqCst) + 1;
             probe.note(format!("{name} started with {now} in flight"));
             in_flight.fetch_sub(1, Ordering::SeqCst);
@@ -192,7 +192,7 @@ fn sequential_barrier() -> Box<dyn Case> {
     let make = |name: &'static str, before: Option<&Gate>, open: Option<&Gate>, after: Option<&Gate>| {
         let (probe, finished) = (probe.clone(), Arc::clone(&finished));
         let (before, open, after) = (before.cloned(), open.cloned(), after.cloned());
-        Tool::new(name, "", super::kit::no_args(), move |_: &ToolContext<()>, _| {
+        Tool::new(name, "", super::kit::no_args(), move |_: ToolContext<()>, _| {
             let seen = finished.load(Ordering::SeqCst);
             before.as_ref().map(|g| g.wait(GIVE_UP));
             probe.note(format!("{name} saw {seen} finished"));
@@ -253,7 +253,7 @@ fn retry_after_honoured() -> Box<dyn Case> {
         .fail(ModelError::api(429, "slow down").with_retry_after(Duration::from_millis(25)))
         .respond(text("after the hint", (10, 3)));
     let agent = Agent::<()>::builder(model)
-        .retry_policy(RetryPolicy { max_attempts: 2, honor_retry_after: true, ..RetryPolicy::default() })
+        .retry_policy(RetryPolicy::new().max_attempts(2).honor_retry_after(true))
         .backoff(|_| Duration::from_millis(1))
         .build()
         .unwrap();
@@ -263,7 +263,7 @@ fn retry_after_honoured() -> Box<dyn Case> {
 fn output_correction_text() -> Box<dyn Case> {
     let model = ScriptedModel::new().respond(text("seven", (10, 1))).respond(text("7", (20, 1)));
     let agent = Agent::<()>::builder(model)
-        .decoder(decode_fn(|r: &Response| {
+        .decoder(decode_fn(|_ctx, r: &Response| {
             let content = &r.message.content;
             content.trim().parse::<i64>().map_err(|_| DecodeError::retry(format!("not an integer: {content:?}")))
         }))
@@ -280,7 +280,7 @@ fn empty_response_corrected() -> Box<dyn Case> {
 }
 
 fn json_output_native() -> Box<dyn Case> {
-    let caps = Capabilities { streaming: true, native_schema_with_tools: true, forced_tool_choice: false };
+    let caps = golem_core::Capabilities::new().native_schema_with_tools(true);
     let model = ScriptedModel::new()
         .with_capabilities(caps)
         .respond(text(r#"{"city":"Lagos"}"#, (30, 5)))
@@ -363,7 +363,7 @@ fn decode_budget_exhausted() -> Box<dyn Case> {
 fn decode_fatal() -> Box<dyn Case> {
     let model = ScriptedModel::new().respond(text("\u{0}\u{1}binary", (30, 5)));
     let agent = Agent::<()>::builder(model)
-        .decoder(decode_fn(|_: &Response| Err::<Value, _>(DecodeError::fatal("the answer is unreadable"))))
+        .decoder(decode_fn(|_ctx, _: &Response| Err::<Value, _>(DecodeError::fatal("the answer is unreadable"))))
         .output_retries(3)
         .build()
         .unwrap();

@@ -44,7 +44,7 @@ fn usage_limit_tokens() -> Box<dyn Case> {
         .respond(text("never", (1, 1)));
     let agent = Agent::builder(model)
         .tool(fixed("weather", &probe, "rain"))
-        .usage_limits(UsageLimits { total_tokens: Some(100), ..UsageLimits::default() })
+        .usage_limits(UsageLimits::new().total_tokens(100))
         .build()
         .unwrap();
     let pin = Pin::failed(Stage::Usage, "run exceeded the total token limit of 100 (used 120)");
@@ -57,7 +57,7 @@ fn request_limit() -> Box<dyn Case> {
         ScriptedModel::new().respond(calls(vec![call("q1", "weather", "{}")], (10, 4))).respond(text("never", (1, 1)));
     let agent = Agent::builder(model)
         .tool(fixed("weather", &probe, "rain"))
-        .usage_limits(UsageLimits { requests: Some(1), ..UsageLimits::default() })
+        .usage_limits(UsageLimits::new().requests(1))
         .build()
         .unwrap();
     let pin = Pin::failed(Stage::Usage, "run exceeded the request limit of 1 (used 2)");
@@ -255,7 +255,7 @@ fn streaming_on_delta() -> Box<dyn Case> {
         .respond(text("31", (40, 1)));
     let agent = Agent::builder(model)
         .tool(fixed("weather", &probe, "31C, sunny"))
-        .decoder(golem_io::decode_fn(|r: &golem_core::Response| {
+        .decoder(golem_io::decode_fn(|_ctx, r: &golem_core::Response| {
             let content = &r.message.content;
             content.parse::<i64>().map_err(|_| golem_io::DecodeError::retry(format!("want degrees, got {content:?}")))
         }))

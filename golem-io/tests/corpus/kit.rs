@@ -78,10 +78,10 @@ pub fn no_args() -> Value {
 pub fn tool<D: Send + Sync + 'static>(
     name: &'static str,
     probe: &Probe,
-    f: impl Fn(&ToolContext<D>, Value) -> Result<ToolResult, ToolError> + Send + Sync + 'static,
+    f: impl Fn(ToolContext<D>, Value) -> Result<ToolResult, ToolError> + Send + Sync + 'static,
 ) -> Tool<D> {
     let probe = probe.clone();
-    Tool::new(name, format!("The {name} tool."), no_args(), move |ctx: &ToolContext<D>, args: Value| {
+    Tool::new(name, format!("The {name} tool."), no_args(), move |ctx: ToolContext<D>, args: Value| {
         probe.note(format!("{name} {}", ctx.call_id()));
         f(ctx, args)
     })

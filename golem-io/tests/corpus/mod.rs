@@ -37,7 +37,7 @@ mod control;
 pub mod kit;
 
 use golem_core::{Approval, DeferredResults, Message, RunEvent, Stage};
-use golem_io::{Agent, CancellationToken, Error, RunBuilder, RunOutput, RunResult};
+use golem_io::{Agent, CancellationToken, Error, RunBuilder, RunOutcome};
 use kit::{Gate, Probe};
 use serde::Serialize;
 use serde_json::Value;
@@ -93,26 +93,27 @@ impl Driver {
     pub const ALL: &'static [Driver] = &[Driver::Blocking, Driver::Smol, Driver::Futures, Driver::Tokio];
 }
 
-/// Run `run` with `driver`.
-pub fn call<Deps, O>(driver: Driver, run: RunBuilder<'_, Deps, O>) -> Result<RunResult<O>, Error>
+/// Run `run` with `driver`, a pause taken as an outcome (the corpus
+/// covers both ends).
+pub fn call<Deps, O>(driver: Driver, run: RunBuilder<'_, Deps, O>) -> Result<RunOutcome<O>, Error>
 where
     Deps: Send + Sync + 'static,
     O: 'static,
 {
     match driver {
-        Driver::Blocking => run.call(),
-        Driver::Smol => smol::block_on(run.call_async()),
-        Driver::Futures => futures::executor::block_on(run.call_async()),
+        Driver::Blocking => run.call_pausable(),
+        Driver::Smol => smol::block_on(run.call_pausable_async()),
+        Driver::Futures => futures::executor::block_on(run.call_pausable_async()),
         Driver::Tokio => {
             let runtime = tokio::runtime::Builder::new_current_thread().build().expect("a tokio runtime");
-            runtime.block_on(run.call_async())
+            runtime.block_on(run.call_pausable_async())
         }
         Driver::RecordedBlocking | Driver::RecordedSmol => {
             let log = SharedLog::default();
             let run = run.record(log.clone());
             let result = match driver {
-                Driver::RecordedBlocking => run.call(),
-                _ => smol::block_on(run.call_async()),
+                Driver::RecordedBlocking => run.call_pausable(),
+                _ => smol::block_on(run.call_pausable_async()),
             };
             let bytes = std::mem::take(&mut *log.0.lock().unwrap_or_else(|p| p.into_inner()));
             if !bytes.is_empty() {
@@ -506,9 +507,9 @@ where
                 Streaming::Events => run = run.stream(true),
                 Streaming::Deltas | Streaming::FailAt(_) => {
                     let (sink, fail_at) = (Arc::clone(&deltas), step.stream.fail_at());
-                    run = run.on_delta(move |delta| {
+                    run = run.on_delta(move |d| {
                         let mut deltas = sink.lock().unwrap_or_else(|p| p.into_inner());
-                        deltas.push(serde_json::to_string(delta).expect("deltas serialise"));
+                        deltas.push(serde_json::to_string(d.delta).expect("deltas serialise"));
                         if Some(deltas.len() - 1) == fail_at {
                             return Err(Box::new(SinkFull(deltas.len() - 1)));
                         }
@@ -539,19 +540,13 @@ where
 
 /// A step's record and the messages a following step continues from.
 fn record<O: Serialize>(
-    result: Result<RunResult<O>, Error>,
+    result: Result<RunOutcome<O>, Error>,
     events: Vec<String>,
     deltas: Vec<String>,
 ) -> (StepRecord, Vec<Message>) {
     let (outcome, summary, messages) = match &result {
-        Ok(result) => {
-            let end = match &result.output {
-                RunOutput::Completed(output) => End::Completed(serde_json::to_value(output).expect("serialise")),
-                RunOutput::Paused(deferred) => End::Paused {
-                    approvals: deferred.approvals.iter().map(|p| p.call_id.clone()).collect(),
-                    external: deferred.external.iter().map(|p| p.call_id.clone()).collect(),
-                },
-            };
+        Ok(RunOutcome::Completed(result)) => {
+            let end = End::Completed(serde_json::to_value(&result.output).expect("serialise"));
             let summary = Summary {
                 end,
                 messages: result.messages.len(),
@@ -560,6 +555,21 @@ fn record<O: Serialize>(
                 display: None,
             };
             (json_of("ok", result), summary, result.messages.clone())
+        }
+        Ok(RunOutcome::Paused(paused)) => {
+            let deferred = &paused.deferred;
+            let end = End::Paused {
+                approvals: deferred.approvals.iter().map(|p| p.call_id.clone()).collect(),
+                external: deferred.external.iter().map(|p| p.call_id.clone()).collect(),
+            };
+            let summary = Summary {
+                end,
+                messages: paused.messages.len(),
+                requests: paused.requests,
+                tool_calls: paused.tool_calls,
+                display: None,
+            };
+            (json_of("paused", paused), summary, paused.messages.clone())
         }
         Err(Error::Run(error)) => {
             let partial = error.partial.as_ref();

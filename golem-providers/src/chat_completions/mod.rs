@@ -101,14 +101,13 @@ impl Dialect {
     };
 
     /// The capabilities a client with this dialect reports (SPEC MODEL-03).
-    /// Streaming always works; a native schema next to tools needs both
-    /// features; forcing a tool needs tools and tool choice.
+    /// Streaming always works (the client implements the streaming traits);
+    /// a native schema next to tools needs both features; forcing a tool
+    /// needs tools and tool choice.
     pub fn capabilities(&self) -> golem_core::model::Capabilities {
-        golem_core::model::Capabilities {
-            streaming: true,
-            native_schema_with_tools: self.json_schema && self.tools,
-            forced_tool_choice: self.tool_choice && self.tools,
-        }
+        golem_core::model::Capabilities::new()
+            .native_schema_with_tools(self.json_schema && self.tools)
+            .forced_tool_choice(self.tool_choice && self.tools)
     }
 }
 

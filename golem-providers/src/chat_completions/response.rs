@@ -75,11 +75,10 @@ pub fn decode_body(head: &HttpResponseHead, body: &[u8], ctx: &DecodeContext<'_>
             .map_err(|e| with_request_id(decode_error("response body", &e.to_string(), false, ctx.key), head))?;
     }
     let refused = message.get("refusal").and_then(Value::as_str).is_some_and(|r| !r.is_empty());
-    Ok(Response {
-        message: assembler.finish(),
-        usage: value.get("usage").map(usage).unwrap_or_default(),
-        finish_reason: if refused { FinishReason::ContentFilter } else { finish_reason(choice.get("finish_reason")) },
-    })
+    let finish = if refused { FinishReason::ContentFilter } else { finish_reason(choice.get("finish_reason")) };
+    Ok(Response::new(assembler.finish())
+        .with_usage(value.get("usage").map(usage).unwrap_or_default())
+        .with_finish_reason(finish))
 }
 
 /// The deltas a stream of this response message would carry, in stream
@@ -176,13 +175,9 @@ pub fn finish_reason(value: Option<&Value>) -> FinishReason {
 pub fn usage(value: &Value) -> Usage {
     let count = |v: Option<&Value>| v.and_then(Value::as_u64).unwrap_or(0);
     let cached = value.pointer("/prompt_tokens_details/cached_tokens").or_else(|| value.get("prompt_cache_hit_tokens"));
-    Usage {
-        input_tokens: count(value.get("prompt_tokens")),
-        output_tokens: count(value.get("completion_tokens")),
-        cache_read_tokens: count(cached),
-        cache_write_tokens: 0,
-        reasoning_tokens: count(value.pointer("/completion_tokens_details/reasoning_tokens")),
-    }
+    Usage::new(count(value.get("prompt_tokens")), count(value.get("completion_tokens")))
+        .with_cache_read_tokens(count(cached))
+        .with_reasoning_tokens(count(value.pointer("/completion_tokens_details/reasoning_tokens")))
 }
 
 pub(crate) fn with_request_id(mut error: ModelError, head: &HttpResponseHead) -> ModelError {

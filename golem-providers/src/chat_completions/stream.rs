@@ -310,6 +310,6 @@ impl StreamDecoder for ChatStream {
         }
         let finish_reason =
             if self.refused { FinishReason::ContentFilter } else { self.finish_reason.unwrap_or_default() };
-        Ok(Response { message: self.assembler.finish(), usage: self.usage, finish_reason })
+        Ok(Response::new(self.assembler.finish()).with_usage(self.usage).with_finish_reason(finish_reason))
     }
 }

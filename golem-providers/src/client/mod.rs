@@ -30,7 +30,7 @@
 //!
 //! let model = OpenAi::preset(Preset::groq(), "llama-3.3-70b-versatile")?; // reads GROQ_API_KEY
 //! let agent = Agent::<()>::builder(model).instructions("Be brief.").build()?;
-//! println!("{}", agent.run((), "Say hi")?.output().unwrap());
+//! println!("{}", agent.run((), "Say hi")?.output);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
@@ -58,9 +58,11 @@ use crate::transport::{shared_async, AsyncIoTransport, AsyncTransport};
 #[cfg(feature = "blocking")]
 use crate::transport::{shared_blocking, Transport, UreqTransport};
 #[cfg(feature = "blocking")]
-use golem_core::model::Model;
+use golem_core::model::StreamingModel;
+#[cfg(all(feature = "blocking", feature = "async"))]
+use golem_core::model::{AsyncModel, Model};
 #[cfg(feature = "async")]
-use golem_core::model::{AsyncModel, BoxFuture};
+use golem_core::model::{AsyncStreamingModel, BoxFuture};
 use golem_core::model::{Capabilities, DeltaSink, ModelError, Request, Response};
 use std::fmt;
 use std::sync::Arc;
@@ -158,8 +160,10 @@ impl<C: fmt::Debug> fmt::Debug for Client<C> {
     }
 }
 
+// The clients stream, so they implement the streaming traits and are
+// `Model` / `AsyncModel` through golem-core's blanket impls.
 #[cfg(feature = "blocking")]
-impl<C: HttpCodec + 'static> Model for Client<C> {
+impl<C: HttpCodec + 'static> StreamingModel for Client<C> {
     fn generate(&self, request: &Request) -> Result<Response, ModelError> {
         call::generate(&self.codec, &*self.blocking, request)
     }
@@ -179,7 +183,7 @@ impl<C: HttpCodec + 'static> Model for Client<C> {
 }
 
 #[cfg(feature = "async")]
-impl<C: HttpCodec + 'static> AsyncModel for Client<C> {
+impl<C: HttpCodec + 'static> AsyncStreamingModel for Client<C> {
     fn generate_async<'a>(&'a self, request: &'a Request) -> BoxFuture<'a, Result<Response, ModelError>> {
         Box::pin(call::generate_async(&self.codec, &*self.asynchronous, request))
     }

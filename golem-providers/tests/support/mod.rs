@@ -4,7 +4,6 @@
 
 use golem_core::message::{Message, Role, ToolArgs, ToolCall};
 use golem_core::model::{Delta, ModelError, Request, Response, WireToolChoice};
-use golem_core::tool::ToolDefinition;
 use golem_providers::codec::{HttpCodec, StreamDecoder};
 use golem_providers::http::HttpResponseHead;
 use serde_json::Value;
@@ -135,7 +134,12 @@ pub fn request_from_recorded(body: &Value) -> Request {
                         )
                     })
                     .collect();
-                Message { content, tool_calls: calls, ..Message::new(Role::Assistant) }
+                {
+                    let mut message = Message::new(Role::Assistant);
+                    message.content = content;
+                    message.tool_calls = calls;
+                    message
+                }
             }
             "tool" => {
                 let id = m["tool_call_id"].as_str().unwrap();
@@ -155,10 +159,12 @@ pub fn request_from_recorded(body: &Value) -> Request {
         .as_array()
         .into_iter()
         .flatten()
-        .map(|t| ToolDefinition {
-            name: t["function"]["name"].as_str().unwrap().to_string(),
-            description: t["function"]["description"].as_str().unwrap_or_default().to_string(),
-            parameters: t["function"]["parameters"].clone(),
+        .map(|t| {
+            golem_core::tool::ToolDefinition::new(
+                t["function"]["name"].as_str().unwrap().to_string(),
+                t["function"]["description"].as_str().unwrap_or_default().to_string(),
+                t["function"]["parameters"].clone(),
+            )
         })
         .collect();
     let tool_choice = match &body["tool_choice"] {
@@ -166,7 +172,13 @@ pub fn request_from_recorded(body: &Value) -> Request {
         Value::Object(o) => Some(WireToolChoice::Tool(o["function"]["name"].as_str().unwrap().to_string())),
         _ => None,
     };
-    Request { messages, tools: Arc::new(tools), output_schema: None, tool_choice }
+    {
+        let mut request = golem_core::Request::new(messages);
+        request.tools = Arc::new(tools);
+        request.output_schema = None;
+        request.tool_choice = tool_choice;
+        request
+    }
 }
 
 /// What a stream decoder made of `chunks`: every delta (until the first

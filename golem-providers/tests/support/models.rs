@@ -40,8 +40,10 @@ pub fn stream<M: Model + AsyncModel>(
 ) -> Result<Response, ModelError> {
     let mut sink = |delta: Delta| on_delta(delta);
     match face {
-        Face::Blocking => Model::stream(model.as_blocking().unwrap(), request, &mut sink),
-        Face::Async => futures_lite::future::block_on(model.as_async().unwrap().stream_async(request, &mut sink)),
+        Face::Blocking => model.as_blocking().unwrap().as_streaming().unwrap().stream(request, &mut sink),
+        Face::Async => futures_lite::future::block_on(
+            model.as_async().unwrap().as_streaming().unwrap().stream_async(request, &mut sink),
+        ),
     }
 }
 

@@ -77,5 +77,5 @@ fn media_part(kind: &str, data: Option<&str>, media_type: Option<&str>) -> Optio
         return None;
     }
     let kind = if kind == "audio" { PartKind::Audio } else { PartKind::Image };
-    Some(Part { kind, url: String::new(), data: bytes.into(), media_type: media_type.to_string() })
+    Some(Part::from_data(kind, media_type, bytes))
 }

@@ -165,7 +165,7 @@ impl McpBridge {
             tool.name.clone(),
             description,
             tool.server.input_schema.clone(),
-            move |ctx: &ToolContext<Deps>, args: Value| {
+            move |ctx: ToolContext<Deps>, args: Value| {
                 let params = serde_json::json!({"name": wire, "arguments": if args.is_null() { Value::Object(Default::default()) } else { args }});
                 let cancel = Some(ctx.cancellation());
                 let result = match timeout {

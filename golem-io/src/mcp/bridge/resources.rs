@@ -44,7 +44,7 @@ impl McpBridge {
             "required": ["uri"],
         });
         let name = model_name(self.options.prefix.as_deref(), RESOURCE_TOOL);
-        Tool::new(name, description, schema, move |ctx: &ToolContext<Deps>, args: Value| {
+        Tool::new(name, description, schema, move |ctx: ToolContext<Deps>, args: Value| {
             let Some(uri) = args.get("uri").and_then(Value::as_str) else {
                 return Err(ToolError::reject("`uri` must be a string"));
             };

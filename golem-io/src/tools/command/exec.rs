@@ -27,7 +27,7 @@ pub(crate) enum End {
     Exited(i32),
     Signalled(i32),
     TimedOut,
-    Cancelled,
+    Canceled,
 }
 
 /// What a run produced.
@@ -91,7 +91,7 @@ pub(crate) fn run(
         match inbox.recv_timeout(wake.saturating_duration_since(now)) {
             Ok(Event::Eof) => eof = true,
             Ok(Event::Exited) => exited_at = Some(Instant::now()),
-            Ok(Event::Cancel) => break Some(End::Cancelled),
+            Ok(Event::Cancel) => break Some(End::Canceled),
             Err(RecvTimeoutError::Timeout) if exited_at.is_some() && Instant::now() < deadline => break None,
             Err(RecvTimeoutError::Timeout) => break Some(End::TimedOut),
             Err(RecvTimeoutError::Disconnected) => break None,

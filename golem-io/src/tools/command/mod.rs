@@ -101,9 +101,12 @@ impl CommandError {
     }
 }
 
-impl From<CommandError> for ToolError {
-    fn from(error: CommandError) -> Self {
-        match error {
+impl CommandError {
+    /// The tool's verdict: a rejection stays correctable, a failure is a
+    /// failed result. (`?` on a `CommandError` in a tool of your own gives
+    /// a failed result for both, like any error.)
+    pub fn into_tool_error(self) -> ToolError {
+        match self {
             CommandError::Rejected(reason) => ToolError::Reject(reason),
             CommandError::Failed(reason) => ToolError::Failed(reason),
         }
@@ -134,7 +137,7 @@ impl RunCommand {
             texts::TOOL_NAME,
             texts::description(shell),
             texts::schema(shell),
-            move |ctx: &ToolContext<Deps>, args| runner.call(ctx.cancellation(), args),
+            move |ctx: ToolContext<Deps>, args| runner.call(ctx.cancellation(), args),
         )
     }
 
@@ -143,7 +146,7 @@ impl RunCommand {
         self.run_inner(command, None)
     }
 
-    /// [`run`](Self::run), killing the command once `cancel` is cancelled.
+    /// [`run`](Self::run), killing the command once `cancel` is canceled.
     pub fn run_with_cancellation(&self, command: &str, cancel: &CancellationToken) -> Result<String, CommandError> {
         self.run_inner(command, Some(cancel))
     }
@@ -156,7 +159,8 @@ impl RunCommand {
         }
         let args: Args =
             serde_json::from_value(args).map_err(|e| ToolError::Reject(texts::bad_args(&e.to_string())))?;
-        Ok(ToolResult::text(self.run_inner(&args.command, Some(cancel))?))
+        let output = self.run_inner(&args.command, Some(cancel)).map_err(CommandError::into_tool_error)?;
+        Ok(ToolResult::text(output))
     }
 
     fn run_inner(&self, command: &str, cancel: Option<&CancellationToken>) -> Result<String, CommandError> {
@@ -217,7 +221,7 @@ impl RunCommand {
                 parts.push(texts::timed_out(config.timeout.as_secs_f64()));
                 true
             }
-            End::Cancelled => {
+            End::Canceled => {
                 parts.push(texts::CANCELLED.to_string());
                 true
             }

@@ -99,5 +99,5 @@ pub fn timed_out(seconds: f64) -> String {
     format!("[shell: timed out after {seconds} s; process group killed]")
 }
 
-/// The end of a failed result when the run cancelled the call.
-pub const CANCELLED: &str = "[shell: cancelled; process group killed]";
+/// The end of a failed result when the run canceled the call.
+pub const CANCELLED: &str = "[shell: canceled; process group killed]";

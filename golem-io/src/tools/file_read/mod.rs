@@ -74,7 +74,7 @@ impl FileRead {
     /// The `read_file` tool, for an agent with any deps.
     pub fn tool<Deps: Send + Sync + 'static>(&self) -> Tool<Deps> {
         let reader = self.clone();
-        Tool::new(texts::TOOL_NAME, texts::DESCRIPTION, texts::schema(), move |_ctx: &ToolContext<Deps>, args| {
+        Tool::new(texts::TOOL_NAME, texts::DESCRIPTION, texts::schema(), move |_ctx: ToolContext<Deps>, args| {
             reader.call(args)
         })
         .idempotent()
@@ -101,7 +101,8 @@ impl FileRead {
         }
         let args: Args =
             serde_json::from_value(args).map_err(|e| ToolError::Reject(texts::bad_args(&e.to_string())))?;
-        Ok(ToolResult::text(self.read(&args.path, args.start_line, args.end_line)?))
+        let text = self.read(&args.path, args.start_line, args.end_line).map_err(ReadError::into_tool_error)?;
+        Ok(ToolResult::text(text))
     }
 }
 
@@ -187,9 +188,12 @@ impl ReadError {
     }
 }
 
-impl From<ReadError> for ToolError {
-    fn from(error: ReadError) -> Self {
-        match error {
+impl ReadError {
+    /// The tool's verdict: a rejection stays correctable, a failure is a
+    /// failed result. (`?` on a `ReadError` in a tool of your own gives a
+    /// failed result for both, like any error.)
+    pub fn into_tool_error(self) -> ToolError {
+        match self {
             ReadError::Rejected(reason) => ToolError::Reject(reason),
             ReadError::Failed(reason) => ToolError::Failed(reason),
         }

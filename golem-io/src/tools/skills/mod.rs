@@ -129,7 +129,7 @@ impl Skills {
             texts::TOOL_NAME,
             self.inner.description.clone(),
             texts::schema(),
-            move |_: &ToolContext<Deps>, args| skills.call(args),
+            move |_: ToolContext<Deps>, args| skills.call(args),
         )
         .idempotent()
     }
@@ -179,7 +179,7 @@ impl Skills {
         }
         let args: Args =
             serde_json::from_value(args).map_err(|e| ToolError::Reject(texts::bad_args(&e.to_string())))?;
-        Ok(ToolResult::text(self.load(&args.name)?))
+        Ok(ToolResult::text(self.load(&args.name).map_err(SkillError::into_tool_error)?))
     }
 }
 
@@ -203,9 +203,11 @@ pub enum SkillError {
     Rejected(String),
 }
 
-impl From<SkillError> for ToolError {
-    fn from(error: SkillError) -> Self {
-        match error {
+impl SkillError {
+    /// The tool's verdict: a correctable rejection. (`?` on a `SkillError`
+    /// in a tool of your own gives a failed result, like any error.)
+    pub fn into_tool_error(self) -> ToolError {
+        match self {
             SkillError::Rejected(reason) => ToolError::Reject(reason),
         }
     }

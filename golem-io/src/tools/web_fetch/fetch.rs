@@ -138,9 +138,9 @@ pub enum FetchError {
         /// What went wrong.
         message: String,
     },
-    /// The run cancelled the call.
-    #[error("{}", texts::cancelled(url))]
-    Cancelled {
+    /// The run canceled the call.
+    #[error("{}", texts::canceled(url))]
+    Canceled {
         /// The URL.
         url: String,
     },
@@ -153,12 +153,15 @@ impl FetchError {
     }
 }
 
-impl From<FetchError> for crate::ToolError {
-    fn from(error: FetchError) -> Self {
-        if error.is_rejection() {
-            crate::ToolError::Reject(error.to_string())
+impl FetchError {
+    /// The tool's verdict: a rejection of the URL stays correctable,
+    /// anything else is a failed result. (`?` on a `FetchError` in a tool
+    /// of your own gives a failed result for both, like any error.)
+    pub fn into_tool_error(self) -> crate::ToolError {
+        if self.is_rejection() {
+            crate::ToolError::Reject(self.to_string())
         } else {
-            crate::ToolError::Failed(error.to_string())
+            crate::ToolError::Failed(self.to_string())
         }
     }
 }
@@ -187,8 +190,8 @@ impl Fetcher {
         let mut redirects = 0;
         loop {
             self.vet_literal(&url)?;
-            if cancel.is_some_and(CancellationToken::is_cancelled) {
-                return Err(FetchError::Cancelled { url: url.to_string() });
+            if cancel.is_some_and(CancellationToken::is_canceled) {
+                return Err(FetchError::Canceled { url: url.to_string() });
             }
             let remaining = deadline.saturating_duration_since(Instant::now());
             if remaining.is_zero() {

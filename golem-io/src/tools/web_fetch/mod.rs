@@ -91,7 +91,7 @@ impl WebFetch {
     /// The `web_fetch` tool, for an agent with any deps.
     pub fn tool<Deps: Send + Sync + 'static>(&self) -> Tool<Deps> {
         let fetcher = self.clone();
-        Tool::new(texts::TOOL_NAME, texts::DESCRIPTION, texts::schema(), move |ctx: &ToolContext<Deps>, args| {
+        Tool::new(texts::TOOL_NAME, texts::DESCRIPTION, texts::schema(), move |ctx: ToolContext<Deps>, args| {
             fetcher.call(ctx.cancellation(), args)
         })
         .idempotent()
@@ -103,7 +103,7 @@ impl WebFetch {
     }
 
     /// [`fetch`](Self::fetch), giving up between redirects once `cancel`
-    /// is cancelled.
+    /// is canceled.
     pub fn fetch_with_cancellation(&self, url: &str, cancel: &CancellationToken) -> Result<Fetched, FetchError> {
         self.inner.run(url, Some(cancel))
     }
@@ -116,7 +116,7 @@ impl WebFetch {
         }
         let args: Args =
             serde_json::from_value(args).map_err(|e| ToolError::Reject(texts::bad_args(&e.to_string())))?;
-        let fetched = self.inner.run(&args.url, Some(cancel))?;
+        let fetched = self.inner.run(&args.url, Some(cancel)).map_err(FetchError::into_tool_error)?;
         Ok(ToolResult::text(fetched.model_text()))
     }
 }

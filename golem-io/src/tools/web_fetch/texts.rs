@@ -106,8 +106,8 @@ pub fn network(url: &str, error: &str) -> String {
 }
 
 /// Failed result: the run no longer wants the fetch.
-pub fn cancelled(url: &str) -> String {
-    format!("GET {url}: cancelled")
+pub fn canceled(url: &str) -> String {
+    format!("GET {url}: canceled")
 }
 
 /// Marker appended after conversion when the body was cut (SPEC WEB-06).
