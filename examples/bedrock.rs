@@ -9,7 +9,6 @@
 #[path = "support/credentials.rs"]
 mod credentials;
 
-use golem_core::Delta;
 use golem_io::Agent;
 use golem_providers::Bedrock;
 use std::io::Write;
@@ -29,7 +28,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let mut stdout = std::io::stdout();
     let result = agent.run_stream((), "In one sentence: what does a request signature prove?", |delta| {
-        if let Delta::Text { text } = delta {
+        if let Some(text) = delta.text() {
             write!(stdout, "{text}")?;
             stdout.flush()?;
         }
@@ -37,7 +36,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     })?;
     println!();
     println!("--");
-    println!("output: {}", result.output().map(String::as_str).unwrap_or("(paused)"));
+    println!("output: {}", result.output);
     println!("finish: {:?}", result.finish_reason);
     println!("usage: {} input tokens, {} output tokens", result.usage.input_tokens, result.usage.output_tokens);
     Ok(())

@@ -22,7 +22,7 @@ const DRIVERS: [Driver; 2] = [Driver::Blocking, Driver::Async];
 
 fn tool(name: &str, param: &str, answer: &'static str) -> Tool<Arc<AtomicUsize>> {
     let schema = json!({"type": "object", "properties": {param: {"type": "string"}}, "required": [param]});
-    Tool::new(name, "", schema, move |ctx: &ToolContext<Arc<AtomicUsize>>, _args| {
+    Tool::new(name, "", schema, move |ctx: ToolContext<Arc<AtomicUsize>>, _args| {
         ctx.deps().fetch_add(1, Ordering::SeqCst);
         Ok(answer.to_string())
     })
@@ -38,16 +38,20 @@ fn run<O: Send + 'static>(
     let result = match (driver, deltas) {
         (Driver::Blocking, None) => agent.run(Arc::clone(calls), prompt),
         (Driver::Async, None) => futures_lite::future::block_on(agent.run_async(Arc::clone(calls), prompt)),
-        (Driver::Blocking, Some(deltas)) => agent.run_stream(Arc::clone(calls), prompt, |d: &Delta| {
-            deltas.push(d.clone());
-            Ok(())
-        }),
-        (Driver::Async, Some(deltas)) => {
-            futures_lite::future::block_on(agent.run_stream_async(Arc::clone(calls), prompt, |d: &Delta| {
-                deltas.push(d.clone());
+        (Driver::Blocking, Some(deltas)) => {
+            agent.run_stream(Arc::clone(calls), prompt, |d: golem_io::StreamDelta<'_>| {
+                deltas.push(d.delta.clone());
                 Ok(())
-            }))
+            })
         }
+        (Driver::Async, Some(deltas)) => futures_lite::future::block_on(agent.run_stream_async(
+            Arc::clone(calls),
+            prompt,
+            |d: golem_io::StreamDelta<'_>| {
+                deltas.push(d.delta.clone());
+                Ok(())
+            },
+        )),
     };
     result.unwrap_or_else(|e| panic!("{driver:?}: {e}"))
 }
@@ -73,7 +77,7 @@ fn a_recorded_streamed_tool_round_trip_replays_under_both_drivers() {
         let mut deltas = Vec::new();
         let result =
             run(driver, &agent, &calls, "What is the temperature of the capital of France?", Some(&mut deltas));
-        let output = result.output().unwrap().clone();
+        let output = result.output.clone();
         assert!(output.contains("30°C"), "{driver:?}: {output}");
         assert_eq!((result.requests, calls.load(Ordering::SeqCst)), (2, 1));
         assert_eq!((result.usage.input_tokens, result.usage.output_tokens), (471 + 577, 91 + 18));
@@ -97,7 +101,7 @@ fn a_recorded_reasoning_tool_round_trip_replays_the_signature() {
             Agent::builder(client(&server.url())).tool(tool("get_user_country", "x", "Mexico")).build().unwrap();
         let calls = Arc::new(AtomicUsize::new(0));
         let result = run(driver, &agent, &calls, "What is the largest city in the user country?", None);
-        assert!(result.output().unwrap().starts_with("Based on your location in Mexico"), "{driver:?}");
+        assert!(result.output.starts_with("Based on your location in Mexico"), "{driver:?}");
         let first: Value = serde_json::from_slice(&recorded(case, "01.response.json")).unwrap();
         let second = server.requests()[1].json();
         assert_eq!(
@@ -137,7 +141,7 @@ fn parallel_tool_calls_run_and_answer_in_one_turn() {
             Agent::builder(client(&server.url())).tool(tool("get_temperature", "city", "25°C")).build().unwrap();
         let calls = Arc::new(AtomicUsize::new(0));
         let result = run(driver, &agent, &calls, "Paris and Rome?", Some(&mut Vec::new()));
-        assert_eq!(result.output().unwrap(), "Both warm.", "{driver:?}");
+        assert_eq!(result.output, "Both warm.", "{driver:?}");
         assert_eq!(calls.load(Ordering::SeqCst), 2);
         let second = server.requests()[1].json();
         let content = second["messages"][2]["content"].as_array().unwrap();
@@ -165,7 +169,7 @@ fn structured_output_in_native_mode_uses_output_config() {
             .build()
             .unwrap();
         let result = run(driver, &agent, &Arc::new(AtomicUsize::new(0)), "forecast for Lagos", None);
-        assert_eq!(result.output().unwrap(), &Weather { city: "Lagos".into(), celsius: 31 }, "{driver:?}");
+        assert_eq!(result.output, Weather { city: "Lagos".into(), celsius: 31 }, "{driver:?}");
         let seen = server.requests()[0].json();
         let format = &seen["outputConfig"]["textFormat"];
         assert_eq!(format["type"], "json_schema");
@@ -191,7 +195,7 @@ fn structured_output_in_tool_mode_calls_the_output_tool() {
             .build()
             .unwrap();
         let result = run(driver, &agent, &Arc::new(AtomicUsize::new(0)), "forecast for Lagos", Some(&mut Vec::new()));
-        assert_eq!(result.output().unwrap(), &Weather { city: "Lagos".into(), celsius: 31 }, "{driver:?}");
+        assert_eq!(result.output, Weather { city: "Lagos".into(), celsius: 31 }, "{driver:?}");
         let seen = server.requests()[0].json();
         assert_eq!(seen["toolConfig"]["tools"][0]["toolSpec"]["name"], "record_weather");
         assert!(seen.get("outputConfig").is_none());
@@ -210,7 +214,7 @@ fn an_image_prompt_goes_as_bytes() {
             Driver::Async => futures_lite::future::block_on(run.call_async()),
         }
         .unwrap();
-        assert_eq!(result.output().unwrap(), "A red square.", "{driver:?}");
+        assert_eq!(result.output, "A red square.", "{driver:?}");
         let seen = server.requests()[0].json();
         assert_eq!(
             seen["messages"][0]["content"],
@@ -238,7 +242,7 @@ fn a_streamed_run_returns_what_the_plain_run_returns() {
         let plain = run(driver, &agent, &calls, "Capital of France?", None);
         let mut deltas = Vec::new();
         let streamed = run(driver, &agent, &calls, "Capital of France?", Some(&mut deltas));
-        assert_eq!(streamed.output(), plain.output(), "{driver:?}");
+        assert_eq!(streamed.output, plain.output, "{driver:?}");
         assert_eq!(streamed.usage, plain.usage);
         let strip = |messages: &[golem_core::Message]| {
             messages

@@ -25,11 +25,11 @@ fn body(codec: &Codec, request: &Request) -> Value {
 
 fn with_tools(messages: Vec<Message>) -> Request {
     let mut request = Request::new(messages);
-    request.tools = Arc::new(vec![ToolDefinition {
-        name: "get_weather".into(),
-        description: "Weather in a city.".into(),
-        parameters: json!({"type": "object", "properties": {"city": {"type": "string"}}}),
-    }]);
+    request.tools = Arc::new(vec![ToolDefinition::new(
+        "get_weather",
+        "Weather in a city.",
+        json!({"type": "object", "properties": {"city": {"type": "string"}}}),
+    )]);
     request
 }
 
@@ -74,10 +74,10 @@ fn settings_go_where_the_service_model_puts_them() {
             .effort("high")
     });
     let mut request = Request::new(vec![Message::system("One."), Message::system("Two."), Message::user("hi")]);
-    request.output_schema = Some(Arc::new(OutputSchema {
-        name: "my::Forecast".into(),
-        schema: json!({"type": "object", "properties": {"t": {"type": "number"}}}),
-    }));
+    request.output_schema = Some(Arc::new(OutputSchema::new(
+        "my::Forecast",
+        json!({"type": "object", "properties": {"t": {"type": "number"}}}),
+    )));
     let wire = body(&codec, &request);
     assert_eq!(wire["system"], json!([{"text": "One."}, {"text": "Two."}]));
     assert_eq!(
@@ -513,7 +513,7 @@ fn configs_are_validated_at_construction() {
 #[test]
 fn capabilities_are_reported_from_the_config() {
     let caps = codec().capabilities();
-    assert!(caps.streaming && caps.native_schema_with_tools && !caps.forced_tool_choice);
+    assert!(caps.native_schema_with_tools && !caps.forced_tool_choice);
 }
 
 #[test]

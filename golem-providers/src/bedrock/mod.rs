@@ -155,15 +155,8 @@ impl HttpCodec for Codec {
         ConverseStream::new(head, response_turn(request), self.current_credentials())
     }
 
-    // Field by field rather than a literal: `Capabilities` is becoming
-    // `#[non_exhaustive]` (issue 11), which forbids literals outside its crate.
-    #[allow(clippy::field_reassign_with_default)]
     fn capabilities(&self) -> Capabilities {
-        let mut capabilities = Capabilities::default();
-        capabilities.streaming = true;
-        capabilities.native_schema_with_tools = true;
-        capabilities.forced_tool_choice = self.config.sends_tool_choice();
-        capabilities
+        Capabilities::new().native_schema_with_tools(true).forced_tool_choice(self.config.sends_tool_choice())
     }
 }
 

@@ -212,10 +212,12 @@ pub fn request_from_converse(body: &Value) -> Request {
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
-        .map(|t| ToolDefinition {
-            name: t["toolSpec"]["name"].as_str().unwrap().to_string(),
-            description: t["toolSpec"]["description"].as_str().unwrap_or_default().to_string(),
-            parameters: t["toolSpec"]["inputSchema"]["json"].clone(),
+        .map(|t| {
+            ToolDefinition::new(
+                t["toolSpec"]["name"].as_str().unwrap(),
+                t["toolSpec"]["description"].as_str().unwrap_or_default(),
+                t["toolSpec"]["inputSchema"]["json"].clone(),
+            )
         })
         .collect();
     let mut request = Request::new(messages);
