@@ -162,7 +162,7 @@ pub enum ModelErrorKind {
     Timeout,
     /// The stream ended before its terminal marker.
     Truncated,
-    /// The call was cancelled.
+    /// The call was canceled.
     Canceled,
     /// The stream sink stopped the call.
     SinkAborted,

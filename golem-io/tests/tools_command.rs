@@ -212,6 +212,8 @@ fn cancellation_kills_the_group() {
     let error = run.run_with_cancellation("sh -c 'sleep 30 & echo $! > c.pid; wait'", &token).unwrap_err();
     assert!(started.elapsed() < Duration::from_secs(5));
     assert_eq!(error, CommandError::Failed("[shell: canceled; process group killed]".into()));
+    // ERR-01's spelling in the public name too (issue 11 item 13).
+    assert_eq!(golem_io::tools::command::texts::CANCELED, "[shell: canceled; process group killed]");
     assert!(wait_dead(read_pid(&dir.path().join("c.pid"))));
 }
 

@@ -47,13 +47,8 @@ fn assert_signed(seen: &Recorded, credentials: &Credentials) {
     ))
     .unwrap();
     let (path, query) = seen.path.split_once('?').unwrap_or((&seen.path, ""));
-    let request = SignableRequest { method: &seen.method, path, query, headers: &headers, payload: &seen.body };
-    let params = SigningParams {
-        credentials,
-        region: "us-east-1",
-        service: "bedrock",
-        time: UNIX_EPOCH + Duration::from_secs(secs as u64),
-    };
+    let request = SignableRequest::new(&seen.method, path, &headers).with_query(query).with_payload(&seen.body);
+    let params = SigningParams::new(credentials, "us-east-1", "bedrock", UNIX_EPOCH + Duration::from_secs(secs as u64));
     assert_eq!(sign(&request, &params).unwrap().authorization.expose(), auth);
 }
 
@@ -238,6 +233,18 @@ fn count_tokens_runs_on_both_transports() {
     assert_eq!(seen[0].path, "/model/us.anthropic.claude-sonnet-4-20250514-v1%3A0/count-tokens");
     assert_eq!(seen[0].json()["input"]["converse"]["messages"][0]["content"][0]["text"], "Say hello");
     assert_signed(&seen[1], &crate::bedrock::credentials());
+
+    // A body lost after the head is the transport's retryable error, not
+    // an answer without a count.
+    let cut = || Reply::new(200).framing(Framing::DeclaredLength(500)).data(&br#"{"inputTo"#[..]).then(Part::Reset);
+    let server = Server::start(vec![cut(), cut()]);
+    let model = client(&server.url());
+    for error in [
+        model.count_tokens(&hello()).unwrap_err(),
+        futures_lite::future::block_on(model.count_tokens_async(&hello())).unwrap_err(),
+    ] {
+        assert_eq!((error.kind, error.retryable), (ModelErrorKind::Transport, true), "{error}");
+    }
 }
 
 #[test]

@@ -87,7 +87,7 @@ fn settings_go_where_the_service_model_puts_them() {
     assert_eq!(wire["additionalModelRequestFields"], json!({"thinking": {"type": "enabled", "budget_tokens": 2048}}));
     let format = &wire["outputConfig"]["textFormat"];
     assert_eq!(format["type"], "json_schema");
-    assert_eq!(format["structure"]["jsonSchema"]["name"], "my__Forecast");
+    assert_eq!(format["structure"]["jsonSchema"]["name"], "output", "PROV-BR-03: always `output`");
     let schema: Value = serde_json::from_str(format["structure"]["jsonSchema"]["schema"].as_str().unwrap()).unwrap();
     assert_eq!(schema, request.output_schema.as_ref().unwrap().schema, "the schema goes as a string");
     assert_eq!(wire["outputConfig"]["effort"], "high");
@@ -508,6 +508,55 @@ fn configs_are_validated_at_construction() {
     );
     let config = base().base_url("http://127.0.0.1:9/").build().unwrap();
     assert_eq!(config.base_url(), "http://127.0.0.1:9");
+}
+
+/// PROV-BR-01: `from_env` reads the three credential variables, the
+/// region from `AWS_REGION` before `AWS_DEFAULT_REGION`, the model and an
+/// optional base URL; an empty value is unset, and a missing one is named.
+#[test]
+fn from_env_reads_the_aws_variables_and_names_a_missing_one() {
+    let vars = |pairs: &'static [(&'static str, &'static str)]| {
+        move |name: &str| pairs.iter().find(|(n, _)| *n == name).map(|(_, v)| v.to_string())
+    };
+    let config = Config::from_env(vars(&[
+        ("AWS_ACCESS_KEY_ID", "AKIDENV"),
+        ("AWS_SECRET_ACCESS_KEY", "env-secret"),
+        ("AWS_SESSION_TOKEN", "env-token"),
+        ("AWS_REGION", "eu-west-3"),
+        ("AWS_DEFAULT_REGION", "us-east-2"),
+        ("BEDROCK_MODEL", "eu.amazon.nova-lite-v1:0"),
+        ("BEDROCK_BASE_URL", "http://127.0.0.1:9/"),
+    ]))
+    .unwrap();
+    assert_eq!(
+        (config.region(), config.model(), config.base_url()),
+        ("eu-west-3", "eu.amazon.nova-lite-v1:0", "http://127.0.0.1:9")
+    );
+    let credentials = config.credentials().credentials().unwrap();
+    assert_eq!(credentials.access_key_id().expose(), "AKIDENV");
+    assert_eq!(credentials.session_token().map(|t| t.expose()), Some("env-token"));
+
+    let config = Config::from_env(vars(&[
+        ("AWS_ACCESS_KEY_ID", "AKIDENV"),
+        ("AWS_SECRET_ACCESS_KEY", "env-secret"),
+        ("AWS_SESSION_TOKEN", " "),
+        ("AWS_REGION", ""),
+        ("AWS_DEFAULT_REGION", "us-east-2"),
+        ("BEDROCK_MODEL", "amazon.nova-lite-v1:0"),
+    ]))
+    .unwrap();
+    assert_eq!(config.region(), "us-east-2", "an empty AWS_REGION falls back");
+    assert_eq!(config.base_url(), "https://bedrock-runtime.us-east-2.amazonaws.com");
+    assert!(config.credentials().credentials().unwrap().session_token().is_none());
+
+    let error = Config::from_env(vars(&[
+        ("AWS_ACCESS_KEY_ID", "AKIDENV"),
+        ("AWS_REGION", "us-east-1"),
+        ("BEDROCK_MODEL", "amazon.nova-lite-v1:0"),
+    ]))
+    .unwrap_err();
+    assert_eq!(error, ConfigError::Missing { field: "a secret access key", var: "AWS_SECRET_ACCESS_KEY" });
+    assert!(error.to_string().contains("AWS_SECRET_ACCESS_KEY"));
 }
 
 #[test]

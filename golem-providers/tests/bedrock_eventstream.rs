@@ -77,12 +77,18 @@ fn every_malformed_vector_is_the_typed_error_of_its_first_failing_check() {
         ("invalid_message_checksum", |e| matches!(e, FrameError::MessageChecksum { .. })),
         ("invalid_headers_length", |e| matches!(e, FrameError::HeadersLength { headers: 77, length: 89 })),
         ("invalid_header_value_type", |e| matches!(e, FrameError::HeaderType { kind: 0x60, .. })),
-        ("invalid_header_name_length", |e| matches!(e, FrameError::Header { .. } | FrameError::HeaderType { .. })),
+        // A name length of 255 after the two bool headers.
+        ("invalid_header_name_length", |e| *e == FrameError::Header { offset: 13, what: "name runs past the headers" }),
         ("invalid_header_name_length_too_long", |e| {
-            matches!(e, FrameError::Header { .. } | FrameError::HeaderType { .. })
+            *e == FrameError::Header { offset: 6, what: "name runs past the headers" }
         }),
-        ("invalid_header_string_length_cut_off", |e| matches!(e, FrameError::Header { .. })),
-        ("invalid_header_string_value_length", |e| matches!(e, FrameError::Header { .. })),
+        // The `str` header, after seven others: one byte left for its length.
+        ("invalid_header_string_length_cut_off", |e| {
+            *e == FrameError::Header { offset: 71, what: "value length runs past the headers" }
+        }),
+        ("invalid_header_string_value_length", |e| {
+            *e == FrameError::Header { offset: 71, what: "value runs past the headers" }
+        }),
     ];
     for (name, expected) in cases {
         let bytes = vector(name);

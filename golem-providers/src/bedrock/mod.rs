@@ -95,7 +95,7 @@ impl Codec {
         credentials: &Credentials,
         now: SystemTime,
     ) -> Result<HttpRequest, ModelError> {
-        let params = SigningParams { credentials, region: self.config.region(), service: SERVICE, time: now };
+        let params = SigningParams::new(credentials, self.config.region(), SERVICE, now);
         sigv4::sign_http(http, &params)
             .map_err(|e| ModelError::new(ModelErrorKind::Encode, format!("cannot sign the request: {e}")))
     }

@@ -113,10 +113,13 @@ fn body(request: &Request, config: &Config) -> Result<Map<String, Value>, ModelE
     }
     let mut output = Map::new();
     if let Some(schema) = request.output_schema.as_deref() {
+        // The schema travels as a string under the fixed name `output`
+        // (SPEC PROV-BR-03): the golem-side name (often a Rust type path)
+        // means nothing to the model and need not fit the API's naming.
         let text = serde_json::to_string(&schema.schema).map_err(|e| encode_error(&e.to_string()))?;
         output.insert(
             "textFormat".into(),
-            json!({"type": "json_schema", "structure": {"jsonSchema": {"schema": text, "name": schema_name(&schema.name)}}}),
+            json!({"type": "json_schema", "structure": {"jsonSchema": {"schema": text, "name": "output"}}}),
         );
     }
     if let Some(effort) = config.effort() {
@@ -243,20 +246,5 @@ fn no_parts(message: &Message, index: usize) -> Result<(), ModelError> {
             &format!("message {index}: parts on a {} message", message.role),
             "Bedrock accepts media on user messages and tool results only; move the parts to a user message",
         )),
-    }
-}
-
-/// The schema's name as Bedrock accepts it: letters, digits, `_` and `-`,
-/// at most 64, `output` when empty.
-fn schema_name(name: &str) -> String {
-    let cleaned: String = name
-        .chars()
-        .take(64)
-        .map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' })
-        .collect();
-    if cleaned.is_empty() {
-        "output".to_string()
-    } else {
-        cleaned
     }
 }

@@ -14,6 +14,7 @@
 /// assert!(Tuning::new().temperature(2.5).validate().is_err());
 /// ```
 #[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct Tuning {
     /// Sampling temperature, `[0, 2]`.
     pub temperature: Option<f64>,

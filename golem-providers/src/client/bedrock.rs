@@ -64,8 +64,8 @@ impl Client<Codec> {
     pub fn count_tokens(&self, request: &Request) -> Result<u64, ModelError> {
         let http = self.codec.authorize(self.codec.encode_count_tokens(request)?, SystemTime::now())?;
         let response = self.blocking.send(&http)?;
-        let body = response.body.read_to_end();
-        self.codec.decode_count_tokens(&response.head, &body.unwrap_or_default())
+        let body = super::call::read_whole(&response.head, response.body.read_to_end())?;
+        self.codec.decode_count_tokens(&response.head, &body)
     }
 
     /// [`count_tokens`](Self::count_tokens) on the async transport.
@@ -73,8 +73,8 @@ impl Client<Codec> {
     pub async fn count_tokens_async(&self, request: &Request) -> Result<u64, ModelError> {
         let http = self.codec.authorize(self.codec.encode_count_tokens(request)?, SystemTime::now())?;
         let response = self.asynchronous.send(&http).await?;
-        let body = response.body.read_to_end().await;
-        self.codec.decode_count_tokens(&response.head, &body.unwrap_or_default())
+        let body = super::call::read_whole(&response.head, response.body.read_to_end().await)?;
+        self.codec.decode_count_tokens(&response.head, &body)
     }
 }
 

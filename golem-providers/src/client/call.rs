@@ -101,7 +101,10 @@ fn prepare<C: HttpCodec>(codec: &C, request: &Request, stream: bool) -> Result<H
 /// The body of a response. For an error status the status decides the
 /// classification, so a body lost on the way is read as empty rather than
 /// turning a 429 into a transport fault.
-fn read_whole(head: &HttpResponseHead, body: Result<Vec<u8>, TransportError>) -> Result<Vec<u8>, ModelError> {
+pub(super) fn read_whole(
+    head: &HttpResponseHead,
+    body: Result<Vec<u8>, TransportError>,
+) -> Result<Vec<u8>, ModelError> {
     match body {
         Ok(bytes) => Ok(bytes),
         Err(_) if !head.is_success() => Ok(Vec::new()),

@@ -146,9 +146,6 @@ pub fn codec_for_recorded(case: &str, body: &Value) -> Codec {
 /// A golem request equivalent to a recorded Converse body: system texts,
 /// messages (tool results become tool messages named after their call),
 /// and tools.
-// Thinking blocks are filled field by field: the core types are becoming
-// `#[non_exhaustive]` (issue 11), which forbids literals here.
-#[allow(clippy::field_reassign_with_default)]
 pub fn request_from_converse(body: &Value) -> Request {
     let mut messages: Vec<Message> = Vec::new();
     for system in body["system"].as_array().into_iter().flatten() {
@@ -187,13 +184,16 @@ pub fn request_from_converse(body: &Value) -> Request {
                     if let Some(t) = block["text"].as_str() {
                         message.content.push_str(t);
                     } else if let Some(reasoning) = block.get("reasoningContent") {
-                        let mut thinking = ThinkingBlock::default();
-                        thinking.text = reasoning["reasoningText"]["text"].as_str().unwrap_or_default().into();
-                        thinking.signature =
-                            reasoning["reasoningText"]["signature"].as_str().unwrap_or_default().into();
-                        thinking.redacted = reasoning["redactedContent"].as_str().unwrap_or_default().into();
-                        thinking.provider = "bedrock".into();
-                        message.thinking.push(thinking);
+                        let thinking = match reasoning["redactedContent"].as_str() {
+                            Some(data) => ThinkingBlock::redacted(data),
+                            None => {
+                                ThinkingBlock::text(reasoning["reasoningText"]["text"].as_str().unwrap_or_default())
+                                    .with_signature(
+                                        reasoning["reasoningText"]["signature"].as_str().unwrap_or_default(),
+                                    )
+                            }
+                        };
+                        message.thinking.push(thinking.with_provider("bedrock"));
                     } else if let Some(call) = block.get("toolUse") {
                         message.tool_calls.push(ToolCall::new(
                             call["toolUseId"].as_str().unwrap(),

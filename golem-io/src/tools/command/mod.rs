@@ -222,7 +222,7 @@ impl RunCommand {
                 true
             }
             End::Canceled => {
-                parts.push(texts::CANCELLED.to_string());
+                parts.push(texts::CANCELED.to_string());
                 true
             }
         };

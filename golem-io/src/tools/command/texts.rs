@@ -100,4 +100,4 @@ pub fn timed_out(seconds: f64) -> String {
 }
 
 /// The end of a failed result when the run canceled the call.
-pub const CANCELLED: &str = "[shell: canceled; process group killed]";
+pub const CANCELED: &str = "[shell: canceled; process group killed]";
