@@ -44,6 +44,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod auth;
 mod bridge;
 mod client;
 mod error;
@@ -63,8 +64,12 @@ pub use bridge::{
     is_valid_name, model_name, tool_result, BridgeError, BridgeOptions, BridgedTool, IsErrorAs, McpBridge, MAX_NAME,
     RESOURCE_TOOL,
 };
+pub use auth::{
+    AuthorizationRequest, AuthorizationResponse, Challenge, ClientAuth, MemoryTokenStore, OAuth, SigningKey, TokenStore,
+    Tokens, DEFAULT_REDIRECT_URI,
+};
 pub use client::{ClientOptions, McpClient};
-pub use error::McpError;
+pub use error::{AuthStage, McpError, BODY_EXCERPT};
 pub use http::{HttpConfig, ListenState, MAX_BODY};
 pub use jsonrpc::{Id, Message, ParseError, RpcError, METHOD_NOT_FOUND};
 pub use listing::{McpTool, Pager, MAX_PAGES};
