@@ -85,7 +85,7 @@ mod tests {
     #[test]
     fn the_s256_challenge_is_rfc_7636s_example() {
         // RFC 7636 appendix B.
-        assert_eq!(s256("dBjftJeZ4CVP-mJ92IZ6ONKx6q3bG3UIKhtMTP3nXSk"), "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM");
+        assert_eq!(s256("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"), "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM");
         let verifier = random_token(32).unwrap();
         assert_eq!(verifier.len(), 43);
         assert_ne!(verifier, random_token(32).unwrap());
