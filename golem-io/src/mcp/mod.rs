@@ -47,12 +47,14 @@
 mod auth;
 mod bridge;
 mod client;
+mod elicitation;
 mod error;
 #[doc(hidden)]
 pub mod fuzzing;
 mod http;
 mod jsonrpc;
 mod listing;
+mod progress;
 mod prompts;
 mod resources;
 mod session;
@@ -61,18 +63,20 @@ pub mod sse;
 mod stdio;
 
 pub use bridge::{
-    is_valid_name, model_name, tool_result, BridgeError, BridgeOptions, BridgedTool, IsErrorAs, McpBridge, MAX_NAME,
-    RESOURCE_TOOL,
+    is_valid_name, model_name, tool_result, BridgeError, BridgeOptions, BridgedTool, IsErrorAs, McpBridge, SkippedTool,
+    MAX_NAME, RESOURCE_TOOL,
 };
 pub use auth::{
     AuthorizationRequest, AuthorizationResponse, Challenge, ClientAuth, MemoryTokenStore, OAuth, SigningKey, TokenStore,
     Tokens, DEFAULT_REDIRECT_URI,
 };
 pub use client::{ClientOptions, McpClient};
+pub use elicitation::{ElicitationRequest, ElicitationResponse};
 pub use error::{AuthStage, McpError, BODY_EXCERPT};
 pub use http::{HttpConfig, ListenState, MAX_BODY};
 pub use jsonrpc::{Id, Message, ParseError, RpcError, METHOD_NOT_FOUND};
-pub use listing::{McpTool, Pager, MAX_PAGES};
+pub use listing::{McpTool, Pager, TaskSupport, MAX_PAGES};
+pub use progress::{CallOptions, Progress};
 pub use prompts::{McpPrompt, McpPromptResult, PromptArgument, PromptMessage};
 pub use resources::{read_result, McpResource, ResourceBody, ResourceContents};
 pub use session::{
