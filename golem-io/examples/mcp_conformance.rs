@@ -47,9 +47,8 @@ fn run(scenario: &str, url: &str) -> Result<(), Box<dyn std::error::Error>> {
         Err(_) => Value::Null,
     };
     let text = |key: &str| context.get(key).and_then(Value::as_str).unwrap_or_default().to_string();
-    let mut options = ClientOptions::new()
-        .timeout(Duration::from_secs(20))
-        .on_log(|log| eprintln!("[{}] {}", log.level, log.data));
+    let mut options =
+        ClientOptions::new().timeout(Duration::from_secs(20)).on_log(|log| eprintln!("[{}] {}", log.level, log.data));
     let mut config = HttpConfig::new(url);
     match scenario {
         // Accept every elicitation with an empty answer: the client fills

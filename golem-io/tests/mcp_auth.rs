@@ -59,19 +59,25 @@ fn start() -> Servers {
         let mut world = w.lock().unwrap();
         let base = format!("http://{}", request.header("Host").unwrap_or_default());
         match (request.method.as_str(), request.route()) {
-            ("GET", "/.well-known/oauth-authorization-server") => json_response(200, &json!({
+            ("GET", "/.well-known/oauth-authorization-server") => json_response(
+                200,
+                &json!({
                 "issuer": base, "authorization_endpoint": format!("{base}/authorize"),
                 "token_endpoint": format!("{base}/token"), "registration_endpoint": format!("{base}/register"),
                 "response_types_supported": ["code"], "code_challenge_methods_supported": ["S256"],
                 "grant_types_supported": ["authorization_code", "refresh_token"],
                 "token_endpoint_auth_methods_supported": ["client_secret_post"],
-                "scopes_supported": ["files:read", "files:write", "offline_access"]})),
+                "scopes_supported": ["files:read", "files:write", "offline_access"]}),
+            ),
             ("POST", "/register") => {
                 world.registrations += 1;
                 let body = request.json();
                 assert_eq!(body["redirect_uris"], json!([REDIRECT]));
-                json_response(201, &json!({"client_id": "client-1", "client_secret": "cs-SECRET",
-                    "token_endpoint_auth_method": "client_secret_post", "redirect_uris": [REDIRECT]}))
+                json_response(
+                    201,
+                    &json!({"client_id": "client-1", "client_secret": "cs-SECRET",
+                    "token_endpoint_auth_method": "client_secret_post", "redirect_uris": [REDIRECT]}),
+                )
             }
             ("POST", "/token") => {
                 world.token_forms.push(request.form());
@@ -99,8 +105,11 @@ fn start() -> Servers {
                 let (access, refresh) = (format!("at-{}", world.issued), format!("rt-{}", world.issued));
                 world.tokens.insert(access.clone(), scope.clone());
                 world.refresh_tokens.insert(refresh.clone(), scope.clone());
-                json_response(200, &json!({"access_token": access, "token_type": "bearer", "expires_in": 3600,
-                    "refresh_token": refresh, "scope": scope}))
+                json_response(
+                    200,
+                    &json!({"access_token": access, "token_type": "bearer", "expires_in": 3600,
+                    "refresh_token": refresh, "scope": scope}),
+                )
             }
             _ => FakeResponse::status(404),
         }
@@ -112,14 +121,19 @@ fn start() -> Servers {
         let base = format!("http://{}", request.header("Host").unwrap_or_default());
         let metadata = format!("{base}/.well-known/oauth-protected-resource/mcp");
         match (request.method.as_str(), request.route()) {
-            ("GET", "/.well-known/oauth-protected-resource/mcp") => json_response(200, &json!({
+            ("GET", "/.well-known/oauth-protected-resource/mcp") => json_response(
+                200,
+                &json!({
                 "resource": world.resource_override.clone().unwrap_or(format!("{base}/mcp")),
-                "authorization_servers": [auth_base], "scopes_supported": ["files:read"]})),
+                "authorization_servers": [auth_base], "scopes_supported": ["files:read"]}),
+            ),
             ("POST", "/mcp") => {
                 let token = request.header("Authorization").and_then(|h| h.strip_prefix("Bearer ")).unwrap_or_default();
                 let Some(scope) = world.tokens.get(token) else {
-                    return FakeResponse::status(401)
-                        .header("WWW-Authenticate", &format!(r#"Bearer error="invalid_token", resource_metadata="{metadata}""#));
+                    return FakeResponse::status(401).header(
+                        "WWW-Authenticate",
+                        &format!(r#"Bearer error="invalid_token", resource_metadata="{metadata}""#),
+                    );
                 };
                 let body = request.json();
                 let id = body["id"].clone();
@@ -183,7 +197,11 @@ fn a_401_runs_the_whole_flow_and_the_request_goes_through() {
 
     let world = servers.world.lock().unwrap();
     assert_eq!(world.registrations, 1);
-    assert_eq!(world.authorizations, [Some("files:read offline_access".to_string())], "scopes_supported + offline_access");
+    assert_eq!(
+        world.authorizations,
+        [Some("files:read offline_access".to_string())],
+        "scopes_supported + offline_access"
+    );
     let form: HashMap<String, String> = world.token_forms[0].iter().cloned().collect();
     assert_eq!(form["grant_type"], "authorization_code");
     assert_eq!(form["resource"], servers.mcp.url);
@@ -250,7 +268,10 @@ fn a_redirect_with_another_state_is_refused() {
     assert!(servers.world.lock().unwrap().token_forms.is_empty(), "no code was exchanged");
 
     let denied = OAuth::authorization_code(|request: &AuthorizationRequest| {
-        Ok(AuthorizationResponse::Redirect(format!("{}?error=access_denied&state={}", request.redirect_uri, request.state)))
+        Ok(AuthorizationResponse::Redirect(format!(
+            "{}?error=access_denied&state={}",
+            request.redirect_uri, request.state
+        )))
     })
     .redirect_uri(REDIRECT);
     let error = connect(&servers, denied).unwrap_err();

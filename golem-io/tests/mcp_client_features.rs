@@ -92,7 +92,9 @@ fn url_mode_elicitations_are_declined_even_with_a_handler() {
     let form = json!({"jsonrpc": "2.0", "id": 8, "method": "elicitation/create", "params": {"message": "m"}});
     session.handle_message(Instant::now(), Message::from_value(form).unwrap());
     assert!(session.poll_transmit().is_none());
-    assert!(matches!(session.poll_event(), Some(SessionEvent::Request { method, .. }) if method == "elicitation/create"));
+    assert!(
+        matches!(session.poll_event(), Some(SessionEvent::Request { method, .. }) if method == "elicitation/create")
+    );
 }
 
 #[test]
@@ -106,7 +108,10 @@ fn progress_reaches_the_callers_callback_only_when_asked_for() {
     let reports = reports.lock().unwrap();
     let seen: Vec<(f64, Option<f64>, Option<&str>)> =
         reports.iter().map(|p| (p.progress, p.total, p.message.as_deref())).collect();
-    assert_eq!(seen, [(1.0, Some(3.0), Some("step 1")), (2.0, Some(3.0), Some("step 2")), (3.0, Some(3.0), Some("step 3"))]);
+    assert_eq!(
+        seen,
+        [(1.0, Some(3.0), Some("step 1")), (2.0, Some(3.0), Some("step 2")), (3.0, Some(3.0), Some("step 3"))]
+    );
     // Without a callback no token goes out, and nothing is reported.
     assert_eq!(text(&client.call_tool_with("count", json!({"n": 2}), &CallOptions::new()).unwrap()), "counted 2");
 }
@@ -119,7 +124,8 @@ fn bridged_progress_reaches_the_runs_progress_observers() {
     let agent = Agent::builder(model).tools(bridge.tools()).build().unwrap();
     let heard = Arc::new(Mutex::new(Vec::<ToolProgress>::new()));
     let sink = Arc::clone(&heard);
-    let result = agent.run_with(()).prompt("count").on_tool_progress(move |p| sink.lock().unwrap().push(p.clone())).call();
+    let result =
+        agent.run_with(()).prompt("count").on_tool_progress(move |p| sink.lock().unwrap().push(p.clone())).call();
     assert_eq!(result.unwrap().output, "done");
     let heard = heard.lock().unwrap();
     assert_eq!(heard.len(), 2, "{heard:?}");

@@ -53,7 +53,10 @@ fn a_stream_closed_before_its_answer_is_resumed_with_last_event_id() {
         }
         "GET" => {
             let id = get.lock().unwrap().clone();
-            sse(&["id: e-2\ndata: \n\n".into(), format!("id: e-3\nevent: message\ndata: {}\n\n", answer(&id, "resumed"))])
+            sse(&[
+                "id: e-2\ndata: \n\n".into(),
+                format!("id: e-3\nevent: message\ndata: {}\n\n", answer(&id, "resumed")),
+            ])
         }
         _ => FakeResponse::accepted(),
     });
@@ -102,8 +105,11 @@ fn resuming_is_bounded_and_a_stream_without_ids_is_not_resumed() {
         // Every resumed stream says something, then ends without the answer.
         "GET" => {
             let n = counted.fetch_add(1, Ordering::SeqCst) + 1;
-            sse(&[format!("id: g-{n}\ndata: {}\n\n", json!({"jsonrpc": "2.0", "method": "notifications/message",
-                "params": {"level": "info", "data": n}}))])
+            sse(&[format!(
+                "id: g-{n}\ndata: {}\n\n",
+                json!({"jsonrpc": "2.0", "method": "notifications/message",
+                "params": {"level": "info", "data": n}})
+            )])
         }
         _ => FakeResponse::accepted(),
     });
@@ -111,7 +117,7 @@ fn resuming_is_bounded_and_a_stream_without_ids_is_not_resumed() {
     let error = client.call_tool("endless", json!({}), None).unwrap_err();
     assert!(matches!(error, McpError::NoResponse { .. }), "{error:?}");
     assert_eq!(gets.load(Ordering::SeqCst), 10, "MAX_RESUMES attempts, then the client gives up");
-    let last = fake.requests().into_iter().filter(|r| r.method == "GET").last().unwrap();
+    let last = fake.requests().into_iter().rfind(|r| r.method == "GET").unwrap();
     assert_eq!(last.header("Last-Event-ID"), Some("g-9"), "each attempt resumes after the last event seen");
 
     let before = gets.load(Ordering::SeqCst);
@@ -162,7 +168,14 @@ fn a_400_saying_the_session_is_gone_starts_a_new_one() {
     let methods: Vec<String> = fake.requests().iter().map(FakeRequest::rpc_method).collect();
     assert_eq!(
         methods,
-        ["initialize", "notifications/initialized", "tools/call", "initialize", "notifications/initialized", "tools/call"]
+        [
+            "initialize",
+            "notifications/initialized",
+            "tools/call",
+            "initialize",
+            "notifications/initialized",
+            "tools/call"
+        ]
     );
 }
 
@@ -189,7 +202,10 @@ fn other_400s_fail_with_the_body_and_never_restart() {
 fn refusals_keep_a_bounded_excerpt_and_the_challenge() {
     let fake = FakeHttp::start(|request| match request.rpc_method().as_str() {
         "initialize" => FakeResponse::status(401)
-            .header("WWW-Authenticate", r#"Bearer error="invalid_token", resource_metadata="https://x/.well-known/oauth-protected-resource""#)
+            .header(
+                "WWW-Authenticate",
+                r#"Bearer error="invalid_token", resource_metadata="https://x/.well-known/oauth-protected-resource""#,
+            )
             .chunk(Duration::ZERO, format!("denied\n{}", "z".repeat(5000))),
         _ => FakeResponse::accepted(),
     });
@@ -197,6 +213,9 @@ fn refusals_keep_a_bounded_excerpt_and_the_challenge() {
     let McpError::HttpStatus { status: 401, body, challenge, .. } = &error else { panic!("{error:?}") };
     assert!(body.starts_with("denied z"));
     assert_eq!(body.chars().count(), BODY_EXCERPT + 1, "the excerpt is bounded (and marked cut)");
-    assert!(challenge.as_deref().unwrap().contains("resource_metadata=\"https://x/.well-known/oauth-protected-resource\""));
+    assert!(challenge
+        .as_deref()
+        .unwrap()
+        .contains("resource_metadata=\"https://x/.well-known/oauth-protected-resource\""));
     assert!(error.to_string().starts_with("HTTP status 401 from"), "{error}");
 }

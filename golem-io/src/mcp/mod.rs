@@ -62,13 +62,13 @@ mod shared;
 pub mod sse;
 mod stdio;
 
+pub use auth::{
+    AuthorizationRequest, AuthorizationResponse, Challenge, ClientAuth, MemoryTokenStore, OAuth, SigningKey,
+    TokenStore, Tokens, DEFAULT_REDIRECT_URI,
+};
 pub use bridge::{
     is_valid_name, model_name, tool_result, BridgeError, BridgeOptions, BridgedTool, IsErrorAs, McpBridge, SkippedTool,
     MAX_NAME, RESOURCE_TOOL,
-};
-pub use auth::{
-    AuthorizationRequest, AuthorizationResponse, Challenge, ClientAuth, MemoryTokenStore, OAuth, SigningKey, TokenStore,
-    Tokens, DEFAULT_REDIRECT_URI,
 };
 pub use client::{ClientOptions, McpClient};
 pub use elicitation::{ElicitationRequest, ElicitationResponse};

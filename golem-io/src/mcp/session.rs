@@ -28,8 +28,8 @@
 //! assert_eq!(session.protocol_version(), Some("2025-06-18"));
 //! ```
 
-use super::error::McpError;
 use super::elicitation;
+use super::error::McpError;
 use super::jsonrpc::{Id, Message, RpcError, METHOD_NOT_FOUND};
 use super::progress::Progress;
 use serde_json::{json, Value};
@@ -212,11 +212,8 @@ impl Session {
     }
 
     fn initialize(&mut self, now: Instant) -> (u64, Message) {
-        let capabilities = if self.config.elicitation {
-            json!({"elicitation": elicitation::capability()})
-        } else {
-            json!({})
-        };
+        let capabilities =
+            if self.config.elicitation { json!({"elicitation": elicitation::capability()}) } else { json!({}) };
         let params = json!({
             "protocolVersion": PROTOCOL_VERSION,
             "capabilities": capabilities,

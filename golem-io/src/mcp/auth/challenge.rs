@@ -107,7 +107,10 @@ mod tests {
         assert_eq!(c.error.as_deref(), Some("invalid_token"));
         assert_eq!(c.resource_metadata.as_deref(), Some("http://localhost:1/.well-known/oauth-protected-resource/mcp"));
         assert_eq!(c.scope, None);
-        assert_eq!(Challenge::parse("Bearer scope=read"), Challenge { scope: Some("read".into()), ..Challenge::default() });
+        assert_eq!(
+            Challenge::parse("Bearer scope=read"),
+            Challenge { scope: Some("read".into()), ..Challenge::default() }
+        );
         assert_eq!(Challenge::parse("Basic realm=\"a\""), Challenge::default());
         assert_eq!(Challenge::parse("Bearer"), Challenge::default());
         assert_eq!(Challenge::parse("\"unterminated, scope=\"x"), Challenge::default());

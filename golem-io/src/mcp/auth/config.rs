@@ -174,7 +174,8 @@ impl OAuth {
             id_token: id_token.into(),
         });
         let secret = client_secret.into();
-        oauth.client = Some(KnownClient { id: client_id.into(), secret: None, auth: Some(ClientAuth::SecretBasic(secret)) });
+        oauth.client =
+            Some(KnownClient { id: client_id.into(), secret: None, auth: Some(ClientAuth::SecretBasic(secret)) });
         oauth
     }
 

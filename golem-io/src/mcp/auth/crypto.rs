@@ -45,8 +45,9 @@ impl SigningKey {
     pub fn es256_pem(pem: &str) -> Result<SigningKey, String> {
         let der = PrivatePkcs8KeyDer::from_pem_slice(pem.as_bytes())
             .map_err(|_| "not a PKCS#8 PEM private key".to_string())?;
-        let pair = EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, der.secret_pkcs8_der(), &SystemRandom::new())
-            .map_err(|_| "not a P-256 private key usable for ES256".to_string())?;
+        let pair =
+            EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, der.secret_pkcs8_der(), &SystemRandom::new())
+                .map_err(|_| "not a P-256 private key usable for ES256".to_string())?;
         Ok(SigningKey { pair: Arc::new(pair) })
     }
 
@@ -62,7 +63,8 @@ impl SigningKey {
     }
 
     fn sign(&self, header: &Value, claims: &Value) -> Result<String, String> {
-        let input = format!("{}.{}", URL_SAFE_NO_PAD.encode(header.to_string()), URL_SAFE_NO_PAD.encode(claims.to_string()));
+        let input =
+            format!("{}.{}", URL_SAFE_NO_PAD.encode(header.to_string()), URL_SAFE_NO_PAD.encode(claims.to_string()));
         let signature = self
             .pair
             .sign(&SystemRandom::new(), input.as_bytes())
@@ -104,7 +106,10 @@ mod tests {
         let parts: Vec<&str> = jwt.split('.').collect();
         assert_eq!(parts.len(), 3);
         let claims: Value = serde_json::from_slice(&URL_SAFE_NO_PAD.decode(parts[1]).unwrap()).unwrap();
-        assert_eq!((claims["iss"].as_str(), claims["aud"].as_str()), (Some("client-1"), Some("https://as.example.com")));
+        assert_eq!(
+            (claims["iss"].as_str(), claims["aud"].as_str()),
+            (Some("client-1"), Some("https://as.example.com"))
+        );
         let public = UnparsedPublicKey::new(&ECDSA_P256_SHA256_FIXED, key.pair.public_key().as_ref().to_vec());
         let signature = URL_SAFE_NO_PAD.decode(parts[2]).unwrap();
         public.verify(format!("{}.{}", parts[0], parts[1]).as_bytes(), &signature).unwrap();

@@ -75,7 +75,8 @@ fn protected_resource(wire: &Wire, server: &Url, challenge: &Challenge) -> Resul
         let path = server.path().trim_end_matches('/');
         let root = origin(server);
         if !path.is_empty() {
-            candidates.push(format!("{}/.well-known/oauth-protected-resource{path}", root.as_str().trim_end_matches('/')));
+            candidates
+                .push(format!("{}/.well-known/oauth-protected-resource{path}", root.as_str().trim_end_matches('/')));
         }
         candidates.push(format!("{}/.well-known/oauth-protected-resource", root.as_str().trim_end_matches('/')));
     }
@@ -99,7 +100,10 @@ fn server_metadata(wire: &Wire, issuer: &Url) -> Result<Option<ServerMetadata>, 
     let root = root.as_str().trim_end_matches('/');
     let path = issuer.path().trim_end_matches('/');
     let candidates = if path.is_empty() {
-        vec![format!("{root}/.well-known/oauth-authorization-server"), format!("{root}/.well-known/openid-configuration")]
+        vec![
+            format!("{root}/.well-known/oauth-authorization-server"),
+            format!("{root}/.well-known/openid-configuration"),
+        ]
     } else {
         vec![
             format!("{root}/.well-known/oauth-authorization-server{path}"),

@@ -201,7 +201,8 @@ impl Authorizer {
             (None, None, Some(supported)) => supported.clone(),
             (None, None, None) => Vec::new(),
         };
-        let offered = discovered.server.scopes_supported.as_ref().is_some_and(|s| s.iter().any(|s| s == "offline_access"));
+        let offered =
+            discovered.server.scopes_supported.as_ref().is_some_and(|s| s.iter().any(|s| s == "offline_access"));
         let interactive = matches!(self.config.grant, Grant::AuthorizationCode(_));
         if self.config.offline_access && offered && interactive && !scopes.iter().any(|s| s == "offline_access") {
             scopes.push("offline_access".to_string());
@@ -306,8 +307,11 @@ impl Authorizer {
                 query.append_pair("scope", scope);
             }
         }
-        let request =
-            AuthorizationRequest { url: url.to_string(), redirect_uri: self.config.redirect_uri.clone(), state: state.clone() };
+        let request = AuthorizationRequest {
+            url: url.to_string(),
+            redirect_uri: self.config.redirect_uri.clone(),
+            state: state.clone(),
+        };
         let (code, returned_state) = match authorize(&request).map_err(fail)? {
             AuthorizationResponse::Code { code, state } => (code, state),
             AuthorizationResponse::Redirect(redirect) => read_redirect(&redirect).map_err(fail)?,

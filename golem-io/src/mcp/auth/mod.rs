@@ -25,9 +25,7 @@ mod store;
 mod wire;
 
 pub use challenge::Challenge;
-pub use config::{
-    AuthorizationRequest, AuthorizationResponse, ClientAuth, OAuth, DEFAULT_REDIRECT_URI,
-};
+pub use config::{AuthorizationRequest, AuthorizationResponse, ClientAuth, OAuth, DEFAULT_REDIRECT_URI};
 pub use crypto::SigningKey;
 pub use store::{MemoryTokenStore, TokenStore, Tokens};
 

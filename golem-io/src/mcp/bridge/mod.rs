@@ -158,7 +158,8 @@ impl McpBridge {
         self.skipped = skipped
             .into_iter()
             .map(|tool| {
-                let reason = "it must run as a task (execution.taskSupport \"required\"), which this client does not do";
+                let reason =
+                    "it must run as a task (execution.taskSupport \"required\"), which this client does not do";
                 self.client.note("warning", format!("MCP tool {:?} left out of the bridge: {reason}", tool.name));
                 SkippedTool { name: tool.name, reason: reason.to_string() }
             })
@@ -214,7 +215,8 @@ impl McpBridge {
                 }
                 if progress {
                     let ctx = ctx.clone();
-                    options = options.on_progress(move |p| ctx.report_progress(p.progress, p.total, p.message.as_deref()));
+                    options =
+                        options.on_progress(move |p| ctx.report_progress(p.progress, p.total, p.message.as_deref()));
                 }
                 let result = client.call_tool_with(&wire, args, &options);
                 // Transport and protocol failures end the run (tool stage).

@@ -16,8 +16,8 @@ mod resume;
 mod status;
 mod stream;
 
-pub use config::HttpConfig;
 pub(crate) use config::shown_url;
+pub use config::HttpConfig;
 pub use listen::ListenState;
 
 use super::auth::{Authorizer, Challenge};

@@ -72,8 +72,7 @@ fn says_session_gone(message: &str) -> bool {
 pub(crate) fn excerpt(body: &[u8], secrets: &[&str]) -> String {
     let text = String::from_utf8_lossy(body);
     let text = scrub(text.trim(), secrets);
-    let mut out: String =
-        text.chars().take(BODY_EXCERPT).map(|c| if c.is_control() { ' ' } else { c }).collect();
+    let mut out: String = text.chars().take(BODY_EXCERPT).map(|c| if c.is_control() { ' ' } else { c }).collect();
     if text.chars().nth(BODY_EXCERPT).is_some() {
         out.push('…');
     }
