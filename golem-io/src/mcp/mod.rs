@@ -26,9 +26,15 @@
 //! [prompts](McpClient::list_prompts) as typed values, and an optional
 //! read-only [resource tool](McpBridge::resources_tool) (SPEC MCP-11).
 //!
-//! **Not in scope:** sampling, elicitation, roots and the other client
-//! capabilities (the client declares none), resuming a request's own SSE
-//! stream after it broke, OAuth flows (a bearer token may be configured).
+//! **Streamable HTTP, more.** A request's SSE stream that ends before its
+//! answer is resumed with `Last-Event-ID` (SPEC MCP-12); a forgotten
+//! session (404, or a 400 saying so) is started again (MCP-13); a 401 runs
+//! the OAuth flow of [`HttpConfig::oauth`] (MCP-15). Elicitations go to
+//! [`ClientOptions::on_elicitation`] (MCP-14), progress to
+//! [`CallOptions::on_progress`] (MCP-16).
+//!
+//! **Not in scope:** sampling, roots, URL-mode elicitation, running tools
+//! as tasks (tools that require it are left out of bridges).
 //!
 //! ```no_run
 //! use golem_core::testing::TestModel;
