@@ -83,6 +83,11 @@ impl Authorizer {
         (state.tokens.as_ref().map(|t| t.access_token.clone()), state.generation)
     }
 
+    /// The token in use, as is (no loading, no refresh): for redacting.
+    pub(crate) fn current(&self) -> Option<Secret> {
+        self.state().tokens.as_ref().map(|t| t.access_token.clone())
+    }
+
     /// The server refused the token of `generation` (401): unless a newer
     /// token came meanwhile, refresh it, else run the whole flow.
     pub(crate) fn unauthorized(&self, generation: u64, challenge: &Challenge) -> Result<(), McpError> {

@@ -152,9 +152,11 @@ impl HttpInner {
     /// the bearer token in use.
     fn secrets(&self) -> Vec<String> {
         let mut secrets: Vec<String> = self.config.headers.iter().map(|(_, v)| v.0.clone()).collect();
-        if let Some(token) = self.bearer().0 {
-            secrets.push(token.expose().to_string());
-        }
+        let token = match &self.auth {
+            Some(auth) => auth.current(),
+            None => self.config.bearer.as_ref().map(|b| Secret::new(b.0.as_str())),
+        };
+        secrets.extend(token.map(|t| t.expose().to_string()));
         secrets
     }
 
