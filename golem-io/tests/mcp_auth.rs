@@ -288,3 +288,16 @@ fn metadata_for_another_resource_stops_the_flow_before_the_user_is_asked() {
     assert!(world.authorizations.is_empty() && world.registrations == 0);
     assert!(servers.auth.requests().is_empty(), "the authorization server was never contacted");
 }
+
+#[test]
+fn credentials_never_show_in_debug() {
+    use golem_io::mcp::{ClientAuth, Tokens};
+    let shown = format!(
+        "{:?} {:?} {:?} {:?}",
+        OAuth::id_jag("client", "cs-SECRET", "https://idp/token", "idp-client", "idt-SECRET"),
+        ClientAuth::SecretPost("cs-SECRET".into()),
+        Tokens::new("at-SECRET").with_refresh_token("rt-SECRET"),
+        AuthorizationResponse::Code { code: "code-SECRET".into(), state: Some("s".into()) },
+    );
+    assert!(!shown.contains("SECRET"), "{shown}");
+}

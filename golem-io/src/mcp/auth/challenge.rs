@@ -116,4 +116,13 @@ mod tests {
         assert_eq!(Challenge::parse("\"unterminated, scope=\"x"), Challenge::default());
         assert!(Challenge::parse(r#"Bearer error="insufficient_scope""#).insufficient_scope());
     }
+
+    proptest::proptest! {
+        /// A header is outside input: any text reads as some challenge.
+        #[test]
+        fn any_header_parses(header in "\\PC{0,80}", quoted in r#"[a-z ,="\\]{0,40}"#) {
+            let _ = Challenge::parse(&header);
+            let _ = Challenge::parse(&format!("Bearer {quoted}"));
+        }
+    }
 }
