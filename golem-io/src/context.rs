@@ -4,6 +4,7 @@ use crate::cancel::CancellationToken;
 use crate::clock::Clock;
 use crate::ids::RunIds;
 use crate::sub_run_event::{SubRunCall, SubRunSink};
+use crate::tool_progress::ToolProgress;
 use golem_core::Moment;
 use std::fmt;
 use std::sync::Arc;
@@ -132,6 +133,21 @@ impl<Deps> ToolContext<Deps> {
     /// The run's clock, so nested runs share its timeline.
     pub fn clock(&self) -> &Arc<dyn Clock> {
         &self.clock
+    }
+
+    /// Tell the run's [progress observers](crate::RunBuilder::on_tool_progress)
+    /// how far this call has come: `progress` of `total` (when known), with
+    /// an optional note. Nothing happens when nobody listens.
+    pub fn report_progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        if let Some(sink) = &self.sub_events {
+            sink.progress(&ToolProgress {
+                call_id: self.call_id.clone(),
+                tool_name: self.tool_name.clone(),
+                progress,
+                total,
+                message: message.map(str::to_string),
+            });
+        }
     }
 }
 

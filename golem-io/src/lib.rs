@@ -151,6 +151,7 @@ mod schema;
 mod stream_delta;
 mod sub_run_event;
 mod tool;
+mod tool_progress;
 pub mod tools;
 
 pub use agent::Agent;
@@ -172,6 +173,7 @@ pub use run_stream::{RunEvents, RunItem};
 pub use stream_delta::StreamDelta;
 pub use sub_run_event::{SubRunCall, SubRunEvent};
 pub use tool::{IntoToolResult, Tool, ToolError, ToolErrorExt, ToolResult};
+pub use tool_progress::ToolProgress;
 
 /// A boxed error that can cross threads (re-exported from golem-core).
 pub use golem_core::model::BoxError;

@@ -17,6 +17,7 @@ use crate::result::{RunOutcome, RunResult};
 use crate::run_context::RunContext;
 use crate::stream_delta::StreamDelta;
 use crate::sub_run_event::{SubRunEvent, SubRunObserver, SubRunSink};
+use crate::tool_progress::{ToolProgress, ToolProgressObserver};
 use crate::Error;
 use golem_core::machine::{AppError, Prompt, SetupError, Start};
 use golem_core::model::BoxError;
@@ -151,6 +152,7 @@ impl<Deps: Send + Sync + 'static, O: 'static> Agent<Deps, O> {
             on_delta: None,
             observers: Vec::new(),
             sub_observers: Vec::new(),
+            progress_observers: Vec::new(),
             clock: None,
             cancel: None,
             log: None,
@@ -176,6 +178,7 @@ pub struct RunBuilder<'a, Deps, O> {
     observers: Vec<Observer>,
     /// Hearers of delegated sub-runs' events (SPEC DELEG-04).
     sub_observers: Vec<SubRunObserver>,
+    progress_observers: Vec<ToolProgressObserver>,
     clock: Option<Arc<dyn Clock>>,
     cancel: Option<CancellationToken>,
     log: Option<LogOut<'a>>,
@@ -297,6 +300,21 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
     /// either run, and must not block.
     pub fn on_sub_run_event(mut self, observer: impl Fn(&SubRunEvent) + Send + Sync + 'static) -> Self {
         self.sub_observers.push(Arc::new(observer));
+        self
+    }
+
+    /// Hear the progress tools report while they run (SPEC MCP-16): MCP
+    /// tools bridged with [`BridgeOptions::progress`](crate::mcp::BridgeOptions::progress),
+    /// or any tool calling [`ToolContext::report_progress`](crate::ToolContext::report_progress).
+    /// Each report names its call ([`ToolProgress::call_id`]), so a UI can
+    /// show it under the call's `tool_start`.
+    ///
+    /// Like forwarded sub-run events, progress stays out of the run: no run
+    /// event, no `seq`, nothing in the log. The callback is called on the
+    /// tool's thread, may be called concurrently for parallel calls, cannot
+    /// fail the run, and must not block.
+    pub fn on_tool_progress(mut self, observer: impl Fn(&ToolProgress) + Send + Sync + 'static) -> Self {
+        self.progress_observers.push(Arc::new(observer));
         self
     }
 
@@ -490,7 +508,7 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
                 deps: self.deps,
                 begin,
                 observers,
-                sub_events: SubRunSink::of(self.sub_observers),
+                sub_events: SubRunSink::of(self.sub_observers, self.progress_observers),
                 clock,
                 cancel: self.cancel,
                 log: self.log,
@@ -535,7 +553,7 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
         let clock = self.clock.unwrap_or_else(|| Arc::new(SystemClock::new()));
         let observers = Observers::new(&inner.observers, self.observers, self.on_delta);
         let begin = Begin::Fresh(start);
-        let sub_events = SubRunSink::of(self.sub_observers);
+        let sub_events = SubRunSink::of(self.sub_observers, self.progress_observers);
         Ok(Launch {
             agent: inner,
             deps: self.deps,

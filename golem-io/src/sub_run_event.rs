@@ -3,6 +3,7 @@
 //! the parent's own event sequence or log.
 
 use crate::exec::contain;
+use crate::tool_progress::{ToolProgress, ToolProgressObserver};
 use golem_core::RunEvent;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -76,25 +77,37 @@ impl SubRunEvent {
 /// A sub-run observer as a run stores it.
 pub(crate) type SubRunObserver = Arc<dyn Fn(&SubRunEvent) + Send + Sync>;
 
-/// Where a run's delegation tools hand forwarded events: the run's sub-run
-/// observers, shared with every tool context so sub-runs on other threads
-/// (the blocking driver's tool threads) reach them too.
+/// Where a run's tools hand what they tell its observers out of band:
+/// delegation tools their sub-runs' events, any tool its progress
+/// ([`ToolProgress`]). Shared with every tool context so tools on other
+/// threads (the blocking driver's tool threads) reach them too.
 #[derive(Clone)]
-pub(crate) struct SubRunSink(Arc<[SubRunObserver]>);
+pub(crate) struct SubRunSink {
+    sub: Arc<[SubRunObserver]>,
+    progress: Arc<[ToolProgressObserver]>,
+}
 
 impl SubRunSink {
-    /// The sink of `observers`; `None` when nobody listens, so delegation
-    /// tools attach nothing to their sub-runs.
-    pub(crate) fn of(observers: Vec<SubRunObserver>) -> Option<Self> {
-        (!observers.is_empty()).then(|| SubRunSink(observers.into()))
+    /// The sink of these observers; `None` when nobody listens, so tools
+    /// attach and report nothing.
+    pub(crate) fn of(sub: Vec<SubRunObserver>, progress: Vec<ToolProgressObserver>) -> Option<Self> {
+        (!sub.is_empty() || !progress.is_empty()).then(|| SubRunSink { sub: sub.into(), progress: progress.into() })
     }
 
     /// Tell every sub-run observer about `event`. Like run observers they
     /// cannot fail either run, so a panicking one is contained and skipped
     /// (SPEC EVT-03).
     pub(crate) fn forward(&self, event: &SubRunEvent) {
-        for observer in self.0.iter() {
+        for observer in self.sub.iter() {
             let _ = contain("a sub-run observer", || observer(event));
+        }
+    }
+
+    /// Tell every progress observer about `progress`, containing panics
+    /// alike.
+    pub(crate) fn progress(&self, progress: &ToolProgress) {
+        for observer in self.progress.iter() {
+            let _ = contain("a tool progress observer", || observer(progress));
         }
     }
 }

@@ -85,7 +85,7 @@ fn secrets_stay_out_of_debug_and_errors() {
     for text in [shown, error_text] {
         assert!(!text.contains("SECRET"), "{text}");
     }
-    assert!(matches!(&error, McpError::HttpStatus { status: 500, url } if *url == fake.url), "{error:?}");
+    assert!(matches!(&error, McpError::HttpStatus { status: 500, url, .. } if *url == fake.url), "{error:?}");
 }
 
 #[test]

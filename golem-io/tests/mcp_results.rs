@@ -18,7 +18,9 @@ fn every_content_kind_has_a_rendering() {
         {"type": "resource_link", "uri": "file:///a.txt", "name": "a.txt"},
         {"type": "resource_link", "uri": "file:///b.txt"},
         {"type": "resource", "resource": {"uri": "mem://x", "text": "resource body"}},
-        {"type": "resource", "resource": {"uri": "mem://y", "blob": "AAAA"}},
+        {"type": "resource", "resource": {"uri": "mem://y", "mimeType": "application/pdf", "blob": "AAAA"}},
+        {"type": "resource", "resource": {"uri": "mem://z", "blob": "AAAA"}},
+        {"type": "resource", "resource": {"blob": "AAAA"}},
         {"type": "image", "data": "%%% not base64", "mimeType": "image/png"},
         {"type": "hologram"},
         {"text": "no type"},
@@ -28,7 +30,8 @@ fn every_content_kind_has_a_rendering() {
     assert_eq!(
         mapped.content,
         "first\n[resource link a.txt: file:///a.txt]\n[resource link: file:///b.txt]\nresource body\n\
-         [mcp: unsupported resource content]\n[mcp: invalid image content]\n[mcp: unsupported hologram content]\n\
+         [mcp: binary resource mem://y, application/pdf, 3 bytes]\n[mcp: binary resource mem://z, unknown type, 3 bytes]\n\
+         [mcp: invalid resource content]\n[mcp: invalid image content]\n[mcp: unsupported hologram content]\n\
          [mcp: unsupported untyped content]\nlast"
     );
     let kinds: Vec<(PartKind, &str)> = mapped.parts.iter().map(|p| (p.kind, p.media_type.as_str())).collect();

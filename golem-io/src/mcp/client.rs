@@ -1,17 +1,20 @@
 //! The MCP client the application owns: connect over stdio or streamable
 //! HTTP, then list and call tools (SPEC MCP-02..06, MCP-09, MCP-10).
 
+use super::elicitation::{ElicitationHandler, ElicitationRequest, ElicitationResponse};
 use super::error::McpError;
 use super::http::{HttpConfig, HttpTransport, ListenState};
 use super::listing::{McpTool, Pager};
+use super::progress::CallOptions;
 use super::session::{LogMessage, ServerInfo, Session, SessionConfig, DEFAULT_TIMEOUT};
-use super::shared::{LogSink, Shared};
+use super::shared::{LogSink, Shared, Transport};
 use super::stdio::{StdioConfig, StdioTransport};
 use crate::cancel::CancellationToken;
 use serde_json::{json, Value};
 use std::fmt;
 #[cfg(feature = "async")]
 use std::future::Future;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -21,11 +24,17 @@ pub struct ClientOptions {
     timeout: Duration,
     client_version: String,
     log: Option<LogSink>,
+    elicit: Option<ElicitationHandler>,
 }
 
 impl Default for ClientOptions {
     fn default() -> Self {
-        ClientOptions { timeout: DEFAULT_TIMEOUT, client_version: env!("CARGO_PKG_VERSION").to_string(), log: None }
+        ClientOptions {
+            timeout: DEFAULT_TIMEOUT,
+            client_version: env!("CARGO_PKG_VERSION").to_string(),
+            log: None,
+            elicit: None,
+        }
     }
 }
 
@@ -54,12 +63,31 @@ impl ClientOptions {
         self
     }
 
+    /// Builder-style: answer the server's elicitations (form mode, SPEC
+    /// MCP-14) with `handler`, which asks the user. Only with a handler
+    /// does the client declare the capability; without one an elicitation
+    /// is declined. Fields the answer leaves out get the schema's defaults.
+    /// The handler runs on a thread of its own and may block while the user
+    /// answers (the request that caused it keeps its timeout).
+    pub fn on_elicitation(
+        mut self,
+        handler: impl Fn(&ElicitationRequest) -> ElicitationResponse + Send + Sync + 'static,
+    ) -> Self {
+        self.elicit = Some(Arc::new(handler));
+        self
+    }
+
     fn session(&self, allow_legacy_version: bool) -> Session {
         Session::new(SessionConfig {
             client_version: self.client_version.clone(),
             request_timeout: self.timeout,
             allow_legacy_version,
+            elicitation: self.elicit.is_some(),
         })
+    }
+
+    fn shared(&self, allow_legacy_version: bool, transport: Box<dyn Transport>) -> Arc<Shared> {
+        Shared::new(self.session(allow_legacy_version), transport, self.log.clone(), self.elicit.clone())
     }
 }
 
@@ -69,6 +97,7 @@ impl fmt::Debug for ClientOptions {
             .field("timeout", &self.timeout)
             .field("client_version", &self.client_version)
             .field("log", &self.log.is_some())
+            .field("elicitation", &self.elicit.is_some())
             .finish()
     }
 }
@@ -96,6 +125,8 @@ impl fmt::Debug for ClientOptions {
 pub struct McpClient {
     shared: Arc<Shared>,
     timeout: Duration,
+    /// The tool-list change count at the last `list_tools`.
+    listed_at: AtomicU64,
 }
 
 impl McpClient {
@@ -103,8 +134,8 @@ impl McpClient {
     /// `2024-11-05` is accepted here (stdio) besides the current ones.
     pub fn stdio(config: StdioConfig, options: ClientOptions) -> Result<McpClient, McpError> {
         let transport = StdioTransport::spawn(&config)?;
-        let shared = Shared::new(options.session(true), Box::new(transport), options.log.clone());
-        let client = McpClient { shared, timeout: options.timeout };
+        let shared = options.shared(true, Box::new(transport));
+        let client = McpClient { shared, timeout: options.timeout, listed_at: AtomicU64::new(0) };
         client
             .shared
             .transport
@@ -121,8 +152,8 @@ impl McpClient {
     /// [`McpError::Http`] before anything is sent.
     pub fn http(config: HttpConfig, options: ClientOptions) -> Result<McpClient, McpError> {
         let transport = HttpTransport::new(config, options.timeout)?;
-        let shared = Shared::new(options.session(false), Box::new(transport), options.log.clone());
-        let client = McpClient { shared, timeout: options.timeout };
+        let shared = options.shared(false, Box::new(transport));
+        let client = McpClient { shared, timeout: options.timeout, listed_at: AtomicU64::new(0) };
         client.handshake().inspect_err(|_| client.close())?;
         client.shared.transport.ready(&client.shared);
         Ok(client)
@@ -163,6 +194,8 @@ impl McpClient {
 
     /// Every tool the server lists, following `nextCursor` (SPEC MCP-04).
     pub fn list_tools(&self) -> Result<Vec<McpTool>, McpError> {
+        // Counted first: a change announced while listing shows next time.
+        self.listed_at.store(self.shared.changes(), Ordering::SeqCst);
         let mut pager = Pager::new();
         while let Some(params) = pager.next_params() {
             let result = self.request("tools/list", params, None)?;
@@ -182,6 +215,24 @@ impl McpClient {
     ) -> Result<Value, McpError> {
         let arguments = if arguments.is_null() { json!({}) } else { arguments };
         self.request("tools/call", json!({"name": name, "arguments": arguments}), cancel)
+    }
+
+    /// [`call_tool`](Self::call_tool) with per-call options: a timeout, a
+    /// cancellation token, and a progress callback (the request then
+    /// carries a `progressToken`, SPEC MCP-16).
+    pub fn call_tool_with(&self, name: &str, arguments: Value, options: &CallOptions) -> Result<Value, McpError> {
+        let arguments = if arguments.is_null() { json!({}) } else { arguments };
+        let mut params = json!({"name": name, "arguments": arguments});
+        let token = options.progress.clone().map(|sink| self.shared.register_progress(sink));
+        if let Some(token) = &token {
+            params["_meta"] = json!({"progressToken": token});
+        }
+        let timeout = options.timeout.unwrap_or(self.timeout);
+        let result = self.shared.call("tools/call", params, Some(timeout), options.cancel.as_ref());
+        if let Some(token) = &token {
+            self.shared.forget_progress(token);
+        }
+        result
     }
 
     /// Any request (`resources/list`, `prompts/get`, …): its result, or the
@@ -220,14 +271,23 @@ impl McpClient {
         blocking::unblock(move || client.call_tool(&name, arguments, cancel.as_ref()))
     }
 
-    /// True when the server said its tools changed since the last listing
-    /// by a bridge (`notifications/tools/list_changed`).
+    /// True when the server said its tools changed
+    /// (`notifications/tools/list_changed`) since this client last listed
+    /// them. Each bridge keeps its own view ([`McpBridge::is_stale`]).
+    ///
+    /// [`McpBridge::is_stale`]: crate::mcp::McpBridge::is_stale
     pub fn tools_changed(&self) -> bool {
-        self.shared.is_stale()
+        self.shared.changes() != self.listed_at.load(Ordering::SeqCst)
     }
 
-    pub(crate) fn take_tools_changed(&self) -> bool {
-        self.shared.take_stale()
+    /// How many tool-list changes the server announced so far.
+    pub(crate) fn tool_changes(&self) -> u64 {
+        self.shared.changes()
+    }
+
+    /// A note for the log sink (logger `golem.mcp`).
+    pub(crate) fn note(&self, level: &str, text: String) {
+        self.shared.note(level, text);
     }
 
     /// End the session: pending requests fail with [`McpError::Closed`],

@@ -90,13 +90,29 @@ pub enum McpError {
         /// The cap, in bytes.
         limit: usize,
     },
-    /// A non-2xx HTTP status (the URL without its query).
-    #[error("HTTP status {status} from {url}")]
+    /// A non-2xx HTTP status (the URL without its query), with what the
+    /// server said about it (SPEC MCP-13).
+    #[error("HTTP status {status} from {url}{}", shown_body(body))]
     HttpStatus {
         /// The status code.
         status: u16,
         /// The endpoint, query and credentials stripped.
         url: String,
+        /// The start of the response body ([`BODY_EXCERPT`] characters at
+        /// most, control characters replaced, configured secrets redacted);
+        /// empty when there was none.
+        body: String,
+        /// The `WWW-Authenticate` challenge, when the server sent one (401,
+        /// 403): where an application starts an authorization flow.
+        challenge: Option<String>,
+    },
+    /// The authorization flow (SPEC MCP-15) failed at `stage`.
+    #[error("MCP authorization failed ({stage}): {reason}")]
+    Auth {
+        /// Where it failed.
+        stage: AuthStage,
+        /// Why, without any credential.
+        reason: String,
     },
     /// An `Mcp-Session-Id` header with characters outside visible ASCII.
     #[error("the server sent an invalid Mcp-Session-Id header")]
@@ -121,10 +137,64 @@ pub enum McpError {
     Closed,
 }
 
+/// The longest body excerpt an [`McpError::HttpStatus`] keeps, in characters.
+pub const BODY_EXCERPT: usize = 512;
+
+/// The stage of the authorization flow an [`McpError::Auth`] failed at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum AuthStage {
+    /// Finding the protected-resource or authorization-server metadata.
+    Discovery,
+    /// The metadata names another resource than the server being reached.
+    ResourceMismatch,
+    /// Dynamic client registration.
+    Registration,
+    /// The application's authorize callback, or the redirect it returned.
+    Authorize,
+    /// The token endpoint.
+    Token,
+    /// The server kept refusing after the flow ran (a 401 or 403 again).
+    Refused,
+}
+
+impl std::fmt::Display for AuthStage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            AuthStage::Discovery => "discovery",
+            AuthStage::ResourceMismatch => "resource mismatch",
+            AuthStage::Registration => "client registration",
+            AuthStage::Authorize => "authorization",
+            AuthStage::Token => "token request",
+            AuthStage::Refused => "access refused",
+        })
+    }
+}
+
+fn shown_body(body: &str) -> String {
+    if body.is_empty() {
+        String::new()
+    } else {
+        format!(": {body}")
+    }
+}
+
 impl McpError {
     /// The JSON-RPC error a server answered with, as the typed variant.
     pub(crate) fn protocol(error: super::jsonrpc::RpcError) -> Self {
         McpError::Protocol { code: error.code, message: error.message, data: error.data }
+    }
+
+    pub(crate) fn auth(stage: AuthStage, reason: impl Into<String>) -> Self {
+        McpError::Auth { stage, reason: reason.into() }
+    }
+
+    /// The HTTP status of an [`HttpStatus`](McpError::HttpStatus) error.
+    pub fn http_status(&self) -> Option<u16> {
+        match self {
+            McpError::HttpStatus { status, .. } => Some(*status),
+            _ => None,
+        }
     }
 
     pub(crate) fn invalid_result(method: &str, reason: impl Into<String>) -> Self {

@@ -25,6 +25,31 @@ pub struct McpTool {
     pub output_schema: Option<Value>,
     /// Hints such as `readOnlyHint`, as sent.
     pub annotations: Option<Value>,
+    /// Whether the tool runs as a task (`execution.taskSupport`).
+    pub task_support: TaskSupport,
+}
+
+/// A tool's `execution.taskSupport` (MCP 2025-11-25 tasks).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TaskSupport {
+    /// Called plainly only (`"forbidden"`, or no declaration).
+    #[default]
+    Forbidden,
+    /// Either way (`"optional"`): this client calls it plainly.
+    Optional,
+    /// Only as a task (`"required"`): this client does not bridge it.
+    Required,
+}
+
+impl TaskSupport {
+    fn from_tool(value: &Value) -> TaskSupport {
+        match value.get("execution").and_then(|e| e.get("taskSupport")).and_then(Value::as_str) {
+            Some("required") => TaskSupport::Required,
+            Some("optional") => TaskSupport::Optional,
+            _ => TaskSupport::Forbidden,
+        }
+    }
 }
 
 impl McpTool {
@@ -43,6 +68,7 @@ impl McpTool {
             input_schema,
             output_schema: value.get("outputSchema").filter(|s| s.is_object()).cloned(),
             annotations: value.get("annotations").filter(|s| s.is_object()).cloned(),
+            task_support: TaskSupport::from_tool(value),
         })
     }
 }

@@ -26,9 +26,15 @@
 //! [prompts](McpClient::list_prompts) as typed values, and an optional
 //! read-only [resource tool](McpBridge::resources_tool) (SPEC MCP-11).
 //!
-//! **Not in scope:** sampling, elicitation, roots and the other client
-//! capabilities (the client declares none), resuming a request's own SSE
-//! stream after it broke, OAuth flows (a bearer token may be configured).
+//! **Streamable HTTP, more.** A request's SSE stream that ends before its
+//! answer is resumed with `Last-Event-ID` (SPEC MCP-12); a forgotten
+//! session (404, or a 400 saying so) is started again (MCP-13); a 401 runs
+//! the OAuth flow of [`HttpConfig::oauth`] (MCP-15). Elicitations go to
+//! [`ClientOptions::on_elicitation`] (MCP-14), progress to
+//! [`CallOptions::on_progress`] (MCP-16).
+//!
+//! **Not in scope:** sampling, roots, URL-mode elicitation, running tools
+//! as tasks (tools that require it are left out of bridges).
 //!
 //! ```no_run
 //! use golem_core::testing::TestModel;
@@ -44,14 +50,17 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod auth;
 mod bridge;
 mod client;
+mod elicitation;
 mod error;
 #[doc(hidden)]
 pub mod fuzzing;
 mod http;
 mod jsonrpc;
 mod listing;
+mod progress;
 mod prompts;
 mod resources;
 mod session;
@@ -59,15 +68,21 @@ mod shared;
 pub mod sse;
 mod stdio;
 
+pub use auth::{
+    AuthorizationRequest, AuthorizationResponse, Challenge, ClientAuth, MemoryTokenStore, OAuth, SigningKey,
+    TokenStore, Tokens, DEFAULT_REDIRECT_URI,
+};
 pub use bridge::{
-    is_valid_name, model_name, tool_result, BridgeError, BridgeOptions, BridgedTool, IsErrorAs, McpBridge, MAX_NAME,
-    RESOURCE_TOOL,
+    is_valid_name, model_name, tool_result, BridgeError, BridgeOptions, BridgedTool, IsErrorAs, McpBridge, SkippedTool,
+    MAX_NAME, RESOURCE_TOOL,
 };
 pub use client::{ClientOptions, McpClient};
-pub use error::McpError;
+pub use elicitation::{ElicitationRequest, ElicitationResponse};
+pub use error::{AuthStage, McpError, BODY_EXCERPT};
 pub use http::{HttpConfig, ListenState, MAX_BODY};
 pub use jsonrpc::{Id, Message, ParseError, RpcError, METHOD_NOT_FOUND};
-pub use listing::{McpTool, Pager, MAX_PAGES};
+pub use listing::{McpTool, Pager, TaskSupport, MAX_PAGES};
+pub use progress::{CallOptions, Progress};
 pub use prompts::{McpPrompt, McpPromptResult, PromptArgument, PromptMessage};
 pub use resources::{read_result, McpResource, ResourceBody, ResourceContents};
 pub use session::{

@@ -28,8 +28,10 @@
 //! assert_eq!(session.protocol_version(), Some("2025-06-18"));
 //! ```
 
+use super::elicitation;
 use super::error::McpError;
 use super::jsonrpc::{Id, Message, RpcError, METHOD_NOT_FOUND};
+use super::progress::Progress;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, VecDeque};
 use std::time::{Duration, Instant};
@@ -56,6 +58,10 @@ pub struct SessionConfig {
     pub request_timeout: Duration,
     /// Accept [`LEGACY_VERSION`] (stdio only).
     pub allow_legacy_version: bool,
+    /// Declare elicitation (form mode) and hand `elicitation/create` to the
+    /// driver as [`SessionEvent::Request`]; off, such requests are declined
+    /// (SPEC MCP-14).
+    pub elicitation: bool,
 }
 
 impl Default for SessionConfig {
@@ -64,6 +70,7 @@ impl Default for SessionConfig {
             client_version: env!("CARGO_PKG_VERSION").to_string(),
             request_timeout: DEFAULT_TIMEOUT,
             allow_legacy_version: false,
+            elicitation: false,
         }
     }
 }
@@ -113,6 +120,25 @@ pub enum SessionEvent {
     Log(LogMessage),
     /// The server's tool list changed (`notifications/tools/list_changed`).
     ToolsChanged,
+    /// A server request the driver must answer with
+    /// [`Session::respond`]: `elicitation/create` when
+    /// [`SessionConfig::elicitation`] is on.
+    Request {
+        /// The server's request id.
+        id: Id,
+        /// The method.
+        method: String,
+        /// Its params (`null` when none).
+        params: Value,
+    },
+    /// A `notifications/progress` report for the request that sent
+    /// `token` as its `progressToken` (SPEC MCP-16).
+    Progress {
+        /// The token, as the server echoed it.
+        token: Value,
+        /// The report.
+        progress: Progress,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -186,9 +212,11 @@ impl Session {
     }
 
     fn initialize(&mut self, now: Instant) -> (u64, Message) {
+        let capabilities =
+            if self.config.elicitation { json!({"elicitation": elicitation::capability()}) } else { json!({}) };
         let params = json!({
             "protocolVersion": PROTOCOL_VERSION,
-            "capabilities": {},
+            "capabilities": capabilities,
             "clientInfo": {"name": "golem", "version": self.config.client_version},
         });
         let (id, message) = self.register(now, "initialize", params, self.config.request_timeout);
@@ -232,7 +260,7 @@ impl Session {
         match message {
             Message::Response { id, result } => self.answer(&id, Ok(result)),
             Message::Error { id, error } => self.answer(&id, Err(error)),
-            Message::Request { id, method, .. } => self.server_request(id, &method),
+            Message::Request { id, method, params } => self.server_request(id, method, params),
             Message::Notification { method, params } => self.notification(&method, params),
         }
     }
@@ -290,16 +318,29 @@ impl Session {
         })
     }
 
-    fn server_request(&mut self, id: Id, method: &str) {
-        // The client offers no capabilities, so ping is all it must serve.
-        let reply = if method == "ping" {
-            Message::Response { id, result: json!({}) }
-        } else {
-            let error =
-                RpcError { code: METHOD_NOT_FOUND, message: "Method not found".into(), data: Some(method.into()) };
-            Message::Error { id, error }
+    fn server_request(&mut self, id: Id, method: String, params: Option<Value>) {
+        let params = params.unwrap_or(Value::Null);
+        let reply = match method.as_str() {
+            "ping" => Message::Response { id, result: json!({}) },
+            "elicitation/create" if self.config.elicitation && elicitation::is_form(&params) => {
+                return self.events.push_back(SessionEvent::Request { id, method, params });
+            }
+            // Without a handler (or in a mode it does not speak) the user
+            // is never asked: a clean decline, not an error.
+            "elicitation/create" => Message::Response { id, result: elicitation::declined() },
+            _ => {
+                let error =
+                    RpcError { code: METHOD_NOT_FOUND, message: "Method not found".into(), data: Some(method.into()) };
+                Message::Error { id, error }
+            }
         };
         self.transmits.push_back(reply);
+    }
+
+    /// Answer server request `id` (one handed out as
+    /// [`SessionEvent::Request`]) with `result`.
+    pub fn respond(&mut self, id: Id, result: Value) {
+        self.transmits.push_back(Message::Response { id, result });
     }
 
     fn notification(&mut self, method: &str, params: Option<Value>) {
@@ -315,7 +356,21 @@ impl Session {
                 };
                 self.events.push_back(SessionEvent::Log(log));
             }
-            // Progress and everything else carry nothing this client acts on.
+            "notifications/progress" => {
+                let params = params.unwrap_or(Value::Null);
+                let (Some(token), Some(progress)) =
+                    (params.get("progressToken"), params.get("progress").and_then(Value::as_f64))
+                else {
+                    return;
+                };
+                let progress = Progress {
+                    progress,
+                    total: params.get("total").and_then(Value::as_f64),
+                    message: params.get("message").and_then(Value::as_str).map(str::to_string),
+                };
+                self.events.push_back(SessionEvent::Progress { token: token.clone(), progress });
+            }
+            // Everything else carries nothing this client acts on.
             _ => {}
         }
     }

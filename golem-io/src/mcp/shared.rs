@@ -2,14 +2,16 @@
 //! behind a lock, the answers waiting for their callers, and the loop a
 //! caller runs while it waits (timeouts, cancellation).
 
+use super::elicitation::{self, ElicitationHandler, ElicitationRequest};
 use super::error::McpError;
 use super::http::ListenState;
-use super::jsonrpc::Message;
+use super::jsonrpc::{Id, Message};
+use super::progress::{Progress, ProgressSink};
 use super::session::{LogMessage, Session, SessionEvent};
 use crate::cancel::CancellationToken;
-use serde_json::Value;
+use serde_json::{json, Value};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -54,17 +56,31 @@ pub(crate) struct Shared {
     cond: Condvar,
     pub(crate) transport: Box<dyn Transport>,
     log: Option<LogSink>,
-    stale: AtomicBool,
+    elicit: Option<ElicitationHandler>,
+    /// How many times the server said its tools changed: each bridge
+    /// compares it with the count at its own listing.
+    changes: AtomicU64,
+    /// The progress callbacks of calls in flight, by token.
+    progress: Mutex<HashMap<String, ProgressSink>>,
+    next_token: AtomicU64,
 }
 
 impl Shared {
-    pub(crate) fn new(session: Session, transport: Box<dyn Transport>, log: Option<LogSink>) -> Arc<Shared> {
+    pub(crate) fn new(
+        session: Session,
+        transport: Box<dyn Transport>,
+        log: Option<LogSink>,
+        elicit: Option<ElicitationHandler>,
+    ) -> Arc<Shared> {
         Arc::new(Shared {
             inner: Mutex::new(Inner { session, done: HashMap::new() }),
             cond: Condvar::new(),
             transport,
             log,
-            stale: AtomicBool::new(false),
+            elicit,
+            changes: AtomicU64::new(0),
+            progress: Mutex::new(HashMap::new()),
+            next_token: AtomicU64::new(1),
         })
     }
 
@@ -110,13 +126,57 @@ impl Shared {
         self.lock().session.is_pending(id)
     }
 
-    /// True once the server said its tools changed; reading clears it.
-    pub(crate) fn take_stale(&self) -> bool {
-        self.stale.swap(false, Ordering::SeqCst)
+    /// How many tool-list changes the server announced so far.
+    pub(crate) fn changes(&self) -> u64 {
+        self.changes.load(Ordering::SeqCst)
     }
 
-    pub(crate) fn is_stale(&self) -> bool {
-        self.stale.load(Ordering::SeqCst)
+    /// A fresh progress token routed to `sink` until [`forget_progress`].
+    ///
+    /// [`forget_progress`]: Self::forget_progress
+    pub(crate) fn register_progress(&self, sink: ProgressSink) -> String {
+        let token = format!("golem-progress-{}", self.next_token.fetch_add(1, Ordering::SeqCst));
+        self.progress.lock().unwrap_or_else(|p| p.into_inner()).insert(token.clone(), sink);
+        token
+    }
+
+    pub(crate) fn forget_progress(&self, token: &str) {
+        self.progress.lock().unwrap_or_else(|p| p.into_inner()).remove(token);
+    }
+
+    fn report_progress(&self, token: &Value, progress: &Progress) {
+        let Some(token) = token.as_str() else { return };
+        let sink = self.progress.lock().unwrap_or_else(|p| p.into_inner()).get(token).cloned();
+        if let Some(sink) = sink {
+            sink(progress);
+        }
+    }
+
+    /// Put an elicitation to the application's handler on a thread of its
+    /// own (the user may take long; the transport must keep reading), then
+    /// send the answer.
+    fn elicit(self: &Arc<Self>, id: Id, params: Value) {
+        let request = ElicitationRequest::from_params(&params);
+        let Some(handler) = self.elicit.clone() else {
+            return self.respond(id, elicitation::declined());
+        };
+        let shared = Arc::clone(self);
+        let spawned = std::thread::Builder::new().name("golem-mcp-elicit".into()).spawn(move || {
+            let answer = match crate::exec::contain("the elicitation handler", || handler(&request)) {
+                Ok(response) => elicitation::result(&request, response),
+                Err(_) => json!({"action": "cancel"}),
+            };
+            shared.respond(id, answer);
+        });
+        if let Err(error) = spawned {
+            self.note("warning", format!("could not start a thread for an elicitation: {error}"));
+        }
+    }
+
+    fn respond(self: &Arc<Self>, id: Id, result: Value) {
+        let mut inner = self.lock();
+        inner.session.respond(id, result);
+        self.pump(inner);
     }
 
     /// Drain the session: send what it wants sent, then publish answers —
@@ -126,11 +186,15 @@ impl Shared {
         let transmits: Vec<Message> = std::iter::from_fn(|| inner.session.poll_transmit()).collect();
         let mut answers = Vec::new();
         let mut logs = Vec::new();
+        let mut later = Vec::new();
         while let Some(event) = inner.session.poll_event() {
             match event {
                 SessionEvent::Completed { id, result } => answers.push((id, result)),
                 SessionEvent::Log(log) => logs.push(log),
-                SessionEvent::ToolsChanged => self.stale.store(true, Ordering::SeqCst),
+                SessionEvent::ToolsChanged => {
+                    self.changes.fetch_add(1, Ordering::SeqCst);
+                }
+                other => later.push(other),
             }
         }
         drop(inner);
@@ -143,6 +207,13 @@ impl Shared {
         }
         if let Some(sink) = &self.log {
             logs.iter().for_each(|log| sink(log));
+        }
+        for event in later {
+            match event {
+                SessionEvent::Progress { token, progress } => self.report_progress(&token, &progress),
+                SessionEvent::Request { id, params, .. } => self.elicit(id, params),
+                _ => {}
+            }
         }
     }
 

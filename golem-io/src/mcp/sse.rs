@@ -31,6 +31,17 @@ pub enum SseError {
     TooLarge(usize),
 }
 
+/// One `message` event: its data, and its id when it carried one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SseEvent {
+    /// The `data` lines, joined with `\n`.
+    pub data: String,
+    /// The event's own `id:` field, if it had one (not one carried over
+    /// from an earlier event): what tells a replayed event from a new one.
+    pub id: Option<String>,
+}
+
 /// Incremental SSE decoding that yields the data of `message` events.
 #[derive(Debug, Default)]
 pub struct SseDecoder {
@@ -42,7 +53,9 @@ pub struct SseDecoder {
     has_data: bool,
     /// Any field (data, id, retry) was set in the event being read.
     has_fields: bool,
-    ready: std::collections::VecDeque<String>,
+    ready: std::collections::VecDeque<SseEvent>,
+    /// The event being read carried an `id:` field of its own.
+    own_id: bool,
     failed: Option<SseError>,
     /// Set on the first error; the decoder takes nothing more after it.
     broken: bool,
@@ -114,6 +127,7 @@ impl SseDecoder {
         self.event.clear();
         self.has_data = false;
         self.has_fields = false;
+        self.own_id = false;
         // The unfinished event's id is dropped with it.
         self.id_buffer.clone_from(&self.last_event_id);
     }
@@ -146,8 +160,13 @@ impl SseDecoder {
     /// The data of the next complete `message` event, or the error.
     #[allow(clippy::should_implement_trait)] // `Iterator` would hide the one-error-then-nothing contract
     pub fn next(&mut self) -> Option<Result<String, SseError>> {
+        self.next_event().map(|event| event.map(|e| e.data))
+    }
+
+    /// The next complete `message` event with its id, or the error.
+    pub fn next_event(&mut self) -> Option<Result<SseEvent, SseError>> {
         match self.ready.pop_front() {
-            Some(data) => Some(Ok(data)),
+            Some(event) => Some(Ok(event)),
             None => self.failed.take().map(Err),
         }
     }
@@ -196,6 +215,7 @@ impl SseDecoder {
             "id" if !value.contains('\0') => {
                 self.id_buffer = value.to_string();
                 self.has_fields = true;
+                self.own_id = true;
             }
             "retry" if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) => {
                 // Digits past u64 are no delay anyone meant; ignored.
@@ -218,9 +238,11 @@ impl SseDecoder {
         let event = std::mem::take(&mut self.event);
         let data = std::mem::take(&mut self.data);
         let has_data = std::mem::take(&mut self.has_data);
+        let own_id = std::mem::take(&mut self.own_id);
         // Priming events carry an empty data line and no message.
         if has_data && !data.trim().is_empty() && (event.is_empty() || event == "message") {
-            self.ready.push_back(data);
+            let id = own_id.then(|| self.last_event_id.clone());
+            self.ready.push_back(SseEvent { data, id });
         }
     }
 }

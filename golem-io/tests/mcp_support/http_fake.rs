@@ -10,6 +10,8 @@ use std::time::Duration;
 #[derive(Clone, Debug)]
 pub struct FakeRequest {
     pub method: String,
+    /// The request target: path and query.
+    pub path: String,
     pub headers: Vec<(String, String)>,
     pub body: Vec<u8>,
 }
@@ -21,6 +23,20 @@ impl FakeRequest {
 
     pub fn json(&self) -> Value {
         serde_json::from_slice(&self.body).unwrap_or(Value::Null)
+    }
+
+    /// The path without its query.
+    pub fn route(&self) -> &str {
+        self.path.split('?').next().unwrap_or_default()
+    }
+
+    /// The form fields of a URL-encoded body.
+    pub fn form(&self) -> Vec<(String, String)> {
+        url::form_urlencoded::parse(&self.body).into_owned().collect()
+    }
+
+    pub fn field(&self, name: &str) -> Option<String> {
+        self.form().into_iter().find(|(k, _)| k == name).map(|(_, v)| v)
     }
 
     /// The JSON-RPC method, or the HTTP method for bodiless requests.
@@ -96,6 +112,11 @@ impl FakeHttp {
         FakeHttp { url, requests }
     }
 
+    /// `http://127.0.0.1:PORT`, without the `/mcp` path.
+    pub fn base(&self) -> String {
+        self.url.trim_end_matches("/mcp").to_string()
+    }
+
     pub fn requests(&self) -> Vec<FakeRequest> {
         self.requests.lock().unwrap().clone()
     }
@@ -119,7 +140,9 @@ fn read_request(reader: &mut BufReader<TcpStream>) -> Option<FakeRequest> {
     if reader.read_line(&mut line).ok()? == 0 {
         return None;
     }
-    let method = line.split_whitespace().next()?.to_string();
+    let mut words = line.split_whitespace();
+    let method = words.next()?.to_string();
+    let path = words.next().unwrap_or("/").to_string();
     let mut headers = Vec::new();
     loop {
         let mut line = String::new();
@@ -138,7 +161,7 @@ fn read_request(reader: &mut BufReader<TcpStream>) -> Option<FakeRequest> {
         .unwrap_or(0);
     let mut body = vec![0; length];
     reader.read_exact(&mut body).ok()?;
-    Some(FakeRequest { method, headers, body })
+    Some(FakeRequest { method, path, headers, body })
 }
 
 fn write_response(writer: &mut TcpStream, response: &FakeResponse) -> std::io::Result<()> {

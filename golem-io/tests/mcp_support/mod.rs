@@ -15,8 +15,21 @@ use std::time::{Duration, Instant};
 pub const MCP_VERSION: &str = "2.3.0";
 
 /// The reference server's tools, in listing order.
-pub const TOOLS: [&str; 11] =
-    ["echo", "add", "image", "fail", "slow", "shout", "die", "changed", "changed_here", "ping_back", "drop_stream"];
+pub const TOOLS: [&str; 13] = [
+    "echo",
+    "add",
+    "image",
+    "fail",
+    "slow",
+    "shout",
+    "die",
+    "changed",
+    "changed_here",
+    "ping_back",
+    "drop_stream",
+    "ask",
+    "count",
+];
 
 pub fn fixtures() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mcp")

@@ -1,5 +1,6 @@
 //! A `tools/call` result as a golem tool result (SPEC MCP-08).
 
+use crate::mcp::resources::ResourceContents;
 use crate::tool::{ToolError, ToolResult};
 use base64::Engine as _;
 use golem_core::{Part, PartKind};
@@ -43,13 +44,12 @@ pub fn tool_result(name: &str, result: &Value, is_error_as: IsErrorAs) -> Result
                     _ => format!("[resource link: {uri}]"),
                 });
             }
-            "resource" => {
-                let resource = item.get("resource");
-                match resource.and_then(|r| r.get("text")).and_then(Value::as_str) {
-                    Some(body) => lines.push(body.to_string()),
-                    None => lines.push("[mcp: unsupported resource content]".to_string()),
-                }
-            }
+            // Text as is; a blob as `[mcp: binary resource {uri}, {mimeType},
+            // N bytes]`, so the model knows what it got and where it is.
+            "resource" => match item.get("resource").map(ResourceContents::from_value) {
+                Some(Ok(contents)) => lines.push(contents.render()),
+                _ => lines.push("[mcp: invalid resource content]".to_string()),
+            },
             other => lines.push(format!("[mcp: unsupported {other} content]")),
         }
     }

@@ -20,7 +20,8 @@ pub use resources::RESOURCE_TOOL;
 
 use super::client::McpClient;
 use super::error::McpError;
-use super::listing::McpTool;
+use super::listing::{McpTool, TaskSupport};
+use super::progress::CallOptions;
 use crate::context::ToolContext;
 use crate::tool::{Tool, ToolError};
 use serde_json::Value;
@@ -34,6 +35,7 @@ pub struct BridgeOptions {
     prefix: Option<String>,
     is_error_as: IsErrorAs,
     timeout: Option<Duration>,
+    progress: bool,
 }
 
 impl BridgeOptions {
@@ -58,6 +60,15 @@ impl BridgeOptions {
     /// Builder-style: the timeout of each `tools/call` (else the client's).
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
+        self
+    }
+
+    /// Builder-style: ask the server for progress on every call (a
+    /// `progressToken`, SPEC MCP-16) and pass each report to the run's
+    /// [progress observers](crate::RunBuilder::on_tool_progress). Off by
+    /// default.
+    pub fn progress(mut self, on: bool) -> Self {
+        self.progress = on;
         self
     }
 }
@@ -90,6 +101,16 @@ pub struct BridgedTool {
     pub server: McpTool,
 }
 
+/// A server tool the bridge left out, and why.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct SkippedTool {
+    /// The tool's name on the wire.
+    pub name: String,
+    /// Why it is not among the bridge's tools.
+    pub reason: String,
+}
+
 /// A snapshot of an MCP server's tools, ready to hand to an agent.
 ///
 /// ```no_run
@@ -109,6 +130,9 @@ pub struct McpBridge {
     client: Arc<McpClient>,
     options: BridgeOptions,
     tools: Vec<BridgedTool>,
+    skipped: Vec<SkippedTool>,
+    /// The client's tool-change count when this bridge listed.
+    seen: u64,
 }
 
 impl McpBridge {
@@ -119,23 +143,42 @@ impl McpBridge {
 
     /// List the server's tools.
     pub fn with_options(client: Arc<McpClient>, options: BridgeOptions) -> Result<McpBridge, BridgeError> {
-        let mut bridge = McpBridge { client, options, tools: Vec::new() };
+        let mut bridge = McpBridge { client, options, tools: Vec::new(), skipped: Vec::new(), seen: 0 };
         bridge.refresh()?;
         Ok(bridge)
     }
 
     /// List again, replacing the snapshot (kept as it was on error).
     pub fn refresh(&mut self) -> Result<(), BridgeError> {
-        // Cleared first: a change announced while listing marks it again.
-        self.client.take_tools_changed();
-        self.tools = bridge_tools(self.options.prefix.as_deref(), self.client.list_tools()?)?;
+        // Counted first: a change announced while listing marks it again.
+        let seen = self.client.tool_changes();
+        let (listed, skipped): (Vec<McpTool>, Vec<McpTool>) =
+            self.client.list_tools()?.into_iter().partition(|t| t.task_support != TaskSupport::Required);
+        self.tools = bridge_tools(self.options.prefix.as_deref(), listed)?;
+        self.skipped = skipped
+            .into_iter()
+            .map(|tool| {
+                let reason =
+                    "it must run as a task (execution.taskSupport \"required\"), which this client does not do";
+                self.client.note("warning", format!("MCP tool {:?} left out of the bridge: {reason}", tool.name));
+                SkippedTool { name: tool.name, reason: reason.to_string() }
+            })
+            .collect();
+        self.seen = seen;
         Ok(())
     }
 
-    /// True when the server announced a tool-list change since the last
-    /// listing.
+    /// True when the server announced a tool-list change since this
+    /// bridge's last listing. Each bridge has its own view: one bridge's
+    /// refresh leaves another stale.
     pub fn is_stale(&self) -> bool {
-        self.client.tools_changed()
+        self.client.tool_changes() != self.seen
+    }
+
+    /// The server tools left out of the snapshot, with the reason (each
+    /// also went to the client's log sink): tools that run only as tasks.
+    pub fn skipped(&self) -> &[SkippedTool] {
+        &self.skipped
     }
 
     /// The snapshot: server declarations with their model-facing names.
@@ -156,7 +199,7 @@ impl McpBridge {
     fn tool<Deps: Send + Sync + 'static>(&self, tool: &BridgedTool) -> Tool<Deps> {
         let client = Arc::clone(&self.client);
         let (name, wire) = (tool.name.clone(), tool.server.name.clone());
-        let (is_error_as, timeout) = (self.options.is_error_as, self.options.timeout);
+        let (is_error_as, timeout, progress) = (self.options.is_error_as, self.options.timeout, self.options.progress);
         let description = match (&tool.server.title, tool.server.description.is_empty()) {
             (Some(title), true) => title.clone(),
             _ => tool.server.description.clone(),
@@ -166,12 +209,16 @@ impl McpBridge {
             description,
             tool.server.input_schema.clone(),
             move |ctx: ToolContext<Deps>, args: Value| {
-                let params = serde_json::json!({"name": wire, "arguments": if args.is_null() { Value::Object(Default::default()) } else { args }});
-                let cancel = Some(ctx.cancellation());
-                let result = match timeout {
-                    Some(timeout) => client.request_with_timeout("tools/call", params, timeout, cancel),
-                    None => client.request("tools/call", params, cancel),
-                };
+                let mut options = CallOptions::new().cancel(ctx.cancellation().clone());
+                if let Some(timeout) = timeout {
+                    options = options.timeout(timeout);
+                }
+                if progress {
+                    let ctx = ctx.clone();
+                    options =
+                        options.on_progress(move |p| ctx.report_progress(p.progress, p.total, p.message.as_deref()));
+                }
+                let result = client.call_tool_with(&wire, args, &options);
                 // Transport and protocol failures end the run (tool stage).
                 let result = result.map_err(ToolError::fatal)?;
                 tool_result(&name, &result, is_error_as)

@@ -1,6 +1,7 @@
 //! Streamable HTTP settings, with header values kept out of `Debug`
 //! (SPEC MCP-06, ERR-06).
 
+use crate::mcp::auth::OAuth;
 use std::fmt;
 
 /// A header value that never shows in `Debug` or `Display`.
@@ -37,12 +38,13 @@ pub struct HttpConfig {
     pub(crate) listen: bool,
     /// The proxy URL, which may hold credentials.
     pub(crate) proxy: Option<Secret>,
+    pub(crate) oauth: Option<OAuth>,
 }
 
 impl HttpConfig {
     /// The MCP endpoint URL.
     pub fn new(url: impl Into<String>) -> Self {
-        HttpConfig { url: url.into(), headers: Vec::new(), bearer: None, listen: true, proxy: None }
+        HttpConfig { url: url.into(), headers: Vec::new(), bearer: None, listen: true, proxy: None, oauth: None }
     }
 
     /// Builder-style: go through the HTTP proxy at `url`
@@ -80,6 +82,15 @@ impl HttpConfig {
         self
     }
 
+    /// Builder-style: authorize with OAuth when the server asks (SPEC
+    /// MCP-15): on a 401 the client runs the flow `oauth` describes and
+    /// sends the request again with the token; it replaces any
+    /// [`bearer_token`](Self::bearer_token).
+    pub fn oauth(mut self, oauth: OAuth) -> Self {
+        self.oauth = Some(oauth);
+        self
+    }
+
     /// Builder-style: open the standalone GET stream after the handshake,
     /// to hear what the server says outside any request — tool-list
     /// changes, logs, pings (on by default). A server that offers none
@@ -105,6 +116,7 @@ impl fmt::Debug for HttpConfig {
             .field("bearer", &self.bearer)
             .field("listen", &self.listen)
             .field("proxy", &self.proxy.as_ref().map(|Secret(url)| shown_url(url)))
+            .field("oauth", &self.oauth)
             .finish()
     }
 }

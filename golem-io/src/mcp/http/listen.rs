@@ -17,11 +17,9 @@
 //! server (`ureq::Agent::shutdown`).
 
 use super::backoff::Backoff;
+use super::stream::{read_events, Stream};
 use super::{header, HttpInner, ACCEPT_SSE};
-use crate::mcp::jsonrpc::Message;
 use crate::mcp::shared::Shared;
-use crate::mcp::sse::SseDecoder;
-use std::io::Read;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -202,8 +200,7 @@ fn wait_not_running(control: &Control, deadline: Instant) -> bool {
 #[derive(Default)]
 struct Resume {
     session: Option<String>,
-    last_event_id: String,
-    retry: Option<Duration>,
+    stream: Stream,
 }
 
 /// How one GET went.
@@ -258,7 +255,7 @@ fn run(inner: &HttpInner, shared: &Weak<Shared>) {
             Attempt::Ended { delivered } => backoff.ended(delivered),
         }
         drop(strong);
-        let Some(delay) = backoff.delay(resume.retry) else {
+        let Some(delay) = backoff.delay(resume.stream.retry) else {
             if let Some(strong) = shared.upgrade() {
                 strong.note("warning", "the GET stream failed too often; not listening any more".to_string());
             }
@@ -274,9 +271,10 @@ fn run(inner: &HttpInner, shared: &Weak<Shared>) {
 fn listen_once(inner: &HttpInner, shared: &Arc<Shared>, resume: &mut Resume, backoff: &mut Backoff) -> Attempt {
     let version = shared.protocol_version();
     let mut request = inner.listen_agent.get(&inner.config.url).header("Accept", ACCEPT_SSE);
-    request = inner.common_headers(request, resume.session.as_deref(), version.as_deref());
-    if !resume.last_event_id.is_empty() {
-        request = request.header("Last-Event-ID", resume.last_event_id.as_str());
+    let token = inner.bearer().0;
+    request = inner.common_headers(request, resume.session.as_deref(), version.as_deref(), token.as_ref());
+    if resume.stream.resumable() {
+        request = request.header("Last-Event-ID", resume.stream.last_event_id.as_str());
     }
     let response = match request.call() {
         Ok(response) => response,
@@ -286,6 +284,9 @@ fn listen_once(inner: &HttpInner, shared: &Arc<Shared>, resume: &mut Resume, bac
     match status {
         405 => return Attempt::Unsupported,
         404 if resume.session.is_some() => return Attempt::Forgotten,
+        // With OAuth a request refreshes or re-authorizes; the stream
+        // follows with the new token.
+        401 | 403 if inner.auth.is_some() => return Attempt::Failed(format!("HTTP status {status}")),
         // Busy (409: the server still holds our previous stream), rate
         // limited, or a server error: worth another try later.
         408 | 409 | 425 | 429 | 500..=599 => return Attempt::Failed(format!("HTTP status {status}")),
@@ -303,38 +304,10 @@ fn listen_once(inner: &HttpInner, shared: &Arc<Shared>, resume: &mut Resume, bac
 }
 
 /// Feed the stream's messages until it ends; true when it held any.
-fn read_stream(shared: &Arc<Shared>, mut body: impl Read, resume: &mut Resume) -> bool {
-    let mut decoder = SseDecoder::new();
-    decoder.set_last_event_id(&resume.last_event_id);
-    let mut chunk = vec![0u8; 16 << 10];
-    let mut delivered = false;
-    loop {
-        let n = match body.read(&mut chunk) {
-            Ok(0) | Err(_) => return delivered,
-            Ok(n) => n,
-        };
-        decoder.feed(&chunk[..n]);
-        while let Some(event) = decoder.next() {
-            match event {
-                Ok(data) => match Message::parse_batch(data.as_bytes()) {
-                    Ok(messages) => {
-                        delivered = true;
-                        messages.into_iter().for_each(|m| shared.feed(m));
-                    }
-                    Err(error) => {
-                        shared.note("warning", format!("skipped a GET stream event that is not JSON-RPC: {error}"));
-                    }
-                },
-                Err(error) => {
-                    shared.note("warning", format!("the GET stream broke: {error}"));
-                    return delivered;
-                }
-            }
-        }
-        // After each chunk, so an interrupted stream resumes where it was.
-        resume.last_event_id = decoder.last_event_id().to_string();
-        if let Some(retry) = decoder.retry() {
-            resume.retry = Some(retry);
-        }
+fn read_stream(shared: &Arc<Shared>, body: impl std::io::Read, resume: &mut Resume) -> bool {
+    let outcome = read_events(shared, body, &mut resume.stream, || false);
+    if let Some(reason) = &outcome.broken {
+        shared.note("warning", format!("the GET stream broke: {reason}"));
     }
+    outcome.delivered
 }

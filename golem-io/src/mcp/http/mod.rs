@@ -12,18 +12,25 @@
 mod backoff;
 mod config;
 mod listen;
+mod resume;
+mod status;
+mod stream;
 
+pub(crate) use config::shown_url;
 pub use config::HttpConfig;
 pub use listen::ListenState;
 
+use super::auth::{Authorizer, Challenge};
 use super::error::McpError;
 use super::jsonrpc::Message;
 use super::shared::{Shared, Transport};
-use super::sse::SseDecoder;
+use golem_providers::Secret;
+use status::Refusal;
 use std::io::Read;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use stream::{read_events, Stream};
 
 /// The largest JSON body accepted (SPEC MCP-05's 32 MiB cap).
 pub const MAX_BODY: usize = 32 << 20;
@@ -38,6 +45,9 @@ const CLOSE_TIMEOUT: Duration = Duration::from_secs(5);
 /// again (servers send keep-alive comments far more often: the Python SDK
 /// every 15 s).
 const LISTEN_IDLE: Duration = Duration::from_secs(300);
+/// Scope step-ups one request may make (SPEC MCP-15): a server that keeps
+/// asking is refused after this many.
+const MAX_STEP_UPS: u32 = 2;
 
 /// The transport; its request threads share the inner part.
 pub(crate) struct HttpTransport(Arc<HttpInner>);
@@ -53,6 +63,10 @@ struct HttpInner {
     /// the stream without touching the requests' connections.
     listen_agent: ureq::Agent,
     listen: listen::Control,
+    /// The OAuth flow, when configured.
+    auth: Option<Authorizer>,
+    /// The client's request timeout: also the bound on resuming a stream.
+    timeout: Duration,
 }
 
 impl HttpTransport {
@@ -66,26 +80,38 @@ impl HttpInner {
     fn new(config: HttpConfig, timeout: Duration) -> Result<Self, McpError> {
         // Explicit or none: ureq's default reads HTTP_PROXY and friends.
         let proxy = config.ureq_proxy().map_err(McpError::Http)?;
+        let connect = Some(timeout.min(Duration::from_secs(30)));
         let listen_agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .proxy(proxy.clone())
             .max_redirects(0)
-            .timeout_connect(Some(timeout.min(Duration::from_secs(30))))
+            .timeout_connect(connect)
             // No overall limit: the stream lives as long as the session.
             .timeout_per_read(Some(LISTEN_IDLE))
             .build()
             .new_agent();
         let agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
-            .proxy(proxy)
+            .proxy(proxy.clone())
             // A redirect would resend the configured headers elsewhere.
             .max_redirects(0)
-            .timeout_connect(Some(timeout.min(Duration::from_secs(30))))
+            .timeout_connect(connect)
             // The session times requests out; this only bounds a stalled
             // exchange thread after its caller gave up.
             .timeout_global(Some(timeout.saturating_add(Duration::from_secs(5))))
             .build()
             .new_agent();
+        let auth = config.oauth.clone().map(|oauth| {
+            let agent = ureq::Agent::config_builder()
+                .http_status_as_error(false)
+                .proxy(proxy)
+                .max_redirects(0)
+                .timeout_connect(connect)
+                .timeout_global(Some(timeout))
+                .build()
+                .new_agent();
+            Authorizer::new(oauth, shown_url(&config.url), agent)
+        });
         Ok(HttpInner {
             agent,
             config,
@@ -94,6 +120,8 @@ impl HttpInner {
             closed: AtomicBool::new(false),
             listen_agent,
             listen: listen::Control::new(),
+            auth,
+            timeout,
         })
     }
 
@@ -108,11 +136,35 @@ impl HttpInner {
     }
 
     fn http_error(&self, error: ureq::Error) -> McpError {
-        match error {
-            ureq::Error::StatusCode(status) => McpError::HttpStatus { status, url: self.config.shown_url() },
-            // ureq's messages name the failure, never the request headers.
-            other => McpError::Http(other.to_string()),
+        // ureq's messages name the failure, never the request headers.
+        McpError::Http(error.to_string())
+    }
+
+    /// The token for the next request and its generation (0 without OAuth).
+    fn bearer(&self) -> (Option<Secret>, u64) {
+        match &self.auth {
+            Some(auth) => auth.bearer(),
+            None => (self.config.bearer.as_ref().map(|b| Secret::new(b.0.as_str())), 0),
         }
+    }
+
+    /// Everything an error excerpt must not show: configured header values,
+    /// the bearer token in use.
+    fn secrets(&self) -> Vec<String> {
+        let mut secrets: Vec<String> = self.config.headers.iter().map(|(_, v)| v.0.clone()).collect();
+        let token = match &self.auth {
+            Some(auth) => auth.current(),
+            None => self.config.bearer.as_ref().map(|b| Secret::new(b.0.as_str())),
+        };
+        secrets.extend(token.map(|t| t.expose().to_string()));
+        secrets
+    }
+
+    /// A refused request's error.
+    fn refused(&self, refusal: Refusal) -> McpError {
+        let secrets = self.secrets();
+        let secrets: Vec<&str> = secrets.iter().map(String::as_str).collect();
+        refusal.into_error(self.config.shown_url(), &secrets)
     }
 
     fn post(
@@ -120,10 +172,11 @@ impl HttpInner {
         message: &Message,
         session: Option<&str>,
         version: Option<&str>,
+        token: Option<&Secret>,
     ) -> Result<ureq::http::Response<ureq::Body>, McpError> {
         let mut request =
             self.agent.post(&self.config.url).header("Content-Type", "application/json").header("Accept", ACCEPT);
-        request = self.common_headers(request, session, version);
+        request = self.common_headers(request, session, version, token);
         request.send(&message.to_bytes()[..]).map_err(|e| self.http_error(e))
     }
 
@@ -132,12 +185,13 @@ impl HttpInner {
         mut request: ureq::RequestBuilder<B>,
         session: Option<&str>,
         version: Option<&str>,
+        token: Option<&Secret>,
     ) -> ureq::RequestBuilder<B> {
         for (name, value) in &self.config.headers {
             request = request.header(name.as_str(), value.0.as_str());
         }
-        if let Some(token) = &self.config.bearer {
-            request = request.header("Authorization", format!("Bearer {}", token.0));
+        if let Some(token) = token {
+            request = request.header("Authorization", format!("Bearer {}", token.expose()));
         }
         if let Some(session) = session {
             request = request.header(SESSION_HEADER, session);
@@ -150,29 +204,49 @@ impl HttpInner {
 
     /// Post `message` and feed whatever answers it into the session; with
     /// `expect`, fail unless request `expect` was answered.
+    ///
+    /// Refusals are acted on where the protocol says how: a 401 runs the
+    /// authorization flow once, a 403 `insufficient_scope` steps up (at
+    /// most [`MAX_STEP_UPS`] times), and a forgotten session (404, or 400
+    /// saying so) is started again, once, for requests.
     fn exchange(&self, shared: &Arc<Shared>, message: &Message, expect: Option<u64>) -> Result<(), McpError> {
         let is_init = message.method() == Some("initialize");
-        let mut retried = false;
+        let (mut reinitialized, mut authorized, mut step_ups) = (false, false, 0);
         loop {
             let session = if is_init { None } else { self.session_id() };
             let version = if is_init { None } else { shared.protocol_version() };
-            let response = self.post(message, session.as_deref(), version.as_deref())?;
+            let (token, generation) = self.bearer();
+            let response = self.post(message, session.as_deref(), version.as_deref(), token.as_ref())?;
             let status = response.status().as_u16();
-            if status == 404 && session.is_some() && expect.is_some() && !retried {
-                // The server forgot the session: start a new one, then send
-                // this request again, once (SPEC MCP-06). Only requests: a
-                // notification sent while re-initializing must not recurse.
-                retried = true;
+            if (200..300).contains(&status) {
+                if is_init {
+                    self.set_session_id(session_header(&response)?);
+                }
+                return self.read_answer(shared, response, expect, message.method().unwrap_or("response"));
+            }
+            let refusal = Refusal::read(response);
+            if let Some(auth) = &self.auth {
+                let challenge = Challenge::parse(refusal.challenge.as_deref().unwrap_or_default());
+                if status == 401 && !authorized {
+                    authorized = true;
+                    auth.unauthorized(generation, &challenge)?;
+                    continue;
+                }
+                if status == 403 && challenge.insufficient_scope() && step_ups < MAX_STEP_UPS {
+                    step_ups += 1;
+                    if auth.step_up(generation, &challenge)? {
+                        continue;
+                    }
+                }
+            }
+            // Only requests: a notification sent while re-initializing
+            // must not recurse.
+            if refusal.session_gone() && session.is_some() && expect.is_some() && !reinitialized {
+                reinitialized = true;
                 self.reinitialize(shared, session.as_deref())?;
                 continue;
             }
-            if !(200..300).contains(&status) {
-                return Err(McpError::HttpStatus { status, url: self.config.shown_url() });
-            }
-            if is_init {
-                self.set_session_id(session_header(&response)?);
-            }
-            return self.read_answer(shared, response, expect, message.method().unwrap_or("response"));
+            return Err(self.refused(refusal));
         }
     }
 
@@ -200,7 +274,13 @@ impl HttpInner {
         let body = response.into_body().into_reader();
         if status != 202 {
             if content_type.starts_with("text/event-stream") {
-                read_events(shared, body, expect)?;
+                let mut stream = Stream::default();
+                // Stop reading once our answer is in (or the caller gave up).
+                let answered = || expect.is_some_and(|id| !shared.is_pending(id));
+                read_events(shared, body, &mut stream, answered).into_result()?;
+                if let Some(id) = expect.filter(|id| shared.is_pending(*id) && stream.resumable()) {
+                    return resume::resume(self, shared, id, method, stream);
+                }
             } else {
                 read_json(shared, body)?;
             }
@@ -239,36 +319,6 @@ fn read_json(shared: &Arc<Shared>, body: impl Read) -> Result<(), McpError> {
         shared.feed(message);
     }
     Ok(())
-}
-
-/// Feed the stream's messages until request `expect` is answered or the
-/// stream ends.
-fn read_events(shared: &Arc<Shared>, mut body: impl Read, expect: Option<u64>) -> Result<(), McpError> {
-    let mut decoder = SseDecoder::new();
-    let mut chunk = vec![0u8; 16 << 10];
-    loop {
-        let n = match body.read(&mut chunk) {
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e.into()),
-        };
-        if n == 0 {
-            decoder.finish();
-            return Ok(());
-        }
-        decoder.feed(&chunk[..n]);
-        while let Some(event) = decoder.next() {
-            let data = event.map_err(|e| McpError::Sse(e.to_string()))?;
-            match Message::parse_batch(data.as_bytes()) {
-                Ok(messages) => messages.into_iter().for_each(|m| shared.feed(m)),
-                Err(error) => shared.note("warning", format!("skipped an SSE event that is not JSON-RPC: {error}")),
-            }
-        }
-        // Stop reading once our answer is in (or the caller gave up).
-        if expect.is_some_and(|id| !shared.is_pending(id)) {
-            return Ok(());
-        }
-    }
 }
 
 impl Transport for HttpTransport {
@@ -340,7 +390,8 @@ impl HttpInner {
         let Some(session) = self.session_id() else { return };
         let version = shared.protocol_version();
         let request = self.agent.delete(&self.config.url).config().timeout_global(Some(CLOSE_TIMEOUT)).build();
-        let request = self.common_headers(request, Some(&session), version.as_deref());
+        let token = self.bearer().0;
+        let request = self.common_headers(request, Some(&session), version.as_deref(), token.as_ref());
         match request.call() {
             // 405: the server does not let clients end sessions; fine.
             Ok(response) if response.status().is_success() || response.status().as_u16() == 405 => {}

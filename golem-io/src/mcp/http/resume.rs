@@ -1,0 +1,95 @@
+//! Resuming a request's SSE stream that ended without its answer (SPEC
+//! MCP-12, the 2025-11-25 transport's "resumability"): a GET on the
+//! endpoint with `Last-Event-ID`, after the server's `retry:` (else the
+//! listener's backoff), until the answer comes, the caller gives up, the
+//! attempts run out, or the request's timeout has passed.
+//!
+//! A server that named no event ids cannot be resumed; that case never
+//! gets here ([`Stream::resumable`]).
+
+use super::backoff::Backoff;
+use super::stream::{read_events, Stream};
+use super::{header, HttpInner, ACCEPT_SSE};
+use crate::mcp::error::McpError;
+use crate::mcp::shared::Shared;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// GETs one request's stream may take before the client gives up on it.
+pub(super) const MAX_RESUMES: u32 = 10;
+
+/// How often a waiting resumption looks whether it is still wanted.
+const POLL: Duration = Duration::from_millis(10);
+
+pub(super) fn resume(
+    inner: &HttpInner,
+    shared: &Arc<Shared>,
+    id: u64,
+    method: &str,
+    mut stream: Stream,
+) -> Result<(), McpError> {
+    let deadline = Instant::now() + inner.timeout;
+    let mut backoff = Backoff::default();
+    let wanted = || shared.is_pending(id) && !inner.closed.load(Ordering::SeqCst);
+    for _ in 0..MAX_RESUMES {
+        let Some(delay) = backoff.delay(stream.retry) else { break };
+        let resume_at = Instant::now() + delay;
+        if resume_at >= deadline {
+            break;
+        }
+        while Instant::now() < resume_at {
+            if !wanted() {
+                return Ok(());
+            }
+            std::thread::sleep(POLL.min(resume_at.saturating_duration_since(Instant::now())));
+        }
+        if !wanted() {
+            return Ok(());
+        }
+        match reconnect(inner, shared, id, &mut stream)? {
+            Some(delivered) => {
+                backoff.opened();
+                backoff.ended(delivered);
+            }
+            None => backoff.failed(),
+        }
+        if !shared.is_pending(id) {
+            return Ok(());
+        }
+    }
+    if shared.is_pending(id) {
+        return Err(McpError::NoResponse { method: method.to_string() });
+    }
+    Ok(())
+}
+
+/// One GET: `Some(delivered)` when a stream opened and ended, `None` when
+/// none opened this time (worth another try); an error when resuming
+/// cannot work (405: the server keeps no streams; other refusals).
+fn reconnect(inner: &HttpInner, shared: &Arc<Shared>, id: u64, stream: &mut Stream) -> Result<Option<bool>, McpError> {
+    let session = inner.session_id();
+    let version = shared.protocol_version();
+    let token = inner.bearer().0;
+    let request = inner.agent.get(&inner.config.url).header("Accept", ACCEPT_SSE);
+    let request = inner
+        .common_headers(request, session.as_deref(), version.as_deref(), token.as_ref())
+        .header("Last-Event-ID", stream.last_event_id.as_str());
+    let response = match request.call() {
+        Ok(response) => response,
+        Err(_) => return Ok(None),
+    };
+    let status = response.status().as_u16();
+    match status {
+        200..=299 => {}
+        408 | 409 | 425 | 429 | 500..=599 => return Ok(None),
+        _ => return Err(inner.refused(super::status::Refusal::read(response))),
+    }
+    let content_type = header(&response, "content-type").unwrap_or_default().to_ascii_lowercase();
+    if !content_type.starts_with("text/event-stream") {
+        return Err(McpError::Sse(format!("resuming got {content_type:?}, not an event stream")));
+    }
+    let body = response.into_body().into_reader();
+    let outcome = read_events(shared, body, stream, || !shared.is_pending(id));
+    outcome.into_result().map(Some)
+}

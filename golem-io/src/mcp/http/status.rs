@@ -1,0 +1,119 @@
+//! A non-2xx answer as an error worth reading (SPEC MCP-13): a bounded,
+//! secret-free excerpt of its body and its `WWW-Authenticate` challenge —
+//! and whether it says the session is gone.
+
+use crate::mcp::error::{McpError, BODY_EXCERPT};
+use crate::mcp::jsonrpc::Message;
+use std::io::Read;
+
+/// How much of an error body is read at most; the rest is left unread.
+const READ_LIMIT: u64 = 64 << 10;
+
+/// What a refused request got back.
+pub(crate) struct Refusal {
+    pub(crate) status: u16,
+    /// The body as read (at most [`READ_LIMIT`] bytes).
+    body: Vec<u8>,
+    pub(crate) challenge: Option<String>,
+}
+
+impl Refusal {
+    /// Read the status, the challenge and the start of the body.
+    pub(crate) fn read(response: ureq::http::Response<ureq::Body>) -> Refusal {
+        let status = response.status().as_u16();
+        let challenge = response
+            .headers()
+            .get_all("www-authenticate")
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .collect::<Vec<_>>()
+            .join(", ");
+        let mut body = Vec::new();
+        // A body that breaks off is still worth its start.
+        let _ = response.into_body().into_reader().take(READ_LIMIT).read_to_end(&mut body);
+        Refusal { status, body, challenge: (!challenge.is_empty()).then_some(challenge) }
+    }
+
+    /// True for the answers servers give a session they do not know: 404,
+    /// or a 400 whose JSON-RPC error talks of a missing or invalid session
+    /// (the TypeScript SDK's "Bad Request: No valid session ID provided").
+    pub(crate) fn session_gone(&self) -> bool {
+        match self.status {
+            404 => true,
+            400 => match Message::parse(&self.body) {
+                Ok(Message::Error { error, .. }) => says_session_gone(&error.message),
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
+    /// The error, its excerpt cleaned of control characters and of every
+    /// text in `secrets`.
+    pub(crate) fn into_error(self, url: String, secrets: &[&str]) -> McpError {
+        McpError::HttpStatus {
+            status: self.status,
+            url,
+            body: excerpt(&self.body, secrets),
+            challenge: self.challenge.map(|c| scrub(&c, secrets)),
+        }
+    }
+}
+
+fn says_session_gone(message: &str) -> bool {
+    let message = message.to_ascii_lowercase();
+    message.contains("session")
+        && ["invalid", "missing", "no valid", "not found", "unknown", "expired", "terminated"]
+            .iter()
+            .any(|word| message.contains(word))
+}
+
+/// The start of `body` as one line of text.
+pub(crate) fn excerpt(body: &[u8], secrets: &[&str]) -> String {
+    let text = String::from_utf8_lossy(body);
+    let text = scrub(text.trim(), secrets);
+    let mut out: String = text.chars().take(BODY_EXCERPT).map(|c| if c.is_control() { ' ' } else { c }).collect();
+    if text.chars().nth(BODY_EXCERPT).is_some() {
+        out.push('…');
+    }
+    out
+}
+
+/// `text` with every secret (of four bytes or more: shorter ones would
+/// match ordinary words) replaced by `[redacted]`.
+pub(crate) fn scrub(text: &str, secrets: &[&str]) -> String {
+    let mut text = text.to_string();
+    for secret in secrets.iter().filter(|s| s.len() >= 4) {
+        if text.contains(secret) {
+            text = text.replace(secret, "[redacted]");
+        }
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn session_errors_are_told_from_other_bad_requests() {
+        let refusal = |status: u16, body: &str| Refusal { status, body: body.as_bytes().to_vec(), challenge: None };
+        let ts = r#"{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"},"id":null}"#;
+        assert!(refusal(400, ts).session_gone());
+        assert!(refusal(404, "").session_gone());
+        let other = r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}"#;
+        assert!(!refusal(400, other).session_gone());
+        assert!(!refusal(400, "Invalid or missing session ID").session_gone(), "not JSON-RPC");
+        assert!(!refusal(500, ts).session_gone());
+    }
+
+    #[test]
+    fn excerpts_are_bounded_one_line_and_secret_free() {
+        let body = format!("token sk-12345 rejected\r\n{}", "x".repeat(2000));
+        let shown = excerpt(body.as_bytes(), &["sk-12345"]);
+        assert!(shown.starts_with("token [redacted] rejected  x"));
+        assert_eq!(shown.chars().count(), BODY_EXCERPT + 1);
+        assert!(!shown.contains('\n'));
+        assert_eq!(excerpt(b"  \n", &[]), "");
+    }
+}
