@@ -192,6 +192,21 @@ fn retry_06_an_incomplete_tool_call_is_evidence_and_never_runs() {
 }
 
 #[test]
+fn retry_06_a_streamed_turn_that_completed_is_never_incomplete_evidence() {
+    // The turn arrives whole; its tool call is refused with no budget left.
+    let call = ToolCall::new("c1", "nope", "{}");
+    let delta =
+        Delta::ToolCall { index: 0, id: "c1".into(), name: "nope".into(), args: "{}".into(), signature: String::new() };
+    let reply = ModelReply::ok(10 * MS, Response::tool_calls(vec![call])).with_deltas(vec![delta]);
+    let mut sim = sim(RetryPolicy::new(), 1, vec![reply]);
+    let error = failed(sim.run());
+    assert_eq!(error.stage, Stage::Tool);
+    let partial = error.partial.unwrap();
+    assert_eq!(partial.incomplete, None);
+    assert_eq!(partial.messages.len(), 2, "the completed turn is in the conversation");
+}
+
+#[test]
 fn retry_06_a_discarded_turn_is_not_evidence_of_a_later_failure() {
     let policy = RetryPolicy::new().max_attempts(2).discard_and_retry(true);
     let replies = vec![broken(&["first try"]), ModelReply::err(10 * MS, ModelError::api(503, "busy"))];

@@ -65,7 +65,8 @@ fn random_u64(salt: u128) -> u64 {
 pub(crate) fn jitter_phase() -> u64 {
     static BASE: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
     static RUNS: AtomicU64 = AtomicU64::new(0);
-    let base = *BASE.get_or_init(|| random_u64(SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default().as_nanos()));
+    let base =
+        *BASE.get_or_init(|| random_u64(SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default().as_nanos()));
     golem_core::jitter::phase(base, RUNS.fetch_add(1, Ordering::Relaxed))
 }
 

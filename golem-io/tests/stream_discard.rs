@@ -48,8 +48,13 @@ fn texts(words: &[&str]) -> Vec<Delta> {
 /// final answer again.
 fn script() -> Script {
     let call = ToolCall::new("c1", "lookup", "{}");
-    let call_delta =
-        Delta::ToolCall { index: 0, id: "c1".into(), name: "lookup".into(), args: "{}".into(), signature: String::new() };
+    let call_delta = Delta::ToolCall {
+        index: 0,
+        id: "c1".into(),
+        name: "lookup".into(),
+        args: "{}".into(),
+        signature: String::new(),
+    };
     Script(Mutex::new(VecDeque::from([
         (vec![call_delta], Ok(Response::tool_calls(vec![call]))),
         (texts(&["It is ", "sun"]), Err(ModelError::transport("connection reset"))),
@@ -67,7 +72,11 @@ fn agent(policy: RetryPolicy) -> Agent<Arc<AtomicUsize>> {
 }
 
 /// What the delta callback saw: text fragments, and `<discard aN>` signals.
-fn run(driver: Driver, agent: &Agent<Arc<AtomicUsize>>, runs: &Arc<AtomicUsize>) -> (Result<RunResult<String>, Error>, Vec<String>) {
+fn run(
+    driver: Driver,
+    agent: &Agent<Arc<AtomicUsize>>,
+    runs: &Arc<AtomicUsize>,
+) -> (Result<RunResult<String>, Error>, Vec<String>) {
     let mut seen = Vec::new();
     let on_delta = |d: golem_io::StreamDelta<'_>| {
         if d.discarded {
@@ -138,7 +147,8 @@ fn retry_06_without_the_opt_in_the_declined_retry_is_typed_and_the_text_is_evide
 
 #[test]
 fn retry_02_every_run_records_a_jitter_phase_of_its_own() {
-    let agent = Agent::<()>::builder(golem_core::testing::ScriptedModel::new().text("a").text("b")).seed(7).build().unwrap();
+    let agent =
+        Agent::<()>::builder(golem_core::testing::ScriptedModel::new().text("a").text("b")).seed(7).build().unwrap();
     let phases: Vec<u64> = (0..2)
         .map(|_| {
             let log = Buffer::default();

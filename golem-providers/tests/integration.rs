@@ -31,6 +31,7 @@ mod decode;
 mod encode;
 mod error_kinds;
 mod errors;
+mod fault_matrix;
 mod fuzz;
 mod fuzz_corpus;
 mod openapi;

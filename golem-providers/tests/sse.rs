@@ -101,7 +101,9 @@ fn an_unterminated_last_event_is_delivered_at_the_end() {
 
 #[test]
 fn the_end_of_the_body_inside_an_event_is_flagged() {
-    for (body, cut) in [("data: a\n\ndata: b", true), ("data: a\n\ndata: {\"x\":\n", true), ("data: a\n\n", false), ("", false)] {
+    for (body, cut) in
+        [("data: a\n\ndata: b", true), ("data: a\n\ndata: {\"x\":\n", true), ("data: a\n\n", false), ("", false)]
+    {
         let mut decoder = SseDecoder::new();
         decoder.feed(body.as_bytes());
         decoder.finish();

@@ -137,6 +137,10 @@ impl RunMachine {
         }
         let Some(phase) = self.model_phase() else { return Ok(()) };
         phase.call = None;
+        if result.is_ok() {
+            // The turn completed: its fragments are no longer a broken turn's.
+            phase.forwarded = None;
+        }
         let (attempt, member) = (phase.attempt, phase.member);
         match result {
             Ok(response) => self.on_response(attempt, member, response),
