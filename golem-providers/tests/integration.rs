@@ -37,6 +37,7 @@ mod fuzz_corpus;
 mod openapi;
 mod recorded;
 mod retry_after;
+mod retry_spread;
 mod secrets;
 mod sse;
 mod stream;
