@@ -274,9 +274,10 @@ pub struct PartialResult {
     /// assistant message (SPEC RETRY-06, ERR-05). **Incomplete**: its tool
     /// calls may have cut-off arguments and it never ran, so it is kept
     /// apart from `messages` — feeding `messages` to a new run continues
-    /// the conversation without it.
+    /// the conversation without it. Boxed: it is rare, and errors travel
+    /// in `Result`s that should stay small.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub incomplete: Option<Message>,
+    pub incomplete: Option<Box<Message>>,
 }
 
 impl PartialResult {

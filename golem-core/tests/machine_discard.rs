@@ -154,7 +154,7 @@ fn retry_06_without_the_opt_in_a_retry_left_unused_is_declined_and_reported() {
     let incomplete = partial.incomplete.expect("the incomplete turn");
     assert_eq!((incomplete.role, incomplete.content.as_str()), (Role::Assistant, "The ans"));
     assert_eq!(partial.messages.iter().map(|m| m.role).collect::<Vec<_>>(), [Role::User]);
-    let json = serde_json::to_value(&error.retry_declined).unwrap();
+    let json = serde_json::to_value(error.retry_declined).unwrap();
     assert_eq!(json, "fragments_forwarded");
 }
 

@@ -255,6 +255,9 @@ struct Seen {
     roles: Vec<Role>,
 }
 
+/// An incomplete turn as the matrix checks it: its text and tool-call names.
+type Incomplete = (String, Vec<String>);
+
 /// A failed run, as far as the matrix checks it.
 #[derive(Debug, PartialEq)]
 struct Failed {
@@ -264,7 +267,7 @@ struct Failed {
     declined: Option<DeclineReason>,
     /// The evidence: the completed turns by role, and the incomplete turn
     /// (its text and tool-call names), when there is evidence at all.
-    evidence: Option<(Vec<Role>, Option<(String, Vec<String>)>)>,
+    evidence: Option<(Vec<Role>, Option<Incomplete>)>,
 }
 
 fn roles(messages: &[golem_core::Message]) -> Vec<Role> {

@@ -19,7 +19,7 @@ pub(crate) struct Evidence {
     pub(crate) completed_turns: u32,
     /// The streamed turn that broke after fragments reached the caller,
     /// as far as they went (SPEC RETRY-06); never one of `messages`.
-    pub(crate) incomplete: Option<Message>,
+    pub(crate) incomplete: Option<Box<Message>>,
     pub(crate) run_id: String,
     pub(crate) conversation_id: String,
 }

@@ -292,7 +292,7 @@ impl RunMachine {
         if let Phase::Model(m) = &self.phase {
             self.ev.incomplete = m.forwarded().map(|mut message| {
                 self.ev.stamp(&mut message);
-                message
+                Box::new(message)
             });
         }
         let mut error = RunError::new(stage, cause);
