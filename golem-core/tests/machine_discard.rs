@@ -36,15 +36,14 @@ fn broken(words: &[&str]) -> ModelReply {
     ModelReply::err(10 * MS, ModelError::transport("connection reset mid-stream")).with_deltas(deltas)
 }
 
+/// The fragment opening call `id` to `name` with `args`.
+fn call_delta(id: &str, name: &str, args: &str) -> Delta {
+    Delta::ToolCall { index: 0, id: id.into(), name: name.into(), args: args.into(), signature: String::new() }
+}
+
 fn lookup_call() -> ModelReply {
     let call = ToolCall::new("c1", "lookup", r#"{"q":"x"}"#);
-    let delta = Delta::ToolCall {
-        index: 0,
-        id: "c1".into(),
-        name: "lookup".into(),
-        args: r#"{"q":"x"}"#.into(),
-        signature: String::new(),
-    };
+    let delta = call_delta("c1", "lookup", r#"{"q":"x"}"#);
     ModelReply::ok(10 * MS, Response::tool_calls(vec![call])).with_deltas(vec![delta])
 }
 
@@ -114,13 +113,7 @@ fn retry_06_discard_and_retry_also_moves_to_the_next_fallback_member() {
 
 #[test]
 fn retry_06_a_tool_turn_cut_short_is_retried_and_its_tool_runs_once() {
-    let cut = Delta::ToolCall {
-        index: 0,
-        id: "c1".into(),
-        name: "lookup".into(),
-        args: r#"{"q":"#.into(),
-        signature: String::new(),
-    };
+    let cut = call_delta("c1", "lookup", r#"{"q":"#);
     let replies = vec![
         ModelReply::err(10 * MS, ModelError::new(ModelErrorKind::Truncated, "cut")).with_deltas(vec![cut]),
         lookup_call(),
@@ -175,13 +168,7 @@ fn retry_06_with_no_attempt_left_nothing_is_declined_but_the_fragments_stay_evid
 
 #[test]
 fn retry_06_an_incomplete_tool_call_is_evidence_and_never_runs() {
-    let cut = Delta::ToolCall {
-        index: 0,
-        id: "c9".into(),
-        name: "lookup".into(),
-        args: r#"{"q":"ha"#.into(),
-        signature: String::new(),
-    };
+    let cut = call_delta("c9", "lookup", r#"{"q":"ha"#);
     let reply = ModelReply::err(10 * MS, ModelError::new(ModelErrorKind::Truncated, "cut")).with_deltas(vec![cut]);
     let mut sim = sim(RetryPolicy::new(), 1, vec![reply]);
     let error = failed(sim.run());
@@ -195,8 +182,7 @@ fn retry_06_an_incomplete_tool_call_is_evidence_and_never_runs() {
 fn retry_06_a_streamed_turn_that_completed_is_never_incomplete_evidence() {
     // The turn arrives whole; its tool call is refused with no budget left.
     let call = ToolCall::new("c1", "nope", "{}");
-    let delta =
-        Delta::ToolCall { index: 0, id: "c1".into(), name: "nope".into(), args: "{}".into(), signature: String::new() };
+    let delta = call_delta("c1", "nope", "{}");
     let reply = ModelReply::ok(10 * MS, Response::tool_calls(vec![call])).with_deltas(vec![delta]);
     let mut sim = sim(RetryPolicy::new(), 1, vec![reply]);
     let error = failed(sim.run());

@@ -3,7 +3,7 @@
 //! so a replay waits exactly as the recording did, and logs written before
 //! phases existed replay as they were recorded.
 
-use crate::outcomes::completed;
+use crate::outcomes::{completed, retry_waits};
 use golem_core::log::{replay, EventLog};
 use golem_core::machine::{Output, Start};
 use golem_core::sim::{ModelReply, Sim};
@@ -24,15 +24,7 @@ fn waits(config: RunConfig, start: Start, failures: usize) -> (Vec<Duration>, Ev
     replies.push(ModelReply::ok(Duration::from_millis(3), Response::text("ok")));
     let mut sim = Sim::new(config, start, Sim::scripted(replies)).unwrap();
     completed(sim.run());
-    let waits = sim
-        .events()
-        .iter()
-        .filter_map(|e| match &e.kind {
-            EventKind::Retrying { delay, .. } => Some(*delay),
-            _ => None,
-        })
-        .collect();
-    (waits, sim.log())
+    (retry_waits(sim.events()), sim.log())
 }
 
 #[test]

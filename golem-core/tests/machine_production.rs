@@ -1,7 +1,7 @@
 //! The production preset bounds a run a stalled provider holds (issue 17):
 //! each attempt by its call deadline, the whole run by the run deadline.
 
-use crate::outcomes::failed;
+use crate::outcomes::{failed, retry_waits};
 use golem_core::config::{PRODUCTION_MODEL_DEADLINE, PRODUCTION_RUN_DEADLINE};
 use golem_core::machine::Start;
 use golem_core::sim::{ModelReply, Sim, ToolReply};
@@ -20,14 +20,7 @@ fn a_stalled_provider_holds_a_production_run_for_four_call_deadlines_and_the_bac
     let cause = error.model_error().unwrap();
     assert_eq!((cause.kind, cause.retryable), (ModelErrorKind::Timeout, true));
     assert_eq!(error.requests, 4);
-    let waited: Duration = sim
-        .events()
-        .iter()
-        .filter_map(|e| match &e.kind {
-            EventKind::Retrying { delay, .. } => Some(*delay),
-            _ => None,
-        })
-        .sum();
+    let waited: Duration = retry_waits(sim.events()).into_iter().sum();
     assert_eq!(sim.now().since_epoch(), PRODUCTION_MODEL_DEADLINE * 4 + waited);
     assert!(sim.now().since_epoch() < PRODUCTION_RUN_DEADLINE);
 }
