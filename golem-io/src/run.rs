@@ -536,7 +536,7 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
         start.jitter_phase = Some(crate::ids::jitter_phase());
         let clock = self.clock.unwrap_or_else(|| Arc::new(SystemClock::new()));
         let observers = Observers::new(&inner.observers, self.observers, self.on_delta);
-        let begin = Begin::Fresh(Box::new(start));
+        let begin = Begin::Fresh(start);
         let sub_events = SubRunSink::of(self.sub_observers);
         Ok(Launch {
             agent: inner,
