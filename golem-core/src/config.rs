@@ -40,7 +40,11 @@ pub struct RetryPolicy {
     pub max_attempts: u32,
     /// The wait between attempts.
     pub backoff: Backoff,
-    /// Spread waits by up to ±25 % using the config seed (replay stays exact).
+    /// Spread waits by up to ±25 %, drawn per run (SPEC RETRY-02): from the
+    /// run's own jitter phase ([`Start::jitter_phase`](crate::machine::Start::jitter_phase),
+    /// which the driver draws and the event log records) mixed with the
+    /// config seed, so a replayed run waits exactly as long while two runs
+    /// never wait in lockstep.
     #[serde(default)]
     pub jitter: bool,
     /// With a custom backoff table, still wait at least the Retry-After hint.
@@ -53,6 +57,13 @@ pub struct RetryPolicy {
     pub tool_retries: u32,
     /// Output correction rounds.
     pub output_retries: u32,
+    /// Retry (or fall back from) a streamed turn that fails retryably even
+    /// after fragments of it reached the caller (SPEC RETRY-06): the caller
+    /// is told first with a `turn_discarded` event, so it can clear what it
+    /// showed. Off: such a turn is single-attempt, and the declined retry is
+    /// reported (a `retry_declined` event, [`RunError::retry_declined`](crate::RunError::retry_declined)).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub discard_and_retry: bool,
 }
 
 impl Default for RetryPolicy {
@@ -65,6 +76,7 @@ impl Default for RetryPolicy {
             max_retry_after: Duration::from_secs(60),
             tool_retries: 0,
             output_retries: 0,
+            discard_and_retry: false,
         }
     }
 }
@@ -120,10 +132,33 @@ impl RetryPolicy {
         self
     }
 
+    /// Builder-style: retry streamed turns even after fragments reached the
+    /// caller, announcing each discarded turn first (SPEC RETRY-06).
+    pub fn discard_and_retry(mut self, discard: bool) -> Self {
+        self.discard_and_retry = discard;
+        self
+    }
+
     /// The recommended preset: 4 attempts with jittered exponential backoff,
-    /// 2 tool corrections and 1 output correction.
+    /// streamed turns discarded and retried like plain ones (SPEC RETRY-06),
+    /// 2 tool corrections and 1 output correction. It bounds attempts, not
+    /// time: [`RunConfig::production`] adds the deadlines.
+    ///
+    /// ```
+    /// use golem_core::RetryPolicy;
+    ///
+    /// let policy = RetryPolicy::recommended();
+    /// assert_eq!((policy.max_attempts, policy.jitter, policy.discard_and_retry), (4, true, true));
+    /// ```
     pub fn recommended() -> Self {
-        RetryPolicy { max_attempts: 4, jitter: true, tool_retries: 2, output_retries: 1, ..RetryPolicy::default() }
+        RetryPolicy {
+            max_attempts: 4,
+            jitter: true,
+            tool_retries: 2,
+            output_retries: 1,
+            discard_and_retry: true,
+            ..RetryPolicy::default()
+        }
     }
 }
 
@@ -286,10 +321,18 @@ pub struct RunConfig {
     /// Deadline of the whole run.
     #[serde(default, skip_serializing_if = "Option::is_none", with = "crate::time::duration_ms::option")]
     pub run_deadline: Option<Duration>,
-    /// Seed for jitter; the only source of randomness.
+    /// Seed mixed into every run's jitter. Each run also draws a phase of
+    /// its own (SPEC RETRY-02), so a fixed seed alone never makes runs wait
+    /// alike; a fixed seed *and* phase are for tests.
     #[serde(default)]
     pub seed: u64,
 }
+
+/// The production preset's bound on each model call ([`RunConfig::production`]).
+pub const PRODUCTION_MODEL_DEADLINE: Duration = Duration::from_secs(120);
+
+/// The production preset's bound on each run ([`RunConfig::production`]).
+pub const PRODUCTION_RUN_DEADLINE: Duration = Duration::from_secs(600);
 
 impl Default for RunConfig {
     fn default() -> Self {
@@ -307,6 +350,34 @@ impl Default for RunConfig {
             model_deadline: Some(Duration::from_secs(300)),
             run_deadline: None,
             seed: 0,
+        }
+    }
+}
+
+impl RunConfig {
+    /// The production preset (issue 17): the defaults, with
+    /// [`RetryPolicy::recommended`], each model call bounded to
+    /// [`PRODUCTION_MODEL_DEADLINE`] (120 s) and the whole run to
+    /// [`PRODUCTION_RUN_DEADLINE`] (10 min). A stalled provider then holds a
+    /// run for at most 4 attempts × 120 s plus the backoff between them
+    /// (about 8 min), and nothing holds it past 10 min; the defaults alone
+    /// allow 4 × 300 s when retrying. Lower both for interactive use.
+    ///
+    /// ```
+    /// use golem_core::{RetryPolicy, RunConfig};
+    /// use std::time::Duration;
+    ///
+    /// let config = RunConfig::production();
+    /// assert_eq!(config.retry, RetryPolicy::recommended());
+    /// assert_eq!(config.model_deadline, Some(Duration::from_secs(120)));
+    /// assert_eq!(config.run_deadline, Some(Duration::from_secs(600)));
+    /// ```
+    pub fn production() -> Self {
+        RunConfig {
+            retry: RetryPolicy::recommended(),
+            model_deadline: Some(PRODUCTION_MODEL_DEADLINE),
+            run_deadline: Some(PRODUCTION_RUN_DEADLINE),
+            ..RunConfig::default()
         }
     }
 }

@@ -269,6 +269,44 @@ pub struct PartialResult {
     pub requests: u64,
     /// Tool dispatches.
     pub tool_calls: u64,
+    /// The streamed turn the run lost after fragments of it had reached the
+    /// caller: the text, thinking and tool-call fragments forwarded, as one
+    /// assistant message (SPEC RETRY-06, ERR-05). **Incomplete**: its tool
+    /// calls may have cut-off arguments and it never ran, so it is kept
+    /// apart from `messages` — feeding `messages` to a new run continues
+    /// the conversation without it. Boxed: it is rare, and errors travel
+    /// in `Result`s that should stay small.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub incomplete: Option<Box<Message>>,
+}
+
+impl PartialResult {
+    /// Evidence of `messages`, `usage`, `requests` and `tool_calls`, with no
+    /// incomplete turn.
+    pub fn new(messages: Vec<Message>, usage: Usage, requests: u64, tool_calls: u64) -> Self {
+        PartialResult { messages, usage, requests, tool_calls, incomplete: None }
+    }
+}
+
+/// Why a run failed without the retry its policy allowed (SPEC RETRY-06).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum DeclineReason {
+    /// Fragments of the failed streamed turn had already reached the caller,
+    /// and the policy does not discard and retry
+    /// ([`RetryPolicy::discard_and_retry`](crate::RetryPolicy::discard_and_retry)).
+    /// Retrying the whole run would repeat what it already did — its tools
+    /// included; continue from the partial evidence instead.
+    FragmentsForwarded,
+}
+
+impl fmt::Display for DeclineReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            DeclineReason::FragmentsForwarded => "fragments of the streamed turn had reached the caller",
+        })
+    }
 }
 
 /// A failed run: its stage, typed cause and evidence.
@@ -296,6 +334,12 @@ pub struct RunError {
     /// The failed run's conversation id (SPEC EXTRA-01); empty when it had none.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub conversation_id: String,
+    /// Set when the model error was retryable and the policy had attempts
+    /// (or fallback members) left, but the run did not retry, and why
+    /// (SPEC RETRY-06). The cause keeps its `retryable` flag: the fault was
+    /// transient, but this run had gone too far to repeat the turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_declined: Option<DeclineReason>,
     /// The original error object, attached by the driver.
     #[serde(skip)]
     pub source: Option<Arc<dyn StdError + Send + Sync + 'static>>,
@@ -312,6 +356,7 @@ impl RunError {
             requests: 0,
             run_id: String::new(),
             conversation_id: String::new(),
+            retry_declined: None,
             source: None,
         }
     }
@@ -346,6 +391,12 @@ impl RunError {
             _ => None,
         }
     }
+
+    /// Why a retry the policy allowed was not made, if one was declined
+    /// (SPEC RETRY-06).
+    pub fn retry_declined(&self) -> Option<DeclineReason> {
+        self.retry_declined
+    }
 }
 
 impl PartialEq for RunError {
@@ -356,6 +407,7 @@ impl PartialEq for RunError {
             && self.requests == other.requests
             && self.run_id == other.run_id
             && self.conversation_id == other.conversation_id
+            && self.retry_declined == other.retry_declined
     }
 }
 
@@ -368,6 +420,7 @@ impl fmt::Debug for RunError {
             .field("requests", &self.requests)
             .field("run_id", &self.run_id)
             .field("conversation_id", &self.conversation_id)
+            .field("retry_declined", &self.retry_declined)
             .field("source", &self.source.as_ref().map(|s| s.to_string()))
             .finish()
     }

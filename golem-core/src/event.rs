@@ -136,6 +136,32 @@ pub enum EventKind {
         /// Why the previous attempt failed.
         cause: ModelError,
     },
+    /// A streamed turn failed retryably after fragments of it reached the
+    /// caller, and is retried or handed to the next fallback member anyway
+    /// (SPEC RETRY-06, opt-in): everything streamed for this turn, attempt
+    /// and member is void — a UI clears what it showed. Follows the failed
+    /// call's `model_end`; the retry's `retrying` / `model_start` follow.
+    TurnDiscarded {
+        /// Turn within the round.
+        turn: u32,
+        /// The attempt whose fragments are void.
+        attempt: u32,
+        /// The fallback member that streamed them.
+        member: u32,
+    },
+    /// A retryable failure was not retried although the policy had attempts
+    /// or fallback members left (SPEC RETRY-06); the run fails next, its
+    /// error carrying the same reason.
+    RetryDeclined {
+        /// Turn within the round.
+        turn: u32,
+        /// The attempt that failed.
+        attempt: u32,
+        /// The fallback member that failed.
+        member: u32,
+        /// Why no retry.
+        reason: crate::error::DeclineReason,
+    },
     /// The run was stopped.
     Canceled {
         /// By whom.

@@ -72,6 +72,7 @@ fn config(b: &mut Bytes<'_>) -> RunConfig {
             tool_retries: u32::from(b.below(3)),
             output_retries: u32::from(b.below(3)),
             jitter: b.flag(),
+            discard_and_retry: b.flag(),
             ..RetryPolicy::default()
         },
         models: u32::from(b.below(3)) + 1,
@@ -128,7 +129,8 @@ fn tool_outcome(b: &mut Bytes<'_>) -> ToolOutcome {
 pub fn run_machine(data: &[u8]) {
     let mut b = Bytes(data);
     let cfg = config(&mut b);
-    let start = Start { stream: b.flag(), ..Start::prompt("go") };
+    let start =
+        Start { stream: b.flag(), jitter_phase: b.flag().then(|| u64::from(b.byte()) << 56), ..Start::prompt("go") };
     let Ok(mut machine) = RunMachine::new(cfg, start, Moment::ZERO) else { return };
     let mut now = Moment::ZERO;
     let mut seq = 0u64;

@@ -38,6 +38,7 @@ pub mod event;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod history;
+pub mod jitter;
 pub mod log;
 pub mod machine;
 pub mod message;
@@ -51,7 +52,7 @@ pub mod tool;
 
 pub use config::{Backoff, BuildError, OutputMode, RetryPolicy, RunConfig, ToolChoice, UsageLimits};
 pub use deferral::{Approval, DeferKind, DeferredRequests, DeferredResults, PendingCall};
-pub use error::{Cause, CauseRecord, PartialResult, RunError, Stage, UsageLimitError};
+pub use error::{Cause, CauseRecord, DeclineReason, PartialResult, RunError, Stage, UsageLimitError};
 pub use event::{EventKind, Interruption, RunEvent, ToolEndOutcome};
 pub use machine::RunMachine;
 pub use message::{FinishReason, Message, Part, PartKind, Role, ThinkingBlock, ToolArgs, ToolCall, Usage};

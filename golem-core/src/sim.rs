@@ -13,7 +13,7 @@ use crate::machine::{
     Command, Input, Outcome, Output, RunMachine, SetupError, Start, ToolCallId, ToolOutcome, Verdict,
 };
 use crate::message::ToolCall;
-use crate::model::{ModelError, Request, Response};
+use crate::model::{Delta, ModelError, Request, Response};
 use crate::time::Moment;
 use crate::RunConfig;
 use std::collections::BTreeMap;
@@ -21,22 +21,32 @@ use std::time::Duration;
 
 /// How a simulated model call ends.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct ModelReply {
     /// Latency before the answer.
     pub after: Duration,
     /// The answer.
     pub result: Result<Response, ModelError>,
+    /// Fragments a streamed call delivers before its answer, halfway
+    /// through the latency, in order (a plain call drops them).
+    pub deltas: Vec<Delta>,
 }
 
 impl ModelReply {
     /// A response after `after`.
     pub fn ok(after: Duration, response: Response) -> Self {
-        ModelReply { after, result: Ok(response) }
+        ModelReply { after, result: Ok(response), deltas: Vec::new() }
     }
 
     /// A failure after `after`.
     pub fn err(after: Duration, error: ModelError) -> Self {
-        ModelReply { after, result: Err(error) }
+        ModelReply { after, result: Err(error), deltas: Vec::new() }
+    }
+
+    /// Builder-style: stream `deltas` before the answer (streamed calls only).
+    pub fn with_deltas(mut self, deltas: Vec<Delta>) -> Self {
+        self.deltas = deltas;
+        self
     }
 }
 
@@ -265,6 +275,12 @@ impl Sim {
                 self.transcript.push(format!("call_model #{id} member {member}{d}{s}"));
                 let reply = (self.model)(&request, member);
                 self.requests.push(request);
+                if stream {
+                    let halfway = self.now + reply.after / 2;
+                    for delta in reply.deltas {
+                        self.schedule(halfway, Input::ModelDelta { id, delta });
+                    }
+                }
                 let at = self.now + reply.after;
                 self.schedule(at, Input::ModelFinished { id, result: reply.result });
             }
@@ -408,6 +424,10 @@ pub fn describe_event(kind: &EventKind) -> String {
         }
         EventKind::Retrying { turn, attempt, delay, .. } => {
             format!("retrying t{turn} a{attempt} after {}ms", delay.as_millis())
+        }
+        EventKind::TurnDiscarded { turn, attempt, member } => format!("turn_discarded t{turn} a{attempt} m{member}"),
+        EventKind::RetryDeclined { turn, attempt, member, reason } => {
+            format!("retry_declined t{turn} a{attempt} m{member}: {reason}")
         }
         EventKind::Canceled { reason } => format!("canceled {reason:?}"),
         EventKind::LateResult { what, id } => format!("late_result {what} #{id}"),

@@ -326,10 +326,12 @@ impl<Deps: Send + Sync + 'static, O: 'static> AgentBuilder<Deps, O> {
         self
     }
 
-    /// The default deadline of one tool call; a tool's own timeout wins.
-    /// On expiry the run fails at the tool stage (SPEC TOOL-10).
-    pub fn tool_timeout(mut self, timeout: Duration) -> Self {
-        self.settings.config.tool_timeout = Some(timeout);
+    /// The default deadline of one tool call (default none); a tool's own
+    /// timeout wins. On expiry the run fails at the tool stage (SPEC
+    /// TOOL-10). Takes a `Duration`, `Some(d)` or `None`, like the other
+    /// deadline setters.
+    pub fn tool_timeout(mut self, timeout: impl Into<Option<Duration>>) -> Self {
+        self.settings.config.tool_timeout = timeout.into();
         self
     }
 
@@ -551,19 +553,73 @@ impl<Deps: Send + Sync + 'static, O: 'static> AgentBuilder<Deps, O> {
         self
     }
 
-    /// The deadline of each model call (default 300 s; `None`: none).
-    pub fn model_deadline(mut self, deadline: Option<Duration>) -> Self {
-        self.settings.config.model_deadline = deadline;
+    /// The deadline of each model call (default 300 s): a `Duration`,
+    /// `Some(d)`, or `None` for none. Overrunning it cancels the call as a
+    /// retryable timeout (SPEC RETRY-07).
+    pub fn model_deadline(mut self, deadline: impl Into<Option<Duration>>) -> Self {
+        self.settings.config.model_deadline = deadline.into();
         self
     }
 
-    /// The deadline of each whole run (default none).
-    pub fn run_deadline(mut self, deadline: Option<Duration>) -> Self {
-        self.settings.config.run_deadline = deadline;
+    /// The deadline of each whole run (default none): a `Duration`,
+    /// `Some(d)`, or `None`. It fires as an immediate cancellation
+    /// ([`Error::is_canceled`](crate::Error::is_canceled)).
+    pub fn run_deadline(mut self, deadline: impl Into<Option<Duration>>) -> Self {
+        self.settings.config.run_deadline = deadline.into();
         self
     }
 
-    /// The seed of the run's only randomness (backoff jitter).
+    /// With a custom [`backoff`](Self::backoff), still wait at least the
+    /// provider's Retry-After hint (SPEC RETRY-03); the default backoff
+    /// always does.
+    pub fn honor_retry_after(mut self, honor: bool) -> Self {
+        self.settings.config.retry.honor_retry_after = honor;
+        self
+    }
+
+    /// Retry streamed turns like plain ones even after fragments reached
+    /// the delta callback (SPEC RETRY-06; on in
+    /// [`RetryPolicy::recommended`]). Each discarded turn is announced
+    /// first — a `turn_discarded` event, and a
+    /// [`StreamDelta`](crate::StreamDelta) with `discarded` set — so a UI
+    /// can clear what it showed.
+    pub fn discard_and_retry(mut self, discard: bool) -> Self {
+        self.settings.config.retry.discard_and_retry = discard;
+        self
+    }
+
+    /// The production setup in one call ([`RunConfig::production`]):
+    /// [`RetryPolicy::recommended`] — 4 attempts, jittered backoff,
+    /// discard-and-retry for streamed turns, 2 tool and 1 output
+    /// corrections — with each model call bounded to 120 s and each run to
+    /// 10 min. Single-field methods called after it adjust it.
+    ///
+    /// ```
+    /// use golem_core::testing::ScriptedModel;
+    /// use golem_core::RetryPolicy;
+    /// use golem_io::Agent;
+    /// use std::time::Duration;
+    ///
+    /// let agent = Agent::<()>::builder(ScriptedModel::new().text("ok")).production().build()?;
+    /// let config = agent.config();
+    /// assert_eq!(config.retry, RetryPolicy::recommended());
+    /// assert_eq!(config.model_deadline, Some(Duration::from_secs(120)));
+    /// assert_eq!(config.run_deadline, Some(Duration::from_secs(600)));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn production(mut self) -> Self {
+        let preset = RunConfig::production();
+        let config = &mut self.settings.config;
+        config.retry = preset.retry;
+        config.model_deadline = preset.model_deadline;
+        config.run_deadline = preset.run_deadline;
+        self
+    }
+
+    /// The seed mixed into every run's backoff jitter. Each run also draws
+    /// a jitter phase of its own (SPEC RETRY-02), so runs sharing a seed
+    /// still never wait in lockstep; the log records both, so a replay
+    /// waits exactly as the run did.
     pub fn seed(mut self, seed: u64) -> Self {
         self.settings.config.seed = seed;
         self

@@ -168,3 +168,46 @@ fn agents_are_clone_send_sync() {
     assert_all::<Agent<String, String>>();
     assert_all::<Agent<std::rc::Rc<()>, std::cell::Cell<u8>>>();
 }
+
+#[test]
+fn the_deadline_setters_take_one_shape() {
+    let secs = Duration::from_secs;
+    let agent = Agent::<()>::builder(Fake::default())
+        .model_deadline(secs(30))
+        .run_deadline(Some(secs(90)))
+        .tool_timeout(secs(5))
+        .build()
+        .unwrap();
+    let config = agent.config();
+    assert_eq!(
+        (config.model_deadline, config.run_deadline, config.tool_timeout),
+        (Some(secs(30)), Some(secs(90)), Some(secs(5)))
+    );
+    let agent = Agent::<()>::builder(Fake::default())
+        .model_deadline(None)
+        .run_deadline(None)
+        .tool_timeout(None)
+        .build()
+        .unwrap();
+    let config = agent.config();
+    assert_eq!((config.model_deadline, config.run_deadline, config.tool_timeout), (None, None, None));
+}
+
+#[test]
+fn production_then_single_fields_adjust_it() {
+    let agent = Agent::<()>::builder(Fake::default())
+        .production()
+        .max_attempts(2)
+        .discard_and_retry(false)
+        .honor_retry_after(true)
+        .model_deadline(Duration::from_secs(10))
+        .build()
+        .unwrap();
+    let config = agent.config();
+    assert_eq!((config.retry.max_attempts, config.retry.jitter), (2, true));
+    assert!(!config.retry.discard_and_retry && config.retry.honor_retry_after);
+    assert_eq!(
+        (config.model_deadline, config.run_deadline),
+        (Some(Duration::from_secs(10)), Some(Duration::from_secs(600)))
+    );
+}

@@ -57,6 +57,19 @@ fn random_u64(salt: u128) -> u64 {
     hasher.finish()
 }
 
+/// A fresh run's jitter phase (SPEC RETRY-02): the next step of this
+/// process's golden-ratio sequence from a random base
+/// ([`golem_core::jitter::phase`]). Runs of one process — of one agent or of
+/// agents sharing a seed — started together thus retry far apart, and
+/// processes differ by their random bases.
+pub(crate) fn jitter_phase() -> u64 {
+    static BASE: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    static RUNS: AtomicU64 = AtomicU64::new(0);
+    let base =
+        *BASE.get_or_init(|| random_u64(SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default().as_nanos()));
+    golem_core::jitter::phase(base, RUNS.fetch_add(1, Ordering::Relaxed))
+}
+
 /// The ids of one run as the driver hands them to tool contexts: shared, so
 /// a context clones two pointers, not two strings.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -81,6 +94,14 @@ mod tests {
         let ms = 1_719_792_000_000;
         assert_eq!(format_v7(ms, u64::MAX, u64::MAX), "01906b97-5c00-7fff-bfff-ffffffffffff");
         assert_eq!(format_v7(ms, 0, 0), "01906b97-5c00-7000-8000-000000000000");
+    }
+
+    #[test]
+    fn consecutive_runs_get_consecutive_golden_steps() {
+        let (a, b) = (jitter_phase(), jitter_phase());
+        // Other tests may take phases in between; each is a whole step on.
+        let steps = (1..64u64).find(|n| a.wrapping_add(n.wrapping_mul(golem_core::jitter::STEP)) == b);
+        assert!(steps.is_some(), "{a:x} then {b:x}");
     }
 
     #[test]

@@ -550,6 +550,8 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
             .with_stream(self.stream)
             .with_ids(run_id, conversation_id);
         start.resume = self.resume;
+        // Each run its own jitter (SPEC RETRY-02), recorded in its log.
+        start.jitter_phase = Some(crate::ids::jitter_phase());
         let clock = self.clock.unwrap_or_else(|| Arc::new(SystemClock::new()));
         let observers = Observers::new(&inner.observers, self.observers, self.on_delta);
         let begin = Begin::Fresh(start);

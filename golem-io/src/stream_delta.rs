@@ -55,11 +55,29 @@ pub struct StreamDelta<'a> {
     pub attempt: u32,
     /// The fallback member streaming it, from 0.
     pub member: u32,
+    /// Not a fragment but the discard signal (SPEC RETRY-06): the turn's
+    /// call failed after these fragments and is retried (or handed to the
+    /// next fallback member) under
+    /// [`discard_and_retry`](crate::AgentBuilder::discard_and_retry).
+    /// Everything received for this `(round, turn, attempt, member)` is
+    /// void — clear what you showed; the turn streams again. `delta` is
+    /// then an empty text, so code that only appends text stays correct
+    /// but for the stale part.
+    pub discarded: bool,
 }
 
+/// What a discard signal's `delta` points at.
+static NO_TEXT: Delta = Delta::Text { text: String::new() };
+
 impl<'a> StreamDelta<'a> {
+    /// The discard signal for the fragments of `(round, turn, attempt,
+    /// member)`.
+    pub(crate) fn discard(turn: u32, round: u32, attempt: u32, member: u32) -> StreamDelta<'static> {
+        StreamDelta { delta: &NO_TEXT, turn, round, attempt, member, discarded: true }
+    }
+
     /// The text of a [`Delta::Text`] fragment; `None` for thinking and
-    /// tool-call fragments.
+    /// tool-call fragments (and `Some("")` for the discard signal).
     pub fn text(&self) -> Option<&'a str> {
         match self.delta {
             Delta::Text { text } => Some(text),

@@ -45,6 +45,7 @@ mod run_ids;
 mod secrets;
 mod setup;
 mod spec_checks;
+mod stream_discard;
 mod streaming;
 mod tool_handlers;
 mod tools_command;

@@ -120,6 +120,8 @@ pub struct SseDecoder {
     pending: Pending,
     failed: bool,
     eof_dispatched: bool,
+    /// The end of the body dispatched an event its blank line never closed.
+    cut: bool,
 }
 
 impl SseDecoder {
@@ -155,6 +157,25 @@ impl SseDecoder {
     /// True after [`Self::next`] returned an error.
     pub fn is_failed(&self) -> bool {
         self.failed
+    }
+
+    /// True once the end of the body ([`Self::finish`]) dispatched an event
+    /// whose closing blank line never came: the body may have been cut in
+    /// the middle of that event. Stream parsers read a last event that
+    /// fails to parse as a truncated stream, not a corrupt one (SPEC
+    /// STREAM-07).
+    ///
+    /// ```
+    /// use golem_providers::sse::SseDecoder;
+    ///
+    /// let mut decoder = SseDecoder::new();
+    /// decoder.feed(b"data: {\"cho");
+    /// decoder.finish();
+    /// assert_eq!(decoder.next().unwrap().unwrap().data, "{\"cho");
+    /// assert!(decoder.ended_mid_event());
+    /// ```
+    pub fn ended_mid_event(&self) -> bool {
+        self.cut
     }
 
     /// The next complete event, `None` when more input is needed (or after
@@ -220,7 +241,9 @@ impl SseDecoder {
                         return None;
                     }
                     self.eof_dispatched = true;
-                    return self.pending.dispatch().map(Ok);
+                    let event = self.pending.dispatch();
+                    self.cut = event.is_some();
+                    return event.map(Ok);
                 }
                 None => {
                     input.scanned = rest.len();

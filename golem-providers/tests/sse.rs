@@ -100,6 +100,24 @@ fn an_unterminated_last_event_is_delivered_at_the_end() {
 }
 
 #[test]
+fn the_end_of_the_body_inside_an_event_is_flagged() {
+    for (body, cut) in
+        [("data: a\n\ndata: b", true), ("data: a\n\ndata: {\"x\":\n", true), ("data: a\n\n", false), ("", false)]
+    {
+        let mut decoder = SseDecoder::new();
+        decoder.feed(body.as_bytes());
+        decoder.finish();
+        while decoder.next().is_some() {}
+        assert_eq!(decoder.ended_mid_event(), cut, "{body:?}");
+    }
+    // Not before the end: an event still arriving is no cut.
+    let mut decoder = SseDecoder::new();
+    decoder.feed(b"data: par");
+    assert!(decoder.next().is_none());
+    assert!(!decoder.ended_mid_event());
+}
+
+#[test]
 fn nothing_is_yielded_before_an_event_is_complete() {
     let mut decoder = SseDecoder::new();
     decoder.feed(b"data: a\n");

@@ -92,12 +92,26 @@ fn done_without_its_blank_line_still_ends_the_stream() {
 }
 
 #[test]
-fn a_body_cut_mid_chunk_is_a_retryable_failure() {
+fn a_body_cut_anywhere_before_done_is_truncated_and_retryable() {
+    // Inside an event or between events, a cut is a cut (SPEC STREAM-07,
+    // issue 17): `Truncated`, never a decode error.
     let full = body(&text_stream());
-    let cut = &full[..full.len() / 2];
-    let error = stream(&Request::new(vec![]), cut).1.unwrap_err();
-    assert!(error.retryable);
-    assert!(matches!(error.kind, ModelErrorKind::Decode | ModelErrorKind::Truncated));
+    let done = full.len() - "data: [DONE]\n\n".len();
+    for cut in 0..done {
+        let error = stream(&Request::new(vec![]), &full[..cut]).1.unwrap_err();
+        assert_eq!((error.kind, error.retryable), (ModelErrorKind::Truncated, true), "cut at {cut}: {error}");
+    }
+}
+
+#[test]
+fn a_cut_inside_an_event_keeps_the_fragments_before_it() {
+    let full = body(&text_stream());
+    let second = full.windows(3).position(|w| w == b"lo\"").unwrap();
+    let (deltas, result) = stream(&Request::new(vec![]), &full[..second]);
+    assert_eq!(deltas, vec![Delta::text("Hel")]);
+    let error = result.unwrap_err();
+    assert_eq!(error.kind, ModelErrorKind::Truncated);
+    assert_eq!(error.request_id, "req_s");
 }
 
 #[test]

@@ -17,6 +17,9 @@ pub(crate) struct Evidence {
     pub(crate) tool_calls: u64,
     /// Turns this run completed (history does not count, SPEC ERR-05).
     pub(crate) completed_turns: u32,
+    /// The streamed turn that broke after fragments reached the caller,
+    /// as far as they went (SPEC RETRY-06); never one of `messages`.
+    pub(crate) incomplete: Option<Box<Message>>,
     pub(crate) run_id: String,
     pub(crate) conversation_id: String,
 }
@@ -54,16 +57,14 @@ impl Evidence {
         }
     }
 
-    /// `None` iff this run completed no turn, reported no usage and ran no tool.
+    /// `None` iff this run completed no turn, reported no usage, ran no
+    /// tool and forwarded no fragment of a turn it then lost.
     pub(crate) fn partial(&self) -> Option<PartialResult> {
-        if self.completed_turns == 0 && self.usage.is_zero() && self.tool_calls == 0 {
+        if self.completed_turns == 0 && self.usage.is_zero() && self.tool_calls == 0 && self.incomplete.is_none() {
             return None;
         }
-        Some(PartialResult {
-            messages: self.messages.clone(),
-            usage: self.usage,
-            requests: self.requests,
-            tool_calls: self.tool_calls,
-        })
+        let mut partial = PartialResult::new(self.messages.clone(), self.usage, self.requests, self.tool_calls);
+        partial.incomplete.clone_from(&self.incomplete);
+        Some(partial)
     }
 }

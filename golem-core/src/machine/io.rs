@@ -93,6 +93,15 @@ pub struct Start {
     /// stamped like the run id. Empty: none.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub conversation_id: String,
+    /// This run's jitter phase (SPEC RETRY-02): where on the unit interval
+    /// (as a 64-bit fraction) the run's sequence of jitter factors starts.
+    /// The machine has no randomness, so the driver draws it per run and
+    /// the event log records it (in the header's `start`), so a replay
+    /// waits exactly as the recording did. Runs whose phases differ never
+    /// wait in lockstep. `None` (logs written before it existed): the
+    /// jitter comes from the config seed alone, as it used to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jitter_phase: Option<u64>,
 }
 
 impl Start {
@@ -137,6 +146,13 @@ impl Start {
     pub fn with_ids(mut self, run_id: impl Into<String>, conversation_id: impl Into<String>) -> Self {
         self.run_id = run_id.into();
         self.conversation_id = conversation_id.into();
+        self
+    }
+
+    /// Builder-style: this run's jitter phase (SPEC RETRY-02). Drivers draw
+    /// one per run; a fixed phase is for tests.
+    pub fn with_jitter_phase(mut self, phase: u64) -> Self {
+        self.jitter_phase = Some(phase);
         self
     }
 }

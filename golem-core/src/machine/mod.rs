@@ -60,6 +60,8 @@ pub struct RunMachine {
     turns_total: u32,
     /// Retries so far, numbering jitter draws.
     retries: u64,
+    /// This run's jitter phase, from its start (SPEC RETRY-02).
+    jitter_phase: Option<u64>,
     tool_rejections: u32,
     per_tool_rejections: BTreeMap<String, u32>,
     output_corrections: u32,
@@ -124,6 +126,7 @@ impl RunMachine {
             turn: 0,
             turns_total: 0,
             retries: 0,
+            jitter_phase: start.jitter_phase,
             tool_rejections: 0,
             per_tool_rejections: BTreeMap::new(),
             output_corrections: 0,
@@ -280,15 +283,24 @@ impl RunMachine {
     }
 
     fn fail(&mut self, stage: Stage, cause: Cause) {
-        let error = RunError {
-            stage,
-            cause,
-            partial: self.ev.partial(),
-            requests: self.ev.requests,
-            run_id: self.ev.run_id.clone(),
-            conversation_id: self.ev.conversation_id.clone(),
-            source: None,
-        };
+        self.fail_declined(stage, cause, None);
+    }
+
+    /// Fail, saying why a retry the policy allowed was not made.
+    fn fail_declined(&mut self, stage: Stage, cause: Cause, declined: Option<crate::error::DeclineReason>) {
+        // A streamed turn cut short keeps what reached the caller (SPEC RETRY-06, ERR-05).
+        if let Phase::Model(m) = &self.phase {
+            self.ev.incomplete = m.forwarded().map(|mut message| {
+                self.ev.stamp(&mut message);
+                Box::new(message)
+            });
+        }
+        let mut error = RunError::new(stage, cause);
+        error.partial = self.ev.partial();
+        error.requests = self.ev.requests;
+        error.run_id = self.ev.run_id.clone();
+        error.conversation_id = self.ev.conversation_id.clone();
+        error.retry_declined = declined;
         self.finish(Outcome::Failed(error));
     }
 

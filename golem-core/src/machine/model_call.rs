@@ -7,10 +7,11 @@ use super::io::{ApiMisuse, Command, ModelCallId, WaitReason};
 use super::limits;
 use super::{Phase, RunMachine};
 use crate::config::{OutputMode, ToolChoice};
-use crate::error::{Cause, Stage};
+use crate::error::{Cause, DeclineReason, Stage};
 use crate::event::EventKind;
-use crate::message::{FinishReason, Role, Usage};
+use crate::message::{FinishReason, Message, Role, Usage};
 use crate::model::{Delta, ModelError, Request, Response, WireToolChoice};
+use crate::stream::StreamAssembler;
 use crate::time::Moment;
 
 /// The model side of one turn.
@@ -20,13 +21,20 @@ pub(crate) struct ModelPhase {
     member: u32,
     call: Option<(ModelCallId, Option<Moment>)>,
     backoff_until: Option<Moment>,
-    /// A fragment of this call reached the caller: no more retries (SPEC RETRY-06).
-    fragments: bool,
+    /// The fragments of this call that reached the caller, assembled;
+    /// `None` until the first (SPEC RETRY-06).
+    forwarded: Option<StreamAssembler>,
 }
 
 impl ModelPhase {
     pub(crate) fn in_flight(&self) -> Option<u64> {
         self.call.map(|(id, _)| id.0)
+    }
+
+    /// What the caller was shown of this call, as one assistant message;
+    /// `None` when no fragment reached it.
+    pub(crate) fn forwarded(&self) -> Option<Message> {
+        self.forwarded.as_ref().map(StreamAssembler::snapshot)
     }
 
     pub(crate) fn deadline(&self) -> Option<(Moment, WaitReason)> {
@@ -53,7 +61,7 @@ impl RunMachine {
         }
         self.turns_total += 1;
         self.phase =
-            Phase::Model(ModelPhase { attempt: 1, member: 0, call: None, backoff_until: None, fragments: false });
+            Phase::Model(ModelPhase { attempt: 1, member: 0, call: None, backoff_until: None, forwarded: None });
         self.dispatch_model_call();
     }
 
@@ -73,7 +81,7 @@ impl RunMachine {
         let Some(phase) = self.model_phase() else { return };
         let (attempt, member) = (phase.attempt, phase.member);
         phase.backoff_until = None;
-        phase.fragments = false;
+        phase.forwarded = None;
         self.ev.requests += 1;
         let id = ModelCallId(self.ids.mint(IdKind::Model));
         let deadline = self.cfg.model_deadline.map(|d| self.now + d);
@@ -109,7 +117,10 @@ impl RunMachine {
             return Err(ApiMisuse::UnexpectedDelta(id.0));
         }
         if let Some(phase) = self.model_phase() {
-            phase.fragments = true;
+            // A delta past the assembler's bounds is still forwarded; the
+            // evidence keeps what it can hold, and the provider's own
+            // decoder fails the call on it.
+            let _ = phase.forwarded.get_or_insert_with(StreamAssembler::new).push(&delta);
         }
         self.emit(EventKind::Delta { turn: self.turn, delta });
         Ok(())
@@ -126,6 +137,10 @@ impl RunMachine {
         }
         let Some(phase) = self.model_phase() else { return Ok(()) };
         phase.call = None;
+        if result.is_ok() {
+            // The turn completed: its fragments are no longer a broken turn's.
+            phase.forwarded = None;
+        }
         let (attempt, member) = (phase.attempt, phase.member);
         match result {
             Ok(response) => self.on_response(attempt, member, response),
@@ -195,25 +210,36 @@ impl RunMachine {
             finish_reason: None,
             error: Some(error.clone()),
         });
-        let fragments = self.model_phase().is_some_and(|p| p.fragments);
-        // Once the caller saw fragments a retry would replay them (SPEC RETRY-06).
-        if !error.retryable || fragments {
+        let next_member = member + 1 < self.cfg.models;
+        let retry_left = error.retryable && (next_member || attempt < self.cfg.retry.max_attempts);
+        if !retry_left {
             self.fail(Stage::Model, Cause::Model(error));
             return;
         }
-        if member + 1 < self.cfg.models {
+        // Fragments reached the caller: a retry streams the turn again
+        // (SPEC RETRY-06). Only by the policy's leave, and announced first.
+        if self.model_phase().is_some_and(|p| p.forwarded.is_some()) {
+            if !self.cfg.retry.discard_and_retry {
+                let reason = DeclineReason::FragmentsForwarded;
+                self.emit(EventKind::RetryDeclined { turn: self.turn, attempt, member, reason });
+                self.fail_declined(Stage::Model, Cause::Model(error), Some(reason));
+                return;
+            }
+            if let Some(phase) = self.model_phase() {
+                phase.forwarded = None;
+            }
+            self.emit(EventKind::TurnDiscarded { turn: self.turn, attempt, member });
+        }
+        if next_member {
             if let Some(phase) = self.model_phase() {
                 phase.member += 1;
             }
             self.dispatch_model_call();
             return;
         }
-        if attempt >= self.cfg.retry.max_attempts {
-            self.fail(Stage::Model, Cause::Model(error));
-            return;
-        }
         self.retries += 1;
-        let delay = backoff::delay(&self.cfg.retry, self.cfg.seed, self.retries, attempt, error.retry_after);
+        let delay =
+            backoff::delay(&self.cfg.retry, self.cfg.seed, self.jitter_phase, self.retries, attempt, error.retry_after);
         self.emit(EventKind::Retrying { turn: self.turn, attempt: attempt + 1, delay, cause: error });
         let until = self.now + delay;
         let Some(phase) = self.model_phase() else { return };

@@ -47,10 +47,22 @@ impl<'a> Observers<'a> {
             EventKind::OutputRejected { round, .. } => self.round = *round,
             _ => {}
         }
-        let (EventKind::Delta { delta, turn }, Some(callback)) = (&event.kind, self.on_delta.as_mut()) else {
-            return Ok(());
+        let Some(callback) = self.on_delta.as_mut() else { return Ok(()) };
+        let delta = match &event.kind {
+            EventKind::Delta { delta, turn } => StreamDelta {
+                delta,
+                turn: *turn,
+                round: self.round,
+                attempt: self.attempt,
+                member: self.member,
+                discarded: false,
+            },
+            // The callback is told in step with the event stream (SPEC RETRY-06).
+            EventKind::TurnDiscarded { turn, attempt, member } => {
+                StreamDelta::discard(*turn, self.round, *attempt, *member)
+            }
+            _ => return Ok(()),
         };
-        let delta = StreamDelta { delta, turn: *turn, round: self.round, attempt: self.attempt, member: self.member };
         let result = match contain("the delta callback", || callback(delta)) {
             Ok(result) => result,
             Err(panicked) => Err(Box::new(CallbackPanicked(panicked)) as BoxError),

@@ -11,7 +11,8 @@
 //! the deltas assemble to (SPEC STREAM-05, MODEL-04).
 //!
 //! A model call succeeds or fails as a unit: a stream without `[DONE]` or
-//! without a finish reason is `Truncated`; undecodable JSON or a corrupt
+//! without a finish reason, or one whose body ends inside an event, is
+//! `Truncated`; undecodable JSON or a corrupt
 //! line is a retryable decode error, like a dropped connection; an
 //! `{"error": …}` chunk is the provider's error, classified.
 
@@ -128,8 +129,13 @@ impl ChatStream {
             self.normalize_empty_args();
             return Ok(());
         }
-        let chunk: Value = serde_json::from_str(data)
-            .map_err(|e| decode_error("stream chunk", &format!("invalid JSON: {e}"), true, self.key.as_ref()))?;
+        let chunk: Value = serde_json::from_str(data).map_err(|e| {
+            if self.sse.ended_mid_event() {
+                // The body ended inside this event: a cut, not a corrupt chunk.
+                return ModelError::new(ModelErrorKind::Truncated, "the stream ended in the middle of an event");
+            }
+            decode_error("stream chunk", &format!("invalid JSON: {e}"), true, self.key.as_ref())
+        })?;
         if chunk.get("error").is_some() {
             let error = ErrorBody::from_value(&chunk).unwrap_or_default();
             return Err(error::in_band(&self.head, &error, self.key.as_ref()));

@@ -177,6 +177,23 @@ fn a_server_that_hangs_up_before_answering_is_a_reset() {
 }
 
 #[test]
+fn a_request_the_server_read_before_hanging_up_is_never_sent_again() {
+    // On a kept-alive connection too: the server may have acted on it, and
+    // only the run machine retries model calls (issue 17).
+    let server = Server::start(vec![
+        Reply::json(200, "one"),
+        Reply::json(200, "x").before_head(Part::Reset),
+        Reply::json(200, "three"),
+    ]);
+    let sender = sender();
+    let (_, body) = sender.send(&post(&server.url())).unwrap();
+    assert_eq!(body.read_to_end().unwrap(), b"one");
+    let error = sender.send(&post(&server.url())).unwrap_err();
+    assert!(error.is_retryable(), "{error:?}");
+    assert_eq!(server.requests().len(), 2, "the request was sent once");
+}
+
+#[test]
 fn a_garbled_response_is_a_protocol_error() {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());

@@ -28,9 +28,13 @@ pub(crate) enum AfterHead {
     Done { reusable: bool },
 }
 
-/// A failed exchange. `silent` is true when the server sent nothing at all
-/// before the connection failed — the mark of a pooled connection the
-/// server had already closed, which is safe to retry on a fresh one.
+/// A failed exchange. `silent` is true when the connection failed while
+/// the request was still being written — the mark of a pooled connection
+/// the server had already closed, so the request never reached it and is
+/// safe to send again on a fresh one. Once the request is written, a
+/// connection that closes without an answer is an error like any other:
+/// the server may have acted on it, and only the run machine retries model
+/// calls (SPEC RETRY-01, issue 17), as the blocking transport does.
 pub(crate) struct Failed {
     pub(crate) error: TransportError,
     pub(crate) silent: bool,
@@ -133,7 +137,6 @@ async fn receive_head(
     host: &str,
     input: &mut Vec<u8>,
 ) -> Result<(HttpResponseHead, AfterHead), Failed> {
-    let mut received_any = false;
     let response = loop {
         let (used, response) = call.try_response(input, false).map_err(TransportError::protocol)?;
         input.drain(..used.min(input.len()));
@@ -143,14 +146,9 @@ async fn receive_head(
         if input.len() > MAX_HEAD {
             return Err(TransportError::protocol("the response head is too large").into());
         }
-        let n = read_more(conn, input, config, host)
-            .await
-            .map_err(|error| Failed { silent: !received_any && is_reset(&error), error })?;
-        if n == 0 {
-            let error = TransportError::reset("the server closed the connection before responding");
-            return Err(Failed { error, silent: !received_any });
+        if read_more(conn, input, config, host).await? == 0 {
+            return Err(TransportError::reset("the server closed the connection before responding").into());
         }
-        received_any = true;
     };
     let headers = response
         .headers()

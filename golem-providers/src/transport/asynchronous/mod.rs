@@ -105,9 +105,9 @@ impl AsyncIoTransport {
                     }
                     return Ok(AsyncHttpResponse { head, body: AsyncBody::from_chunks([]) });
                 }
-                // The server had closed this idle connection: its siblings
-                // are suspect too, and the next round connects afresh, so
-                // this retries at most once.
+                // The server had closed this idle connection before the
+                // request got through: its siblings are suspect too, and the
+                // next round connects afresh, so this resends at most once.
                 Err(Failed { silent: true, .. }) if reused => self.pool.clear(&target),
                 Err(failed) => return Err(failed.error),
             }
