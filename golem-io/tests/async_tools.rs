@@ -41,14 +41,27 @@ fn a_parallel_group_runs_concurrently_and_keeps_emission_order() {
     let running = Arc::new(AtomicUsize::new(0));
     let peak = Arc::new(AtomicUsize::new(0));
     let finished = Arc::new(Mutex::new(Vec::new()));
-    let sleepy = |name: &'static str, ms: u64| {
+    // Each tool finishes only after its turn comes (`fast` once all three
+    // run, `mid` after `fast`, `slow` after `mid`), so the finishing order is
+    // the reverse of emission order however the machine is loaded; a group
+    // that ran one tool at a time would never let `fast` start and would
+    // fail at the bound below.
+    let gated = |name: &'static str, after: Option<&'static str>| {
         let (running, peak, finished) = (Arc::clone(&running), Arc::clone(&peak), Arc::clone(&finished));
         Tool::new_async(name, "", json!({"type": "object"}), move |_: ToolContext<()>, _| {
             let (running, peak, finished) = (Arc::clone(&running), Arc::clone(&peak), Arc::clone(&finished));
             async move {
                 let now = running.fetch_add(1, Ordering::SeqCst) + 1;
                 peak.fetch_max(now, Ordering::SeqCst);
-                async_io::Timer::after(Duration::from_millis(ms)).await;
+                let bound = Instant::now() + Duration::from_secs(60);
+                let ready = || match after {
+                    None => running.load(Ordering::SeqCst) == 3,
+                    Some(before) => finished.lock().unwrap().contains(&before),
+                };
+                while !ready() {
+                    assert!(Instant::now() < bound, "{name}: the group did not run concurrently");
+                    async_io::Timer::after(Duration::from_millis(1)).await;
+                }
                 running.fetch_sub(1, Ordering::SeqCst);
                 finished.lock().unwrap().push(name);
                 Ok(name)
@@ -59,7 +72,7 @@ fn a_parallel_group_runs_concurrently_and_keeps_emission_order() {
     let events = Arc::new(Mutex::new(Vec::<RunEvent>::new()));
     let sink = Arc::clone(&events);
     let agent = Agent::builder(model)
-        .tools([sleepy("slow", 90), sleepy("mid", 45), sleepy("fast", 10)])
+        .tools([gated("slow", Some("mid")), gated("mid", Some("fast")), gated("fast", None)])
         .parallel_tools(true)
         .observer(move |e| sink.lock().unwrap().push(e.clone()))
         .build()
