@@ -37,6 +37,7 @@ mod openapi;
 mod recorded;
 mod retry_after;
 mod secrets;
+mod secrets_reflected;
 mod sse;
 mod stream;
 mod structured_output;
