@@ -60,8 +60,8 @@ pub mod sse;
 mod stdio;
 
 pub use bridge::{
-    is_valid_name, model_name, tool_result, BridgeError, BridgeOptions, BridgedTool, IsErrorAs, McpBridge, MAX_NAME,
-    RESOURCE_TOOL,
+    is_valid_name, model_name, tool_result, BridgeError, BridgeOptions, BridgedTool, IsErrorAs, McpBridge,
+    DEFAULT_MAX_MEDIA_BYTES, DEFAULT_MAX_RESULT_BYTES, MAX_NAME, RESOURCE_TOOL,
 };
 pub use client::{ClientOptions, McpClient};
 pub use error::McpError;
@@ -74,4 +74,4 @@ pub use session::{
     LogMessage, ServerInfo, Session, SessionConfig, SessionEvent, DEFAULT_TIMEOUT, LEGACY_VERSION, PROTOCOL_VERSION,
     SUPPORTED_VERSIONS,
 };
-pub use stdio::{StdioConfig, MAX_LINE, STDERR_TAIL};
+pub use stdio::{StdioConfig, MAX_LINE, MAX_QUEUED, STDERR_TAIL};
