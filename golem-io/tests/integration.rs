@@ -24,6 +24,7 @@ mod delegation_drivers;
 mod delegation_events;
 mod driver;
 mod equivalence;
+mod hardening_command;
 mod hardening_mcp;
 mod mcp_bridge;
 mod mcp_fuzz_corpus;
