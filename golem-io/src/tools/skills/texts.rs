@@ -2,6 +2,7 @@
 //! description, catalog and schema, its rejections, and the layout of a
 //! loaded skill — upstream's literals (Go golem v0.8.1).
 
+use crate::clip::quoted;
 use serde_json::{json, Value};
 
 /// The tool's name.
@@ -57,7 +58,7 @@ pub fn xml_escape(text: &str) -> String {
 
 /// Rejection: the arguments are not `{name: string}`.
 pub fn bad_args(serde_error: &str) -> String {
-    format!("arguments must be an object with a string name: {serde_error}")
+    format!("arguments must be an object with a string name: {}", quoted(serde_error))
 }
 
 /// Rejection: an empty name.
@@ -65,6 +66,7 @@ pub const NAME_REQUIRED: &str = "name is required";
 
 /// Rejection: a name not in the catalog; `available` sorted (SPEC SKILL-05).
 pub fn unknown_skill(name: &str, available: &[&str]) -> String {
+    let name = quoted(name);
     format!("unknown skill {name:?}; available skills: {}", available.join(", "))
 }
 
