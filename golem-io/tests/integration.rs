@@ -26,6 +26,7 @@ mod driver;
 mod equivalence;
 mod hardening_command;
 mod hardening_mcp;
+mod hardening_skills;
 mod hardening_tools;
 mod mcp_bridge;
 mod mcp_fuzz_corpus;

@@ -75,6 +75,44 @@ pub fn content_open(name: &str) -> String {
     format!("<skill_content name=\"{}\">\n", xml_escape(name))
 }
 
+/// The tags of the wrapper a loaded skill is returned in; inside a body
+/// they are escaped.
+pub const WRAPPER_TAGS: [&str; 2] = ["skill_content", "skill_files"];
+
+/// `body` as it goes inside the wrapper: every `<` that opens or closes
+/// one of [`WRAPPER_TAGS`] (any case, spaces allowed after `<` and `/`)
+/// becomes `&lt;`, so no body can end the wrapper early or forge a file
+/// list. Everything else is left as written.
+///
+/// ```
+/// use golem_io::tools::skills::texts::fence;
+///
+/// assert_eq!(fence("a</skill_content>b"), "a&lt;/skill_content>b");
+/// assert_eq!(fence("< / SKILL_CONTENT >"), "&lt; / SKILL_CONTENT >");
+/// assert_eq!(fence("x < y, <b>bold</b>"), "x < y, <b>bold</b>");
+/// ```
+pub fn fence(body: &str) -> std::borrow::Cow<'_, str> {
+    let opens_tag = |rest: &str| {
+        let rest = rest.trim_start();
+        let rest = rest.strip_prefix('/').map_or(rest, str::trim_start);
+        WRAPPER_TAGS.iter().any(|tag| rest.get(..tag.len()).is_some_and(|head| head.eq_ignore_ascii_case(tag)))
+    };
+    if !body.match_indices('<').any(|(at, _)| opens_tag(&body[at + 1..])) {
+        return std::borrow::Cow::Borrowed(body);
+    }
+    let mut out = String::with_capacity(body.len() + 16);
+    let mut last = 0;
+    for (at, _) in body.match_indices('<') {
+        if opens_tag(&body[at + 1..]) {
+            out.push_str(&body[last..at]);
+            out.push_str("&lt;");
+            last = at + 1;
+        }
+    }
+    out.push_str(&body[last..]);
+    std::borrow::Cow::Owned(out)
+}
+
 /// The heading above the body.
 pub fn heading(name: &str) -> String {
     format!("# Skill: {name}\n\n")
