@@ -71,7 +71,7 @@ pub(crate) fn run(
     let (read_end, write_end) = pipe()?;
     let (stop_read, stop_write) = pipe()?;
     #[cfg(target_os = "linux")]
-    let marks = track.then(|| {
+    let mut marks = track.then(|| {
         let (marks, id) = super::sweep::Marks::new(&read_end);
         command.env(super::sweep::MARKER, id);
         marks
@@ -86,6 +86,11 @@ pub(crate) fn run(
     drop(command);
     let mut child = spawned?;
     let pid = Pid::from_child(&child);
+    // Nothing older than the command can be its descendant.
+    #[cfg(target_os = "linux")]
+    if let Some(marks) = &mut marks {
+        marks.started(pid);
+    }
 
     let (events, inbox) = mpsc::channel();
     let capture = Arc::new(Mutex::new(Capture::default()));

@@ -15,8 +15,11 @@
 //! the group kill, every process of this user whose initial environment
 //! holds the marker, or which holds the pipe, is killed; the scan repeats
 //! until it finds none (a bounded number of rounds, against a process that
-//! forks while it is swept). Each kill goes through a pidfd opened before
-//! the last check, so a pid reused meanwhile is never signalled.
+//! forks while it is swept). Only processes started no earlier than the
+//! command are looked into — a descendant cannot be older — which keeps a
+//! sweep to one small read per other process. Each kill goes through a
+//! pidfd opened before the last check, so a pid reused meanwhile is never
+//! signalled.
 //!
 //! What still escapes: a descendant that both replaces its environment
 //! (`env -i`) and closes or redirects the pipe, and anything started
@@ -43,6 +46,8 @@ pub(super) struct Marks {
     entry: Vec<u8>,
     /// `pipe:[<inode>]`, the output pipe as `/proc/<pid>/fd/*` names it.
     pipe: Option<String>,
+    /// When the command started, in clock ticks since boot.
+    since: u64,
 }
 
 impl Marks {
@@ -52,7 +57,13 @@ impl Marks {
         let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
         let id = format!("{}-{}-{nanos}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
         let pipe = rustix::fs::fstat(pipe).ok().map(|stat| format!("pipe:[{}]", stat.st_ino));
-        (Marks { entry: format!("{MARKER}={id}").into_bytes(), pipe }, id)
+        (Marks { entry: format!("{MARKER}={id}").into_bytes(), pipe, since: 0 }, id)
+    }
+
+    /// The command is `pid`: nothing started before it is its descendant.
+    pub(super) fn started(&mut self, pid: Pid) {
+        let dir = Path::new("/proc").join(pid.as_raw_nonzero().to_string());
+        self.since = stat(&dir).map_or(0, |stat| stat.started);
     }
 
     /// Kill every marked process of this user but this one; `pipe_open`
@@ -79,11 +90,12 @@ impl Marks {
                 let pid: u32 = entry.file_name().to_str()?.parse().ok()?;
                 // Other users' processes are not readable, and not ours to kill.
                 let owned = entry.metadata().is_ok_and(|m| m.uid() == uid);
+                let stat = stat(&entry.path())?;
                 // This process's own children are never the command's
                 // escaped descendants (the command itself went with its
                 // group), but one being spawned right now briefly holds a
                 // copy of every descriptor, the pipe included.
-                let candidate = pid != me && owned && parent(&entry.path()) != Some(me);
+                let candidate = pid != me && owned && stat.parent != me && stat.started >= self.since;
                 (candidate && self.marked(&entry.path(), pipe_open)).then_some(pid)
             })
             .filter_map(|pid| Pid::from_raw(i32::try_from(pid).ok()?))
@@ -126,10 +138,19 @@ impl Marks {
     }
 }
 
-/// The parent pid of the process at `dir`, from its `stat` line (the
-/// fourth field, after the parenthesised command name, which may itself
-/// hold spaces and parentheses).
-fn parent(dir: &Path) -> Option<u32> {
-    let stat = fs::read_to_string(dir.join("stat")).ok()?;
-    stat.rsplit_once(')')?.1.split_whitespace().nth(1)?.parse().ok()
+/// What `/proc/<pid>/stat` says about a process.
+struct Stat {
+    parent: u32,
+    /// Clock ticks since boot.
+    started: u64,
+}
+
+/// The `stat` line of the process at `dir`: its fields after the
+/// parenthesised command name (which may itself hold spaces and
+/// parentheses) start with the third, the state; the parent is the fourth,
+/// the start time the twenty-second.
+fn stat(dir: &Path) -> Option<Stat> {
+    let line = fs::read_to_string(dir.join("stat")).ok()?;
+    let fields: Vec<&str> = line.rsplit_once(')')?.1.split_whitespace().collect();
+    Some(Stat { parent: fields.get(1)?.parse().ok()?, started: fields.get(19)?.parse().ok()? })
 }
