@@ -3,6 +3,7 @@
 //! it starts is gone once the call returns (on completion and on timeout),
 //! and no reader is left blocked on a pipe someone outside the group holds.
 #![cfg(all(feature = "command", unix))]
+#![cfg_attr(not(target_os = "linux"), allow(dead_code))] // the helpers serve the Linux tests
 
 use golem_io::tools::command::{CommandError, RunCommand};
 use std::process::Command;
@@ -81,6 +82,7 @@ fn a_setsid_daemon_started_by_a_command_is_gone_after_the_call() {
 }
 
 #[test]
+#[cfg(target_os = "linux")] // util-linux's `setsid -f`
 fn no_reader_is_left_blocked_on_a_pipe_a_stranger_holds() {
     // Without the descendant sweep a daemon keeps the output pipe open;
     // the call still returns, and its reader lets go of the pipe, so the
