@@ -125,6 +125,8 @@ mod asynchronous;
 mod blocking;
 mod builder;
 mod cancel;
+#[cfg(any(feature = "web-fetch", feature = "file-read", feature = "command", feature = "skills", feature = "mcp"))]
+mod clip;
 mod clock;
 mod context;
 mod decode;

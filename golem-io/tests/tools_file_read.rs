@@ -164,8 +164,12 @@ fn binary_files_are_failed_results() {
         let error = files.read(name, None, None).unwrap_err();
         assert_eq!(error, ReadError::Failed(format!("{name}: binary file")));
     }
-    // A NUL after the first 8 KiB is not sniffed; it is valid UTF-8.
-    assert_eq!(files.read("late-nul.txt", None, None).unwrap().len(), 9001);
+    // A NUL after the first 8 KiB is binary too: the whole returned text
+    // is checked (issue 15).
+    assert_eq!(
+        files.read("late-nul.txt", None, None).unwrap_err(),
+        ReadError::Failed("late-nul.txt: binary file".into())
+    );
     let message = tools_support::through_agent(files.tool(), r#"{"path":"nul.bin"}"#);
     assert!(message.failed);
     assert_eq!(message.content, "nul.bin: binary file");

@@ -40,7 +40,7 @@ pub fn api_error(head: &HttpResponseHead, message: &str, code: &str, key: Option
     let message = if message.trim().is_empty() { format!("HTTP status {}", head.status) } else { message.to_string() };
     let mut error = ModelError::api(head.status, scrub(&message, key)).with_code(scrub(code, key));
     error.retry_after = head.retry_after();
-    error.request_id = head.request_id().unwrap_or_default().to_string();
+    error.request_id = request_id(head, key);
     not_retryable_when_out_of_quota(error)
 }
 
@@ -69,8 +69,43 @@ pub fn in_band_error(
     let mut error = ModelError::new(ModelErrorKind::Api, scrub(message, key))
         .with_code(scrub(reported, key))
         .with_retryable(retryable);
-    error.request_id = head.request_id().unwrap_or_default().to_string();
+    error.request_id = request_id(head, key);
     not_retryable_when_out_of_quota(error)
+}
+
+/// The response's request id, scrubbed of `key` like a body: a server (or
+/// a proxy) may reflect anything into a header, the key included (ERR-06).
+///
+/// ```
+/// use golem_providers::classify::request_id;
+/// use golem_providers::http::HttpResponseHead;
+/// use golem_providers::Secret;
+///
+/// let key = Secret::new("sk-reflected-1234");
+/// let head = HttpResponseHead::new(500, vec![("x-request-id".into(), "req-1 sk-reflected-1234".into())]);
+/// assert_eq!(request_id(&head, Some(&key)), "req-1 [redacted]");
+/// ```
+pub fn request_id(head: &HttpResponseHead, key: Option<&Secret>) -> String {
+    scrub(head.request_id().unwrap_or_default(), key)
+}
+
+/// `error` with its request id set from `head` when it has none yet,
+/// scrubbed of `key`.
+pub(crate) fn with_request_id(mut error: ModelError, head: &HttpResponseHead, key: Option<&Secret>) -> ModelError {
+    if error.request_id.is_empty() {
+        error.request_id = request_id(head, key);
+    }
+    error
+}
+
+/// `error` with every text that came from the provider — message, code,
+/// request id — passed through `scrub`: for codecs holding more than one
+/// secret (AWS credentials), after the error is built.
+pub fn scrub_error(mut error: ModelError, scrub: impl Fn(&str) -> String) -> ModelError {
+    error.message = scrub(&error.message);
+    error.code = scrub(&error.code);
+    error.request_id = scrub(&error.request_id);
+    error
 }
 
 /// Quota and context-window errors fail the same way however often they

@@ -39,6 +39,7 @@ mod recorded;
 mod retry_after;
 mod retry_spread;
 mod secrets;
+mod secrets_reflected;
 mod sse;
 mod stream;
 mod structured_output;

@@ -84,6 +84,13 @@ pub enum McpError {
         /// The cap, in bytes.
         limit: usize,
     },
+    /// The stdio server is not reading its stdin and the messages waiting
+    /// for it reached the bound (the request was not sent).
+    #[error("the MCP server is not reading its input: {limit} bytes of messages are already waiting for it")]
+    OutgoingQueueFull {
+        /// The bound, in bytes.
+        limit: usize,
+    },
     /// An HTTP response body larger than the cap.
     #[error("the MCP server sent a body larger than {limit} bytes")]
     BodyTooLarge {

@@ -74,7 +74,7 @@ pub use auth::{
 };
 pub use bridge::{
     is_valid_name, model_name, tool_result, BridgeError, BridgeOptions, BridgedTool, IsErrorAs, McpBridge, SkippedTool,
-    MAX_NAME, RESOURCE_TOOL,
+    DEFAULT_MAX_MEDIA_BYTES, DEFAULT_MAX_RESULT_BYTES, MAX_NAME, RESOURCE_TOOL,
 };
 pub use client::{ClientOptions, McpClient};
 pub use elicitation::{ElicitationRequest, ElicitationResponse};
@@ -89,4 +89,4 @@ pub use session::{
     LogMessage, ServerInfo, Session, SessionConfig, SessionEvent, DEFAULT_TIMEOUT, LEGACY_VERSION, PROTOCOL_VERSION,
     SUPPORTED_VERSIONS,
 };
-pub use stdio::{StdioConfig, MAX_LINE, STDERR_TAIL};
+pub use stdio::{StdioConfig, MAX_LINE, MAX_QUEUED, STDERR_TAIL};

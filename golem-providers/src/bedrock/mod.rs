@@ -45,6 +45,7 @@ pub use config::{Config, ConfigBuilder, ENV_VARS, REQUIRED_ENV_VARS, SERVICE};
 pub use credentials::{CredentialsError, CredentialsProvider};
 pub use error::ConfigError;
 pub use request::{encode_body, encode_count_tokens_body};
+use response::scrubbed;
 pub use response::{content_deltas, decode_body, error_from_response, finish_reason, usage};
 pub use stream::{exception_status, ConverseStream};
 pub use tuning::{CachePoint, CacheTtl, Thinking, Tuning};
@@ -147,8 +148,10 @@ impl HttpCodec for Codec {
     }
 
     fn decode(&self, request: &Request, head: &HttpResponseHead, body: &[u8]) -> Result<Response, ModelError> {
-        let credentials = if head.is_success() { None } else { self.current_credentials() };
-        decode_body(head, body, response_turn(request), credentials.as_ref())
+        // Credentials are fetched only for an error, to scrub every text of
+        // it — a 2xx body that fails to decode still carries a request id.
+        decode_body(head, body, response_turn(request), None)
+            .map_err(|error| scrubbed(error, self.current_credentials().as_ref()))
     }
 
     fn stream_decoder(&self, request: &Request, head: &HttpResponseHead) -> ConverseStream {

@@ -7,7 +7,7 @@
 //! streamed turn of the same answer cannot drift apart.
 
 use super::FAMILY;
-use crate::classify::{api_error, decode_error, quote_body};
+use crate::classify::{self, api_error, decode_error, quote_body, scrub_error};
 use crate::http::HttpResponseHead;
 use crate::sigv4::Credentials;
 use golem_core::message::{FinishReason, Usage};
@@ -164,20 +164,20 @@ fn error_code(raw: &str) -> String {
     code.rsplit('#').next().unwrap_or_default().trim().to_string()
 }
 
-/// `error` with every part of `credentials` redacted from its texts.
-pub(crate) fn scrubbed(mut error: ModelError, credentials: Option<&Credentials>) -> ModelError {
-    if let Some(credentials) = credentials {
-        error.message = credentials.scrub(&error.message);
-        error.code = credentials.scrub(&error.code);
+/// `error` with every part of `credentials` redacted from its texts —
+/// message, code and request id alike, since the last two come from
+/// headers a server controls (ERR-06).
+pub(crate) fn scrubbed(error: ModelError, credentials: Option<&Credentials>) -> ModelError {
+    match credentials {
+        Some(credentials) => scrub_error(error, |text| credentials.scrub(text)),
+        None => error,
     }
-    error
 }
 
-pub(crate) fn with_request_id(mut error: ModelError, head: &HttpResponseHead) -> ModelError {
-    if error.request_id.is_empty() {
-        error.request_id = head.request_id().unwrap_or_default().to_string();
-    }
-    error
+/// `error` with the response's request id, when it has none yet (scrub it
+/// with [`scrubbed`] afterwards).
+pub(crate) fn with_request_id(error: ModelError, head: &HttpResponseHead) -> ModelError {
+    classify::with_request_id(error, head, None)
 }
 
 fn string(value: Option<&Value>) -> String {

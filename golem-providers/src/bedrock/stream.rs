@@ -359,7 +359,7 @@ impl StreamDecoder for ConverseStream {
         }
         let Some(finish_reason) = self.finish_reason else {
             let error = ModelError::new(ModelErrorKind::Truncated, "the stream ended before its messageStop event");
-            return Err(with_request_id(error, &self.head));
+            return Err(scrubbed(with_request_id(error, &self.head), self.credentials.as_ref()));
         };
         let mut response = Response::new(self.assembler.finish());
         response.usage = self.usage;

@@ -9,7 +9,7 @@
 use super::error::{self, ErrorBody};
 use super::ids::synthesized;
 use super::FAMILY;
-use crate::classify::decode_error;
+use crate::classify::{decode_error, with_request_id};
 use crate::http::HttpResponseHead;
 use crate::secret::Secret;
 use golem_core::message::{FinishReason, Usage};
@@ -56,7 +56,7 @@ pub fn decode_body(head: &HttpResponseHead, body: &[u8], ctx: &DecodeContext<'_>
         return Err(error::from_response(head, body, ctx.key));
     }
     let value: Value = serde_json::from_slice(body).map_err(|e| {
-        with_request_id(decode_error("response body", &format!("invalid JSON: {e}"), true, ctx.key), head)
+        with_request_id(decode_error("response body", &format!("invalid JSON: {e}"), true, ctx.key), head, ctx.key)
     })?;
     let Some(choice) = value.get("choices").and_then(Value::as_array).and_then(|c| c.first()) else {
         if let Some(error) = value.get("error").and_then(|_| ErrorBody::from_value(&value)) {
@@ -65,14 +65,15 @@ pub fn decode_body(head: &HttpResponseHead, body: &[u8], ctx: &DecodeContext<'_>
         return Err(with_request_id(
             decode_error("response body", "the response has no choices", false, ctx.key),
             head,
+            ctx.key,
         ));
     };
     let message = choice.get("message").unwrap_or(&Value::Null);
     let mut assembler = StreamAssembler::new().with_provider(FAMILY);
     for delta in message_deltas(message, ctx.turn) {
-        assembler
-            .push(&delta)
-            .map_err(|e| with_request_id(decode_error("response body", &e.to_string(), false, ctx.key), head))?;
+        assembler.push(&delta).map_err(|e| {
+            with_request_id(decode_error("response body", &e.to_string(), false, ctx.key), head, ctx.key)
+        })?;
     }
     let refused = message.get("refusal").and_then(Value::as_str).is_some_and(|r| !r.is_empty());
     let finish = if refused { FinishReason::ContentFilter } else { finish_reason(choice.get("finish_reason")) };
@@ -178,11 +179,4 @@ pub fn usage(value: &Value) -> Usage {
     Usage::new(count(value.get("prompt_tokens")), count(value.get("completion_tokens")))
         .with_cache_read_tokens(count(cached))
         .with_reasoning_tokens(count(value.pointer("/completion_tokens_details/reasoning_tokens")))
-}
-
-pub(crate) fn with_request_id(mut error: ModelError, head: &HttpResponseHead) -> ModelError {
-    if error.request_id.is_empty() {
-        error.request_id = head.request_id().unwrap_or_default().to_string();
-    }
-    error
 }

@@ -18,9 +18,9 @@
 
 use super::error::{self, ErrorBody};
 use super::ids::synthesized;
-use super::response::{arguments, content_texts, finish_reason, reasoning, usage, with_request_id};
+use super::response::{arguments, content_texts, finish_reason, reasoning, usage};
 use super::FAMILY;
-use crate::classify::decode_error;
+use crate::classify::{decode_error, with_request_id};
 use crate::codec::StreamDecoder;
 use crate::http::HttpResponseHead;
 use crate::secret::Secret;
@@ -115,7 +115,7 @@ impl ChatStream {
     }
 
     fn fail(&mut self, error: ModelError) {
-        self.error = Some(with_request_id(error, &self.head));
+        self.error = Some(with_request_id(error, &self.head, self.key.as_ref()));
     }
 
     /// One SSE event's data.
@@ -312,7 +312,11 @@ impl StreamDecoder for ChatStream {
             None
         };
         if let Some(what) = missing {
-            return Err(with_request_id(ModelError::new(ModelErrorKind::Truncated, what), &self.head));
+            return Err(with_request_id(
+                ModelError::new(ModelErrorKind::Truncated, what),
+                &self.head,
+                self.key.as_ref(),
+            ));
         }
         let finish_reason =
             if self.refused { FinishReason::ContentFilter } else { self.finish_reason.unwrap_or_default() };

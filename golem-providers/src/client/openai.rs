@@ -132,8 +132,13 @@ impl ClientBuilder<ConfigBuilder> {
         self.configure(|c| c.dialect(dialect))
     }
 
-    /// A plain header sent with every request.
+    /// A header sent with every request, redacted in `Debug`.
     pub fn header(self, name: impl Into<String>, value: impl Into<String>) -> Self {
         self.configure(|c| c.header(name, value))
+    }
+
+    /// A header declared non-secret, shown by `Debug`.
+    pub fn plain_header(self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.configure(|c| c.plain_header(name, value))
     }
 }

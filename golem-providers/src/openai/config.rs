@@ -3,6 +3,7 @@
 use super::error::ConfigError;
 use super::presets::{KeyRule, Preset};
 use crate::chat_completions::{Dialect, Tuning};
+use crate::http::HeaderValue;
 use crate::secret::Secret;
 use crate::validate;
 
@@ -20,6 +21,16 @@ use crate::validate;
 /// assert_eq!(config.base_url(), "https://api.openai.com/v1");
 /// assert!(!format!("{config:?}").contains("sk-test"));
 ///
+/// // Added headers are secret unless declared plain.
+/// let proxied = Config::builder(Preset::openai(), "gpt-4o-mini")
+///     .api_key("sk-test")
+///     .header("x-proxy-token", "pt-secret")
+///     .plain_header("http-referer", "https://example.com")
+///     .build()
+///     .unwrap();
+/// let shown = format!("{proxied:?}");
+/// assert!(!shown.contains("pt-secret") && shown.contains("https://example.com"));
+///
 /// // Keys come from the environment through a lookup you pass in.
 /// let env = |name: &str| (name == "GROQ_API_KEY").then(|| "gsk-test".to_string());
 /// let groq = Config::from_env(Preset::groq(), "llama-3.3-70b-versatile", env).unwrap();
@@ -33,7 +44,7 @@ pub struct Config {
     model: String,
     tuning: Tuning,
     dialect: Dialect,
-    headers: Vec<(String, String)>,
+    headers: Vec<(String, HeaderValue)>,
 }
 
 impl Config {
@@ -91,8 +102,9 @@ impl Config {
         &self.dialect
     }
 
-    /// Extra plain headers sent with every request.
-    pub fn headers(&self) -> &[(String, String)] {
+    /// The extra headers sent with every request: [secret](HeaderValue::Secret)
+    /// unless added with [`ConfigBuilder::plain_header`].
+    pub fn headers(&self) -> &[(String, HeaderValue)] {
         &self.headers
     }
 }
@@ -112,7 +124,7 @@ pub struct ConfigBuilder {
     api_key: Option<Secret>,
     tuning: Tuning,
     dialect: Option<Dialect>,
-    headers: Vec<(String, String)>,
+    headers: Vec<(String, HeaderValue)>,
 }
 
 impl ConfigBuilder {
@@ -167,10 +179,19 @@ impl ConfigBuilder {
         self
     }
 
-    /// Add a plain header sent with every request (OpenRouter's
-    /// `HTTP-Referer`, say). Credentials go in [`Self::api_key`].
+    /// Add a header sent with every request — a gateway's or proxy's
+    /// token, say. Its value is treated as a secret: `Debug` shows
+    /// `[redacted]` (SPEC ERR-06). Use [`Self::plain_header`] for values
+    /// that may be shown; the API key itself goes in [`Self::api_key`].
     pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
-        self.headers.push((name.into(), value.into()));
+        self.headers.push((name.into(), HeaderValue::Secret(Secret::new(value))));
+        self
+    }
+
+    /// Add a header declared non-secret (OpenRouter's `HTTP-Referer`, an
+    /// organisation id): `Debug` shows its value.
+    pub fn plain_header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), HeaderValue::Plain(value.into())));
         self
     }
 
@@ -197,7 +218,7 @@ impl ConfigBuilder {
                 Some("not a valid header name")
             } else if validate::CREDENTIAL_HEADERS.iter().any(|c| c.eq_ignore_ascii_case(name)) {
                 Some("credentials go in api_key, which is kept secret")
-            } else if !validate::is_header_value(value) {
+            } else if !validate::is_header_value(value.expose()) {
                 Some("the value holds line breaks or non-ASCII characters")
             } else {
                 None

@@ -17,7 +17,7 @@ pub fn encode(config: &Config, request: &Request, stream: bool) -> Result<HttpRe
         http = http.with_header("authorization", HeaderValue::Secret(bearer));
     }
     for (name, value) in config.headers() {
-        http = http.with_header(name.to_ascii_lowercase(), HeaderValue::Plain(value.clone()));
+        http = http.with_header(name.to_ascii_lowercase(), value.clone());
     }
     Ok(http)
 }

@@ -10,10 +10,12 @@
 //! [instructions](McpBridge::instructions) and an optional read-only
 //! [resource tool](McpBridge::resources_tool).
 
+mod cap;
 mod content;
 mod names;
 mod resources;
 
+pub use cap::{DEFAULT_MAX_MEDIA_BYTES, DEFAULT_MAX_RESULT_BYTES};
 pub use content::{tool_result, IsErrorAs};
 pub use names::{is_valid_name, model_name, MAX_NAME};
 pub use resources::RESOURCE_TOOL;
@@ -36,12 +38,32 @@ pub struct BridgeOptions {
     is_error_as: IsErrorAs,
     timeout: Option<Duration>,
     progress: bool,
+    caps: cap::Caps,
 }
 
 impl BridgeOptions {
-    /// No prefix, `isError` as a failed result, the client's timeout.
+    /// No prefix, `isError` as a failed result, the client's timeout,
+    /// results capped at [`DEFAULT_MAX_RESULT_BYTES`] of text and
+    /// [`DEFAULT_MAX_MEDIA_BYTES`] of media.
     pub fn new() -> Self {
         BridgeOptions::default()
+    }
+
+    /// Builder-style: the most bytes of a server's text — a result or an
+    /// `isError` explanation — the model reads; past it the text is cut
+    /// on a character boundary and "\n\n[mcp: result truncated at N
+    /// bytes]" added (default [`DEFAULT_MAX_RESULT_BYTES`]).
+    pub fn max_result_bytes(mut self, max: usize) -> Self {
+        self.caps.text = max;
+        self
+    }
+
+    /// Builder-style: the most inline media bytes (images, audio) one
+    /// result passes on; parts past it are dropped, each named in a line
+    /// of the text (default [`DEFAULT_MAX_MEDIA_BYTES`]).
+    pub fn max_media_bytes(mut self, max: usize) -> Self {
+        self.caps.media = max;
+        self
     }
 
     /// Builder-style: name every tool `<prefix>_<name>`, so tools of
@@ -199,7 +221,8 @@ impl McpBridge {
     fn tool<Deps: Send + Sync + 'static>(&self, tool: &BridgedTool) -> Tool<Deps> {
         let client = Arc::clone(&self.client);
         let (name, wire) = (tool.name.clone(), tool.server.name.clone());
-        let (is_error_as, timeout, progress) = (self.options.is_error_as, self.options.timeout, self.options.progress);
+        let (is_error_as, timeout, progress, caps) =
+            (self.options.is_error_as, self.options.timeout, self.options.progress, self.options.caps);
         let description = match (&tool.server.title, tool.server.description.is_empty()) {
             (Some(title), true) => title.clone(),
             _ => tool.server.description.clone(),
@@ -221,7 +244,7 @@ impl McpBridge {
                 let result = client.call_tool_with(&wire, args, &options);
                 // Transport and protocol failures end the run (tool stage).
                 let result = result.map_err(ToolError::fatal)?;
-                tool_result(&name, &result, is_error_as)
+                cap::cap(tool_result(&name, &result, is_error_as), caps)
             },
         )
     }

@@ -27,7 +27,7 @@ impl McpBridge {
     /// [idempotent](Tool::idempotent).
     pub fn resources_tool<Deps: Send + Sync + 'static>(&self) -> Tool<Deps> {
         let client = std::sync::Arc::clone(&self.client);
-        let timeout = self.options.timeout;
+        let (timeout, caps) = (self.options.timeout, self.options.caps);
         let server = client.server_info().map(|s| s.name).filter(|n| !n.is_empty());
         let description = match &server {
             Some(name) => format!(
@@ -58,13 +58,14 @@ impl McpBridge {
                 Ok(result) => result,
                 // The model asked for something the server does not have.
                 Err(McpError::Protocol { message, .. }) => {
-                    return Err(ToolError::failed(format!("reading {uri} failed: {message}")))
+                    let uri = crate::clip::quoted(uri);
+                    return Err(ToolError::failed(format!("reading {uri} failed: {message}")));
                 }
                 Err(error) => return Err(ToolError::fatal(error)),
             };
             let contents = read_result(&result).map_err(ToolError::fatal)?;
             let text: Vec<String> = contents.iter().map(|c| c.render()).collect();
-            Ok(ToolResult::text(text.join("\n")))
+            super::cap::cap(Ok(ToolResult::text(text.join("\n"))), caps)
         })
         .idempotent()
     }

@@ -2,25 +2,29 @@
 //! speaking newline-delimited JSON-RPC on its stdin and stdout.
 //!
 //! Three threads serve it: a writer (so a server that stops reading never
-//! blocks a caller), a stdout reader that feeds the session, and a stderr
-//! reader that keeps the last 64 KiB for error messages.
+//! blocks a caller) fed through a queue bounded at [`MAX_QUEUED`] bytes, a
+//! stdout reader that feeds the session, and a stderr reader that keeps
+//! the last 64 KiB for error messages.
 
 mod lines;
 mod process;
+mod queue;
 
 pub use lines::{MAX_LINE, STDERR_TAIL};
+pub use queue::MAX_QUEUED;
 
 use super::error::McpError;
 use super::jsonrpc::Message;
 use super::shared::{Shared, Transport};
 use lines::{read_line, LineRead, Tail};
 use process::Process;
+use queue::{OutQueue, Refused};
 use std::ffi::OsString;
 use std::fmt;
 use std::io::{BufReader, Write};
 use std::path::PathBuf;
 use std::process::{ChildStdout, Command, Stdio};
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -125,10 +129,13 @@ impl fmt::Debug for StdioConfig {
 
 /// A running stdio server.
 pub(crate) struct StdioTransport {
-    writer: Mutex<Option<mpsc::Sender<Vec<u8>>>>,
+    queue: Arc<OutQueue>,
     process: Arc<Process>,
     stdout: Mutex<Option<ChildStdout>>,
     tail: Tail,
+    /// Set once a reply was dropped for want of room, so the log sink
+    /// hears of it once, not once per message a flooding server provokes.
+    dropped: AtomicBool,
 }
 
 impl StdioTransport {
@@ -146,21 +153,24 @@ impl StdioTransport {
         let collector = tail.clone();
         let stderr_thread =
             std::thread::Builder::new().name("golem-mcp-stderr".into()).spawn(move || collector.collect(stderr));
-        let (sender, receiver) = mpsc::channel::<Vec<u8>>();
+        let queue = Arc::new(OutQueue::new(MAX_QUEUED));
+        let outgoing = Arc::clone(&queue);
         let writer_thread = std::thread::Builder::new().name("golem-mcp-stdin".into()).spawn(move || {
-            // Ends when the client drops the sender (close) or the pipe
-            // breaks; dropping `stdin` then tells the server we are done.
-            for line in receiver {
+            // Ends when the client closes the queue or the pipe breaks;
+            // dropping `stdin` then tells the server we are done, and
+            // closing the queue frees whatever was still waiting.
+            while let Some(line) = outgoing.pop() {
                 if stdin.write_all(&line).and_then(|()| stdin.flush()).is_err() {
                     break;
                 }
             }
+            outgoing.close();
         });
         if let Err(e) = stderr_thread.and(writer_thread) {
             process.terminate();
             return Err(spawn_error(e));
         }
-        Ok(StdioTransport { writer: Mutex::new(Some(sender)), process, stdout: Mutex::new(Some(stdout)), tail })
+        Ok(StdioTransport { queue, process, stdout: Mutex::new(Some(stdout)), tail, dropped: AtomicBool::new(false) })
     }
 
     fn start_reader(&self, shared: &Arc<Shared>) -> Result<(), McpError> {
@@ -175,14 +185,10 @@ impl StdioTransport {
             .map_err(McpError::from)
     }
 
-    fn enqueue(&self, message: &Message) {
+    fn enqueue(&self, message: &Message) -> Result<(), Refused> {
         let mut line = message.to_bytes();
         line.push(b'\n');
-        if let Some(writer) = &*self.writer.lock().unwrap_or_else(|p| p.into_inner()) {
-            // A closed writer means the server is going away; the reader
-            // reports that to every pending request.
-            let _ = writer.send(line);
-        }
+        self.queue.push(line)
     }
 }
 
@@ -195,24 +201,38 @@ impl Transport for StdioTransport {
         Some(self.process.id())
     }
 
-    fn send_request(&self, _shared: &Arc<Shared>, _id: u64, message: Message) {
-        self.enqueue(&message);
+    fn send_request(&self, shared: &Arc<Shared>, id: u64, message: Message) {
+        // A closed queue means the server is going away; the reader
+        // reports that to every pending request.
+        if self.enqueue(&message) == Err(Refused::Full) {
+            shared.fail(id, McpError::OutgoingQueueFull { limit: self.queue.limit() });
+        }
     }
 
-    fn send(&self, _shared: &Arc<Shared>, message: Message) {
-        self.enqueue(&message);
+    fn send(&self, shared: &Arc<Shared>, message: Message) {
+        // Replies and notifications have no caller to tell: a server that
+        // does not read them loses them, and the log sink hears it once.
+        if self.enqueue(&message) == Err(Refused::Full) && !self.dropped.swap(true, Ordering::SeqCst) {
+            shared.note(
+                "warning",
+                format!(
+                    "{}; replies and notifications to it are dropped",
+                    McpError::OutgoingQueueFull { limit: self.queue.limit() }
+                ),
+            );
+        }
     }
 
     fn close(&self, _shared: &Arc<Shared>) {
-        // Dropping the sender ends the writer thread, which closes stdin.
-        self.writer.lock().unwrap_or_else(|p| p.into_inner()).take();
+        // Closing the queue ends the writer thread, which closes stdin.
+        self.queue.close();
         self.process.shut_down();
     }
 }
 
 impl Drop for StdioTransport {
     fn drop(&mut self) {
-        self.writer.lock().unwrap_or_else(|p| p.into_inner()).take();
+        self.queue.close();
         self.process.shut_down();
     }
 }

@@ -1,5 +1,13 @@
 //! The server process's lifetime: its own process group, and the shutdown
-//! ladder — stdin closed, 2 s, SIGTERM, 2 s, SIGKILL, reaped (SPEC MCP-05).
+//! ladder — stdin closed, 2 s, SIGTERM to the group, 2 s, SIGKILL to the
+//! group, reaped (SPEC MCP-05).
+//!
+//! The group is killed at the end of the ladder even when the server
+//! exited on its own: helpers it started and left behind are in its group
+//! and go with it (issue 15). So that the kill can never reach a stranger,
+//! the server is not reaped before it: on Unix its exit is only observed
+//! (`waitid` with `WNOWAIT`), and while it is an unreaped zombie its pid —
+//! and so its group id — cannot be reused.
 
 use std::process::{Child, Command, ExitStatus};
 use std::sync::Mutex;
@@ -15,7 +23,9 @@ pub(crate) struct Process {
 
 struct State {
     child: Child,
+    /// Set once the process has ended (observed, not necessarily reaped).
     status: Option<ExitStatus>,
+    reaped: bool,
     shut_down: bool,
 }
 
@@ -33,7 +43,7 @@ pub(crate) fn own_group(command: &mut Command) {
 
 impl Process {
     pub(crate) fn new(child: Child) -> Self {
-        Process { state: Mutex::new(State { child, status: None, shut_down: false }) }
+        Process { state: Mutex::new(State { child, status: None, reaped: false, shut_down: false }) }
     }
 
     pub(crate) fn id(&self) -> u32 {
@@ -44,11 +54,11 @@ impl Process {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// The exit status, if the process has ended (reaping it).
+    /// The exit status, if the process has ended (not reaping it on Unix).
     fn try_status(&self) -> Option<ExitStatus> {
         let mut state = self.lock();
         if state.status.is_none() {
-            state.status = state.child.try_wait().ok().flatten();
+            state.status = observe_exit(&mut state.child);
         }
         state.status
     }
@@ -83,29 +93,33 @@ impl Process {
             }
             state.shut_down = true;
         }
-        if self.poll_until(GRACE).is_some() {
-            return;
-        }
-        self.signal(false);
-        if self.poll_until(GRACE).is_some() {
-            return;
+        if self.poll_until(GRACE).is_none() {
+            self.signal(false);
+            self.poll_until(GRACE);
         }
         self.terminate();
     }
 
-    /// SIGKILL and reap.
+    /// SIGKILL the whole group — the server, if still running, and
+    /// whatever it left behind — then reap the server.
     pub(crate) fn terminate(&self) {
         self.signal(true);
         let mut state = self.lock();
-        if state.status.is_none() {
-            let _ = state.child.kill();
-            state.status = state.child.wait().ok();
+        if !state.reaped {
+            if state.status.is_none() {
+                let _ = state.child.kill();
+            }
+            if let Ok(status) = state.child.wait() {
+                state.status = Some(status);
+            }
+            state.reaped = true;
         }
     }
 
     fn signal(&self, kill: bool) {
         let state = self.lock();
-        if state.status.is_some() {
+        // Once reaped, the group id may belong to someone else.
+        if state.reaped {
             return;
         }
         #[cfg(unix)]
@@ -121,4 +135,31 @@ impl Process {
             let _ = state.child.kill();
         }
     }
+}
+
+/// The child's exit status if it has ended, leaving it unreaped (Unix).
+#[cfg(unix)]
+fn observe_exit(child: &mut Child) -> Option<ExitStatus> {
+    use rustix::process::{waitid, Pid, WaitId, WaitIdOptions};
+    use std::os::unix::process::ExitStatusExt;
+    let pid = i32::try_from(child.id()).ok().and_then(Pid::from_raw)?;
+    let options = WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT;
+    let status = loop {
+        match waitid(WaitId::Pid(pid), options) {
+            Err(rustix::io::Errno::INTR) => continue,
+            Ok(status) => break status?,
+            Err(_) => return None,
+        }
+    };
+    // As a raw wait status, so it prints like any `ExitStatus`.
+    match (status.exit_status(), status.terminating_signal()) {
+        (Some(code), _) => Some(ExitStatus::from_raw((code & 0xff) << 8)),
+        (None, Some(signal)) => Some(ExitStatus::from_raw(signal & 0x7f)),
+        (None, None) => None,
+    }
+}
+
+#[cfg(not(unix))]
+fn observe_exit(child: &mut Child) -> Option<ExitStatus> {
+    child.try_wait().ok().flatten()
 }

@@ -3,9 +3,16 @@
 //! while the pipe keeps draining, and the whole group killed on timeout,
 //! on cancellation and once the child is done — so no grandchild outlives
 //! the call. The child is reaped only after the kill, so its process-group
-//! id cannot have been reused by then.
+//! id cannot have been reused by then. On Linux, descendants that left the
+//! group are then found and killed too ([`sweep`](super::sweep)).
+//!
+//! The output is read by a thread that waits on the pipe and on a second,
+//! private pipe at once: once the call is over, closing the second one
+//! stops the reader even if some process outside golem's reach still holds
+//! the output pipe open, so no thread is left behind blocked on it.
 
 use crate::cancel::CancellationToken;
+use rustix::event::{PollFd, PollFlags};
 use rustix::process::{Pid, Signal, WaitId, WaitIdOptions};
 use std::fs::File;
 use std::io::{self, Read};
@@ -51,15 +58,26 @@ struct Capture {
 }
 
 /// Run `command` (argv and environment set, stdio and group left to this
-/// function). `Err` only when it cannot start.
+/// function); with `track`, mark it so that descendants leaving its group
+/// are found (Linux). `Err` only when it cannot start.
 pub(crate) fn run(
     mut command: Command,
     max_bytes: usize,
     timeout: Duration,
     cancel: Option<&CancellationToken>,
+    track: bool,
 ) -> io::Result<Outcome> {
     let started = Instant::now();
     let (read_end, write_end) = pipe()?;
+    let (stop_read, stop_write) = pipe()?;
+    #[cfg(target_os = "linux")]
+    let mut marks = track.then(|| {
+        let (marks, id) = super::sweep::Marks::new(&read_end);
+        command.env(super::sweep::MARKER, id);
+        marks
+    });
+    #[cfg(not(target_os = "linux"))]
+    let _ = track;
     command.stdin(Stdio::null()).stdout(Stdio::from(write_end.try_clone()?)).stderr(Stdio::from(write_end));
     command.process_group(0);
     let spawned = command.spawn();
@@ -68,10 +86,15 @@ pub(crate) fn run(
     drop(command);
     let mut child = spawned?;
     let pid = Pid::from_child(&child);
+    // Nothing older than the command can be its descendant.
+    #[cfg(target_os = "linux")]
+    if let Some(marks) = &mut marks {
+        marks.started(pid);
+    }
 
     let (events, inbox) = mpsc::channel();
     let capture = Arc::new(Mutex::new(Capture::default()));
-    spawn_reader(File::from(read_end), Arc::clone(&capture), max_bytes, events.clone());
+    spawn_reader(File::from(read_end), stop_read, Arc::clone(&capture), max_bytes, events.clone());
     spawn_waiter(pid, events.clone());
     let cancel_key = cancel.map(|token| {
         let events = events.clone();
@@ -103,6 +126,10 @@ pub(crate) fn run(
 
     // Not yet reaped, so the group id is still this child's.
     let _ = rustix::process::kill_process_group(pid, Signal::KILL);
+    #[cfg(target_os = "linux")]
+    if let Some(marks) = &marks {
+        marks.sweep(!eof);
+    }
     if !eof {
         let grace_end = Instant::now() + DRAIN_GRACE;
         while let Ok(event) = inbox.recv_timeout(grace_end.saturating_duration_since(Instant::now())) {
@@ -111,6 +138,8 @@ pub(crate) fn run(
             }
         }
     }
+    // Whoever still holds the pipe, the reader stops here.
+    drop(stop_write);
     let status = child.wait()?;
     let end = stopped.unwrap_or_else(|| match (status.code(), status.signal()) {
         (Some(code), _) => End::Exited(code),
@@ -137,12 +166,32 @@ fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
     }
 }
 
-/// Drain the pipe to its end, keeping the first `max_bytes`.
-fn spawn_reader(mut pipe: File, capture: Arc<Mutex<Capture>>, max_bytes: usize, events: mpsc::Sender<Event>) {
+/// Drain the pipe to its end, keeping the first `max_bytes` — or until
+/// `stop`'s other end is closed.
+fn spawn_reader(
+    pipe: File,
+    stop: OwnedFd,
+    capture: Arc<Mutex<Capture>>,
+    max_bytes: usize,
+    events: mpsc::Sender<Event>,
+) {
     thread::spawn(move || {
         let mut buf = [0u8; 8192];
         loop {
-            match pipe.read(&mut buf) {
+            let mut fds = [PollFd::new(&pipe, PollFlags::IN), PollFd::new(&stop, PollFlags::IN)];
+            match rustix::event::poll(&mut fds, None) {
+                Ok(_) => {}
+                Err(rustix::io::Errno::INTR) => continue,
+                Err(_) => break,
+            }
+            let (output, stopped) = (fds[0].revents(), fds[1].revents());
+            if !stopped.is_empty() {
+                break;
+            }
+            if output.is_empty() {
+                continue;
+            }
+            match (&pipe).read(&mut buf) {
                 Ok(0) => break,
                 Ok(n) => {
                     let mut capture = capture.lock().unwrap_or_else(PoisonError::into_inner);

@@ -9,13 +9,21 @@
 //!   runs `sh -c` instead. An optional [allowlist](RunCommandBuilder::allow_program)
 //!   names the programs that may run.
 //! - **One pipe** on stdout and stderr, so the output is in write order;
-//!   stdin is null; the working directory is the configured one; the
-//!   environment is inherited with overrides, or cleared.
+//!   stdin is null; the working directory is the configured one.
+//! - **A minimal environment.** The command sees [`PASSED_ENV`] (`PATH`,
+//!   `HOME`, the locale, `TERM`, …) from this process, the names
+//!   [passed](RunCommandBuilder::pass_env) explicitly and the values
+//!   [set](RunCommandBuilder::env) — not this process's API keys.
+//!   [`inherit_env`](RunCommandBuilder::inherit_env) hands it everything.
 //! - **Own process group.** The timeout (60 s by default, always on) and
 //!   the run's cancellation kill the whole group — no grandchild keeps
 //!   running or holds the pipe; the pipe drains at most 1 s more, then
 //!   the child is reaped. The group is also killed once the command has
 //!   exited, so background processes it started do not outlive the call.
+//!   On Linux, descendants that left the group (`setsid`, daemons) are
+//!   found by a mark and killed too; see
+//!   [`track_descendants`](RunCommandBuilder::track_descendants) for how,
+//!   and for what still escapes.
 //! - **Bounded output.** 1 MiB by default; the rest is discarded while the
 //!   pipe keeps draining, and a marker says so.
 //!
@@ -25,8 +33,12 @@
 //! [`texts`]).
 //!
 //! **Not a sandbox.** The command runs with this process's user, files and
-//! network. Register the tool only where that is acceptable; confine it
-//! with the OS (a container, a separate user) where it is not.
+//! network. Without an [allowlist](RunCommandBuilder::allow_program) the
+//! tool is a shell in all but syntax: `sh -c '…'` is a plain argv. An
+//! allowlist names programs, not what they can do — `env`, `xargs`,
+//! `find -exec`, `git -c core.pager=…`, any interpreter run others.
+//! Register the tool only where that is acceptable; confine it with the OS
+//! (a container, a separate user) where it is not.
 //!
 //! ```
 //! use golem_io::tools::command::RunCommand;
@@ -40,16 +52,22 @@
 //! ```
 
 mod argv;
+mod env;
 mod exec;
+#[cfg(target_os = "linux")]
+mod sweep;
 pub mod texts;
 
 pub use argv::{split_command, SplitError};
+pub use env::PASSED_ENV;
+#[cfg(target_os = "linux")]
+pub use sweep::MARKER;
 
 use crate::{CancellationToken, Tool, ToolContext, ToolError, ToolResult};
+use env::{Base, Env};
 use exec::End;
 use serde::Deserialize;
 use serde_json::Value;
-use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::fmt;
 use std::io;
@@ -73,8 +91,8 @@ pub struct RunCommand {
 struct Config {
     dir: PathBuf,
     shell: bool,
-    clear_env: bool,
-    env: BTreeMap<OsString, Option<OsString>>,
+    env: Env,
+    track: bool,
     timeout: Duration,
     max_bytes: usize,
     allowed: Option<Vec<String>>,
@@ -120,8 +138,8 @@ impl RunCommand {
             config: Config {
                 dir: dir.into(),
                 shell: false,
-                clear_env: false,
-                env: BTreeMap::new(),
+                env: Env::default(),
+                track: true,
                 timeout: DEFAULT_TIMEOUT,
                 max_bytes: DEFAULT_MAX_BYTES,
                 allowed: None,
@@ -186,19 +204,12 @@ impl RunCommand {
         }
         let mut process = std::process::Command::new(program);
         process.args(&argv[1..]).current_dir(&config.dir);
-        if config.clear_env {
-            process.env_clear();
-        }
-        for (key, value) in &config.env {
-            match value {
-                Some(value) => process.env(key, value),
-                None => process.env_remove(key),
-            };
-        }
-        let outcome = exec::run(process, config.max_bytes, config.timeout, cancel).map_err(|e| match e.kind() {
-            io::ErrorKind::NotFound => CommandError::Failed(texts::program_not_found(program)),
-            _ => CommandError::Failed(texts::cannot_start(program, &e.to_string())),
-        })?;
+        config.env.apply(&mut process);
+        let outcome =
+            exec::run(process, config.max_bytes, config.timeout, cancel, config.track).map_err(|e| match e.kind() {
+                io::ErrorKind::NotFound => CommandError::Failed(texts::program_not_found(program)),
+                _ => CommandError::Failed(texts::cannot_start(program, &e.to_string())),
+            })?;
         let mut parts = Vec::new();
         let output = String::from_utf8_lossy(&outcome.output);
         if !output.is_empty() {
@@ -242,8 +253,10 @@ impl fmt::Debug for RunCommand {
         f.debug_struct("RunCommand")
             .field("dir", &c.dir)
             .field("shell", &c.shell)
-            .field("clear_env", &c.clear_env)
-            .field("env_keys", &c.env.keys().collect::<Vec<_>>())
+            .field("env_base", &c.env.base)
+            .field("pass_env", &c.env.passed)
+            .field("env_keys", &c.env.overrides.keys().collect::<Vec<_>>())
+            .field("track_descendants", &c.track)
             .field("timeout", &c.timeout)
             .field("max_bytes", &c.max_bytes)
             .field("allowed", &c.allowed)
@@ -272,20 +285,56 @@ impl RunCommandBuilder {
 
     /// Set `key` to `value` in the command's environment.
     pub fn env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> Self {
-        self.config.env.insert(key.into(), Some(value.into()));
+        self.config.env.overrides.insert(key.into(), Some(value.into()));
         self
     }
 
     /// Remove `key` from the command's environment.
     pub fn env_remove(mut self, key: impl Into<OsString>) -> Self {
-        self.config.env.insert(key.into(), None);
+        self.config.env.overrides.insert(key.into(), None);
         self
     }
 
-    /// Start from an empty environment instead of this process's (the
-    /// [`env`](Self::env) overrides still apply).
+    /// Copy `key` from this process's environment, when set there, on top
+    /// of [`PASSED_ENV`] (or of nothing, after [`clear_env`](Self::clear_env)).
+    pub fn pass_env(mut self, key: impl Into<OsString>) -> Self {
+        self.config.env.passed.push(key.into());
+        self
+    }
+
+    /// Hand the command this process's whole environment — API keys and
+    /// tokens included — instead of the minimal one (the overrides still
+    /// apply). `false` restores the default.
+    pub fn inherit_env(mut self, inherit: bool) -> Self {
+        self.config.env.base = if inherit { Base::Inherit } else { Base::Minimal };
+        self
+    }
+
+    /// Start from an empty environment: not even [`PASSED_ENV`], only the
+    /// names [passed](Self::pass_env) and the [overrides](Self::env).
+    /// `false` restores the default (the minimal environment).
     pub fn clear_env(mut self, clear: bool) -> Self {
-        self.config.clear_env = clear;
+        self.config.env.base = if clear { Base::Empty } else { Base::Minimal };
+        self
+    }
+
+    /// Find and kill the command's descendants that left its process group
+    /// (on by default; Linux only — elsewhere only the group is killed).
+    ///
+    /// The command gets a variable `GOLEM_COMMAND_ID=<id>` in its
+    /// environment. Once it is done — exited, timed out or canceled — and
+    /// its group is killed, every process of this user whose initial
+    /// environment holds that marker, or which holds the command's output
+    /// pipe, is killed, until none is left. A `setsid` daemon is caught by
+    /// either mark. What escapes: a process that drops both (`env -i` and
+    /// closing or redirecting the pipe), and anything started through
+    /// another service (`at`, `systemd-run`, a multiplexer's server).
+    /// golem does not make itself a subreaper: that is a property of the
+    /// whole application process, affecting every child it starts.
+    ///
+    /// `false` leaves the environment unmarked and does no sweep.
+    pub fn track_descendants(mut self, track: bool) -> Self {
+        self.config.track = track;
         self
     }
 

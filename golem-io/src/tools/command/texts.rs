@@ -1,7 +1,10 @@
 //! What the model reads from `run_command` (SPEC SHELL): the tool's name,
 //! descriptions and schema, its rejections, failed results and markers.
-//! Upstream's literals (Go golem v0.8.1) where it had them.
+//! Upstream's literals (Go golem v0.8.1) where it had them. A program name
+//! is quoted whole up to 200 bytes, else as its first 200 bytes and its
+//! length (issue 15).
 
+use crate::clip::quoted;
 use serde_json::{json, Value};
 
 /// The tool's name.
@@ -43,7 +46,7 @@ pub fn schema(shell: bool) -> Value {
 
 /// Rejection: the arguments are not `{command: string}` (upstream's).
 pub fn bad_args(serde_error: &str) -> String {
-    format!("arguments must be an object with a string command: {serde_error}")
+    format!("arguments must be an object with a string command: {}", quoted(serde_error))
 }
 
 /// Rejection: an empty command (upstream's; SPEC SHELL-03).
@@ -66,16 +69,19 @@ pub fn shell_features_off(feature: &str) -> String {
 
 /// Failed result: a program outside the allowlist.
 pub fn not_allowed(program: &str, allowed: &[String]) -> String {
+    let program = quoted(program);
     format!("program {program:?} is not allowed; allowed programs: {}", allowed.join(", "))
 }
 
 /// Failed result: the program does not exist (SPEC SHELL-05).
 pub fn program_not_found(program: &str) -> String {
+    let program = quoted(program);
     format!("cannot run {program:?}: program not found")
 }
 
 /// Failed result: the program exists but cannot start (SPEC SHELL-05).
 pub fn cannot_start(program: &str, error: &str) -> String {
+    let program = quoted(program);
     format!("cannot run {program:?}: {error}")
 }
 

@@ -1,5 +1,7 @@
 //! An opened file as text (SPEC FILE-04, FILE-05): binary detection, the
-//! byte cap, line ranges.
+//! byte cap, line ranges — and, for a range, a bound on the bytes scanned
+//! to reach it, so a start line deep in a huge file costs a bounded read
+//! (issue 15).
 
 use super::{texts, ReadError};
 use std::io::{BufRead, BufReader, Read};
@@ -33,8 +35,18 @@ impl Range {
     }
 }
 
+/// How much work one read may do.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Limits {
+    /// The most bytes returned.
+    pub(super) max_bytes: u64,
+    /// The most bytes a line range may scan, skipped lines included.
+    pub(super) max_scan: u64,
+}
+
 /// Read `file` (named `path` to the model) as text.
-pub(super) fn read(path: &str, file: std::fs::File, range: Option<Range>, max_bytes: u64) -> Result<String, ReadError> {
+pub(super) fn read(path: &str, file: std::fs::File, range: Option<Range>, limits: Limits) -> Result<String, ReadError> {
+    let max_bytes = limits.max_bytes;
     let io_error = |e: std::io::Error| ReadError::Failed(texts::io(path, &e.to_string()));
     let mut reader = BufReader::new(file);
     let sniff = reader.fill_buf().map_err(io_error)?;
@@ -49,21 +61,26 @@ pub(super) fn read(path: &str, file: std::fs::File, range: Option<Range>, max_by
             bytes.truncate(usize::try_from(max_bytes).unwrap_or(usize::MAX));
             (bytes, truncated)
         }
-        Some(range) => read_lines(path, reader, range, max_bytes)?,
+        Some(range) => read_lines(path, reader, range, limits)?,
     };
     let text = to_text(path, bytes, truncated)?;
     Ok(if truncated { text + &texts::truncated(max_bytes) } else { text })
 }
 
-/// The bytes of lines `range`, at most `max_bytes` of them.
+/// The bytes of lines `range`, at most `max_bytes` of them, scanning at
+/// most `max_scan` bytes of the file.
 fn read_lines(
     path: &str,
-    mut reader: BufReader<std::fs::File>,
+    reader: BufReader<std::fs::File>,
     range: Range,
-    max_bytes: u64,
+    limits: Limits,
 ) -> Result<(Vec<u8>, bool), ReadError> {
     let io_error = |e: std::io::Error| ReadError::Failed(texts::io(path, &e.to_string()));
-    let cap = usize::try_from(max_bytes).unwrap_or(usize::MAX);
+    let cap = usize::try_from(limits.max_bytes).unwrap_or(usize::MAX);
+    // One byte past the bound tells a file that ends exactly there from
+    // one that goes on.
+    let mut reader = reader.take(limits.max_scan.saturating_add(1));
+    let mut scanned = 0u64;
     let mut kept = Vec::new();
     let mut line = Vec::new();
     let mut number = 0u64;
@@ -74,6 +91,10 @@ fn read_lines(
         let read =
             if number + 1 < range.start { skip_line(&mut reader) } else { read_line(&mut reader, &mut line, cap) };
         let read = read.map_err(io_error)?;
+        scanned += read as u64;
+        if scanned > limits.max_scan {
+            return Err(ReadError::Failed(texts::scan_limit(path, limits.max_scan, range.start)));
+        }
         if read == 0 {
             break;
         }
@@ -145,8 +166,13 @@ fn read_line(reader: &mut impl BufRead, line: &mut Vec<u8>, cap: usize) -> std::
     }
 }
 
-/// UTF-8 text, or a binary file; a sequence cut by the cap is dropped.
+/// UTF-8 text without NUL, or a binary file; a sequence cut by the cap is
+/// dropped. The whole text is checked, not only the file's first bytes: a
+/// line range can start anywhere.
 fn to_text(path: &str, mut bytes: Vec<u8>, truncated: bool) -> Result<String, ReadError> {
+    if bytes.contains(&0) {
+        return Err(ReadError::Failed(texts::binary(path)));
+    }
     if let Err(e) = std::str::from_utf8(&bytes) {
         if !(truncated && e.error_len().is_none()) {
             return Err(ReadError::Failed(texts::binary(path)));

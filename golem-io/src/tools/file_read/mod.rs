@@ -9,13 +9,16 @@
 //!   `openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)` from the root), and the
 //!   opened handle's device and inode must be the checked path's, so a file
 //!   swapped in between is never read.
-//! - **Text only.** A NUL in the first 8 KiB, or invalid UTF-8 (bar a
-//!   sequence cut by the cap), is a failed result "binary file".
+//! - **Text only.** A NUL in the first 8 KiB or anywhere in the returned
+//!   text, or invalid UTF-8 (bar a sequence cut by the cap), is a failed
+//!   result "binary file".
 //! - **Bounded.** 1 MiB by default; past it the text is cut and a marker
 //!   added. With a line range (`start_line`, `end_line`, 1-based,
 //!   inclusive) the cap counts the returned lines, a start past the end is
 //!   a correctable rejection giving the line count, and an end past the end
-//!   clamps.
+//!   clamps. Reaching a range reads the file from its start: at most
+//!   [64 MiB](DEFAULT_MAX_SCAN_BYTES) are scanned (configurable), past
+//!   which the call is a failed result saying so.
 //!
 //! Path mistakes are correctable rejections the model can act on; binary
 //! files are failed results (texts in [`texts`]).
@@ -47,6 +50,9 @@ use std::sync::Arc;
 /// The byte cap unless configured (SPEC FILE-01).
 pub const DEFAULT_MAX_BYTES: u64 = 1 << 20;
 
+/// How many bytes a line range may scan unless configured (issue 15).
+pub const DEFAULT_MAX_SCAN_BYTES: u64 = 64 << 20;
+
 /// A configured reader: cheap to clone, shared by every tool made from it.
 #[derive(Clone)]
 pub struct FileRead {
@@ -56,6 +62,7 @@ pub struct FileRead {
 struct Reader {
     root: PathBuf,
     max_bytes: u64,
+    max_scan: u64,
     #[cfg(target_os = "linux")]
     root_fd: Option<std::os::fd::OwnedFd>,
 }
@@ -63,7 +70,7 @@ struct Reader {
 impl FileRead {
     /// A builder for a reader confined to `root`.
     pub fn builder(root: impl Into<PathBuf>) -> FileReadBuilder {
-        FileReadBuilder { root: root.into(), max_bytes: DEFAULT_MAX_BYTES }
+        FileReadBuilder { root: root.into(), max_bytes: DEFAULT_MAX_BYTES, max_scan: DEFAULT_MAX_SCAN_BYTES }
     }
 
     /// The canonical root.
@@ -86,7 +93,8 @@ impl FileRead {
         let range = content::Range::new(start_line, end_line)?;
         let resolved = self.inner.resolve(path)?;
         let file = self.inner.open(path, &resolved)?;
-        content::read(path, file, range, self.inner.max_bytes)
+        let limits = content::Limits { max_bytes: self.inner.max_bytes, max_scan: self.inner.max_scan };
+        content::read(path, file, range, limits)
     }
 
     fn call(&self, args: Value) -> Result<ToolResult, ToolError> {
@@ -108,7 +116,11 @@ impl FileRead {
 
 impl fmt::Debug for FileRead {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("FileRead").field("root", &self.inner.root).field("max_bytes", &self.inner.max_bytes).finish()
+        f.debug_struct("FileRead")
+            .field("root", &self.inner.root)
+            .field("max_bytes", &self.inner.max_bytes)
+            .field("max_scan_bytes", &self.inner.max_scan)
+            .finish()
     }
 }
 
@@ -117,6 +129,7 @@ impl fmt::Debug for FileRead {
 pub struct FileReadBuilder {
     root: PathBuf,
     max_bytes: u64,
+    max_scan: u64,
 }
 
 impl FileReadBuilder {
@@ -126,9 +139,17 @@ impl FileReadBuilder {
         self
     }
 
+    /// The most bytes a call with a line range reads to reach and collect
+    /// its lines (default [`DEFAULT_MAX_SCAN_BYTES`]): the work, and so
+    /// the time, one call can cost on a huge file.
+    pub fn max_scan_bytes(mut self, max_scan: u64) -> Self {
+        self.max_scan = max_scan;
+        self
+    }
+
     /// Check the root (an existing directory, stored canonical) and build.
     pub fn build(self) -> Result<FileRead, BuildError> {
-        if self.max_bytes == 0 {
+        if self.max_bytes == 0 || self.max_scan == 0 {
             return Err(BuildError::ZeroMaxBytes);
         }
         let root = std::fs::canonicalize(&self.root)
@@ -141,6 +162,7 @@ impl FileReadBuilder {
         let reader = Reader {
             root,
             max_bytes: self.max_bytes,
+            max_scan: self.max_scan,
             #[cfg(target_os = "linux")]
             root_fd,
         };
@@ -152,8 +174,8 @@ impl FileReadBuilder {
 #[derive(Clone, Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum BuildError {
-    /// The byte cap is zero.
-    #[error("read_file: max bytes must be greater than zero")]
+    /// The byte cap or the scan bound is zero.
+    #[error("read_file: max bytes and max scan bytes must be greater than zero")]
     ZeroMaxBytes,
     /// The root cannot be resolved.
     #[error("read_file: root {}: {source}", root.display())]

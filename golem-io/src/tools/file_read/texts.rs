@@ -1,7 +1,11 @@
 //! What the model reads from `read_file` (SPEC FILE): the tool's name,
 //! description and schema, its rejections, failed results and marker.
-//! Upstream's literals (Go golem v0.8.1) where it had them.
+//! Upstream's literals (Go golem v0.8.1) where it had them. A path is
+//! quoted whole up to 200 bytes, else as its first 200 bytes and its length
+//! (issue 15): the model chose it, and a long one must not flood its own
+//! context through an error.
 
+use crate::clip::quoted;
 use serde_json::{json, Value};
 
 /// The tool's name.
@@ -36,7 +40,8 @@ pub fn schema() -> Value {
 /// Rejection: the arguments do not fit the schema.
 pub fn bad_args(serde_error: &str) -> String {
     format!(
-        "arguments must be an object with a string path and optional integer start_line and end_line: {serde_error}"
+        "arguments must be an object with a string path and optional integer start_line and end_line: {}",
+        quoted(serde_error)
     )
 }
 
@@ -48,37 +53,44 @@ pub const PATH_NUL: &str = "path must not contain a NUL byte";
 
 /// Rejection: an absolute path.
 pub fn absolute(path: &str) -> String {
+    let path = quoted(path);
     format!("path must be relative to the root directory, got {path:?}")
 }
 
 /// Rejection: a `..` segment.
 pub fn parent_segment(path: &str) -> String {
+    let path = quoted(path);
     format!("path must stay within the root directory, got {path:?}")
 }
 
 /// Rejection: the resolved path (symlinks followed) leaves the root.
 pub fn escapes(path: &str) -> String {
+    let path = quoted(path);
     format!("path must stay within the root directory: {path} resolves outside it")
 }
 
 /// Rejection: nothing at the path.
 pub fn not_found(path: &str) -> String {
+    let path = quoted(path);
     format!("no such file: {path}")
 }
 
 /// Rejection: a path the system cannot resolve (a symlink loop, a name
 /// too long, …).
 pub fn unresolvable(path: &str, error: &str) -> String {
+    let path = quoted(path);
     format!("cannot resolve {path}: {error}")
 }
 
 /// Rejection: a directory.
 pub fn directory(path: &str) -> String {
+    let path = quoted(path);
     format!("{path} is a directory, not a file")
 }
 
 /// Rejection: a FIFO, device or socket (never opened).
 pub fn not_regular(path: &str) -> String {
+    let path = quoted(path);
     format!("{path} is not a regular file")
 }
 
@@ -92,22 +104,35 @@ pub fn range_reversed(start: u64, end: u64) -> String {
 
 /// Rejection: a range starting after the last line (SPEC FILE-05).
 pub fn start_past_end(path: &str, start: u64, lines: u64) -> String {
+    let path = quoted(path);
     format!("start_line {start} is past the end of {path}, which has {lines} lines")
+}
+
+/// Failed result: a line range that lies beyond the bytes one call may
+/// scan (issue 15).
+pub fn scan_limit(path: &str, max_scan: u64, start: u64) -> String {
+    let path = quoted(path);
+    format!(
+        "{path}: stopped reading after {max_scan} bytes without finishing lines from {start}; this tool scans at most that much of a file per call"
+    )
 }
 
 /// Failed result: a binary file (SPEC FILE-04).
 pub fn binary(path: &str) -> String {
+    let path = quoted(path);
     format!("{path}: binary file")
 }
 
 /// Failed result: the file was replaced between the checks and the open
 /// (SPEC FILE-03).
 pub fn changed(path: &str) -> String {
+    let path = quoted(path);
     format!("{path} changed while it was being opened; not read")
 }
 
 /// Failed result: any other I/O error.
 pub fn io(path: &str, error: &str) -> String {
+    let path = quoted(path);
     format!("cannot read {path}: {error}")
 }
 

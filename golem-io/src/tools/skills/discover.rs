@@ -1,7 +1,8 @@
 //! Finding and checking skills at build (SPEC SKILL-01, SKILL-03):
 //! `<dir>/<name>/SKILL.md`, one level deep, directory order then lexical,
 //! first directory wins on a duplicate name; every problem of every file is
-//! collected.
+//! collected. A skill folder or SKILL.md that is a symlink leading out of
+//! its configured directory is a problem too, unless allowed (issue 15).
 
 use super::frontmatter;
 use super::{Skill, SkillProblem};
@@ -19,8 +20,9 @@ pub const MAX_COMPATIBILITY_CHARS: usize = 500;
 /// How much of a SKILL.md may be frontmatter.
 const MAX_FRONTMATTER_BYTES: usize = 64 * 1024;
 
-/// The skills found in `dirs` (canonical, in order) and the problems met.
-pub(super) fn discover(dirs: &[PathBuf], max_body: usize) -> (Vec<Skill>, Vec<SkillProblem>) {
+/// The skills found in `dirs` (canonical, in order) and the problems met;
+/// `outside` allows symlinks that leave their directory.
+pub(super) fn discover(dirs: &[PathBuf], max_body: usize, outside: bool) -> (Vec<Skill>, Vec<SkillProblem>) {
     let mut skills: Vec<Skill> = Vec::new();
     let mut problems = Vec::new();
     for dir in dirs {
@@ -41,6 +43,12 @@ pub(super) fn discover(dirs: &[PathBuf], max_body: usize) -> (Vec<Skill>, Vec<Sk
             if !path.is_file() {
                 continue;
             }
+            if !outside {
+                if let Some(error) = leaves(dir, &skill_dir).or_else(|| leaves(dir, &path)) {
+                    problems.push(SkillProblem { path, errors: vec![error] });
+                    continue;
+                }
+            }
             match load(&skill_dir, &path, max_body) {
                 Ok(skill) if skills.iter().any(|s| s.name == skill.name) => {}
                 Ok(skill) => skills.push(skill),
@@ -49,6 +57,20 @@ pub(super) fn discover(dirs: &[PathBuf], max_body: usize) -> (Vec<Skill>, Vec<Sk
         }
     }
     (skills, problems)
+}
+
+/// Why `path` — checked with every symlink resolved — is not inside `dir`
+/// (canonical), if it is not.
+fn leaves(dir: &Path, path: &Path) -> Option<String> {
+    match fs::canonicalize(path) {
+        Ok(target) if target.starts_with(dir) => None,
+        Ok(target) => Some(format!(
+            "{} is a symlink to {}, outside the configured directory; symlinks out of it are refused unless allowed",
+            path.display(),
+            target.display()
+        )),
+        Err(e) => Some(format!("cannot resolve {}: {e}", path.display())),
+    }
 }
 
 /// Read, parse and check one SKILL.md; every error found.
@@ -101,14 +123,8 @@ fn read_capped(path: &Path, max_body: usize) -> Result<String, Vec<String>> {
 
 /// `body` cut to at most `max` bytes on a character boundary.
 fn cut(body: &str, max: usize) -> (&str, bool) {
-    if body.len() <= max {
-        return (body, false);
-    }
-    let mut at = max;
-    while !body.is_char_boundary(at) {
-        at -= 1;
-    }
-    (&body[..at], true)
+    let kept = crate::clip::prefix(body, max);
+    (kept, kept.len() < body.len())
 }
 
 /// SKILL-03's checks, all of them.

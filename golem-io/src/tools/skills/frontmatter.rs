@@ -3,8 +3,18 @@
 //! upstream's line subset (`key: rest of line`, quoted and block scalars)
 //! is tried, so the common unquoted `description: Use when: …` — invalid
 //! YAML — still loads.
+//!
+//! The YAML parser's work grows with the square of flow nesting (a 60 kB
+//! `a: [[[[…` took seconds); frontmatter with more than
+//! [`MAX_FLOW_COLLECTIONS`] `[` or `{` characters skips it and is read
+//! with the line subset alone, which is linear (issue 15). Every bracket
+//! counts, quoted or not, so none can be hidden from the count.
 
 use serde_norway::Value;
+
+/// The most `[` and `{` characters frontmatter may hold and still be read
+/// by the YAML parser.
+pub const MAX_FLOW_COLLECTIONS: usize = 64;
 
 /// The tracked fields; the others (license, metadata, allowed-tools, …)
 /// are ignored.
@@ -55,7 +65,13 @@ fn next_line(text: &str) -> (&str, &str) {
 
 /// Read the tracked fields from the frontmatter text.
 pub fn parse(yaml: &str) -> Result<Frontmatter, String> {
-    let yaml_error = match serde_norway::from_str::<Value>(yaml) {
+    let flow = yaml.bytes().filter(|b| matches!(b, b'[' | b'{')).count();
+    let parsed = if flow > MAX_FLOW_COLLECTIONS {
+        Err(format!("more than {MAX_FLOW_COLLECTIONS} flow collections ([ or {{) for the YAML parser"))
+    } else {
+        serde_norway::from_str::<Value>(yaml).map_err(|e| e.to_string())
+    };
+    let yaml_error = match parsed {
         Ok(Value::Mapping(map)) => {
             let field = |key: &str| scalar(key, map.get(key));
             return Ok(Frontmatter {
@@ -67,7 +83,7 @@ pub fn parse(yaml: &str) -> Result<Frontmatter, String> {
         }
         Ok(Value::Null) if yaml.trim().is_empty() => return Ok(Frontmatter::default()),
         Ok(_) => "frontmatter is not a YAML mapping".to_string(),
-        Err(e) => e.to_string(),
+        Err(e) => e,
     };
     let mut fields = line_subset(yaml);
     fields.yaml_error = Some(yaml_error);
@@ -248,5 +264,18 @@ mod tests {
             parse("name: x\ndescription: a: b\ncompatibility: |\n  line one\n  line two\nother: >\n  skip\n").unwrap();
         assert_eq!(fm.compatibility.as_deref(), Some("line one\nline two"));
         assert!(parse("name: [a, b]\ndescription: d\n").is_err());
+    }
+
+    #[test]
+    fn deep_flow_nesting_skips_the_yaml_parser() {
+        let nested = format!("name: x\ndescription: d\nmetadata: {}{}\n", "[".repeat(30_000), "]".repeat(30_000));
+        let fm = parse(&nested).unwrap();
+        assert_eq!((fm.name.as_deref(), fm.description.as_deref()), (Some("x"), Some("d")), "the line subset reads it");
+        assert!(fm.yaml_error.as_deref().is_some_and(|e| e.contains("more than 64 flow collections")), "{fm:?}");
+        // Brackets inside quotes count too: they cannot hide nesting.
+        let quoted = format!("name: x\ndescription: \"{}\"\n", "[".repeat(65));
+        assert!(parse(&quoted).unwrap().yaml_error.is_some());
+        let ordinary = "name: x\ndescription: d\nallowed-tools: [Read, Write]\nmetadata: {a: [1, 2]}\n";
+        assert_eq!(parse(ordinary).unwrap().yaml_error, None);
     }
 }

@@ -10,6 +10,16 @@
 //! one skill's instructions with its base directory and up to 20 of its
 //! files. Scripts are never executed.
 //!
+//! **Confined to the directories.** A skill folder or `SKILL.md` that is a
+//! symlink leading out of its configured directory is reported as a
+//! problem, like a malformed skill, unless
+//! [`allow_symlinks_outside`](SkillsBuilder::allow_symlinks_outside) says
+//! otherwise; a listed file must resolve inside its skill's folder. A
+//! loaded body cannot close the `<skill_content>` wrapper it is returned
+//! in: tags of the wrapper inside it are escaped. Frontmatter is bounded
+//! in size (64 KiB) and in YAML nesting: past 64 flow collections (`[`,
+//! `{`) only the plain `key: value` lines are read.
+//!
 //! **Malformed skills are reported, not fatal** (the wording; SPEC
 //! SKILL-01 makes any invalid SKILL.md a build error). By default every
 //! problem — unparsable frontmatter, a missing or invalid name or
@@ -104,7 +114,7 @@ struct Catalog {
 impl Skills {
     /// A builder; add at least one directory.
     pub fn builder() -> SkillsBuilder {
-        SkillsBuilder { dirs: Vec::new(), max_body: DEFAULT_MAX_BODY_BYTES, strict: false }
+        SkillsBuilder { dirs: Vec::new(), max_body: DEFAULT_MAX_BODY_BYTES, strict: false, outside: false }
     }
 
     /// The valid skills, in discovery order.
@@ -147,7 +157,7 @@ impl Skills {
         };
         let mut out = texts::content_open(&skill.name);
         out.push_str(&texts::heading(&skill.name));
-        out.push_str(&skill.body);
+        out.push_str(&texts::fence(&skill.body));
         if skill.body_truncated {
             out.push_str(&texts::body_truncated(self.inner.max_body));
         }
@@ -219,6 +229,7 @@ pub struct SkillsBuilder {
     dirs: Vec<PathBuf>,
     max_body: usize,
     strict: bool,
+    outside: bool,
 }
 
 impl SkillsBuilder {
@@ -242,6 +253,16 @@ impl SkillsBuilder {
         self
     }
 
+    /// Follow symlinks out of the configured directories: a skill folder
+    /// or `SKILL.md` that is a symlink to elsewhere loads, and its folder's
+    /// files are listed, instead of being reported in
+    /// [`Skills::problems`] (off by default). Turn it on only when every
+    /// place those links can lead is as trusted as the directories.
+    pub fn allow_symlinks_outside(mut self, allow: bool) -> Self {
+        self.outside = allow;
+        self
+    }
+
     /// Check the directories, discover and check every skill.
     pub fn build(self) -> Result<Skills, BuildError> {
         if self.dirs.is_empty() {
@@ -259,7 +280,7 @@ impl SkillsBuilder {
             }
             dirs.push(canonical);
         }
-        let (skills, problems) = discover::discover(&dirs, self.max_body);
+        let (skills, problems) = discover::discover(&dirs, self.max_body, self.outside);
         if self.strict && !problems.is_empty() {
             return Err(BuildError::Invalid(problems));
         }

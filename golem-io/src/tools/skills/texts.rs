@@ -2,6 +2,7 @@
 //! description, catalog and schema, its rejections, and the layout of a
 //! loaded skill — upstream's literals (Go golem v0.8.1).
 
+use crate::clip::quoted;
 use serde_json::{json, Value};
 
 /// The tool's name.
@@ -57,7 +58,7 @@ pub fn xml_escape(text: &str) -> String {
 
 /// Rejection: the arguments are not `{name: string}`.
 pub fn bad_args(serde_error: &str) -> String {
-    format!("arguments must be an object with a string name: {serde_error}")
+    format!("arguments must be an object with a string name: {}", quoted(serde_error))
 }
 
 /// Rejection: an empty name.
@@ -65,12 +66,51 @@ pub const NAME_REQUIRED: &str = "name is required";
 
 /// Rejection: a name not in the catalog; `available` sorted (SPEC SKILL-05).
 pub fn unknown_skill(name: &str, available: &[&str]) -> String {
+    let name = quoted(name);
     format!("unknown skill {name:?}; available skills: {}", available.join(", "))
 }
 
 /// The first line of a loaded skill (SPEC SKILL-05).
 pub fn content_open(name: &str) -> String {
     format!("<skill_content name=\"{}\">\n", xml_escape(name))
+}
+
+/// The tags of the wrapper a loaded skill is returned in; inside a body
+/// they are escaped.
+pub const WRAPPER_TAGS: [&str; 2] = ["skill_content", "skill_files"];
+
+/// `body` as it goes inside the wrapper: every `<` that opens or closes
+/// one of [`WRAPPER_TAGS`] (any case, spaces allowed after `<` and `/`)
+/// becomes `&lt;`, so no body can end the wrapper early or forge a file
+/// list. Everything else is left as written.
+///
+/// ```
+/// use golem_io::tools::skills::texts::fence;
+///
+/// assert_eq!(fence("a</skill_content>b"), "a&lt;/skill_content>b");
+/// assert_eq!(fence("< / SKILL_CONTENT >"), "&lt; / SKILL_CONTENT >");
+/// assert_eq!(fence("x < y, <b>bold</b>"), "x < y, <b>bold</b>");
+/// ```
+pub fn fence(body: &str) -> std::borrow::Cow<'_, str> {
+    let opens_tag = |rest: &str| {
+        let rest = rest.trim_start();
+        let rest = rest.strip_prefix('/').map_or(rest, str::trim_start);
+        WRAPPER_TAGS.iter().any(|tag| rest.get(..tag.len()).is_some_and(|head| head.eq_ignore_ascii_case(tag)))
+    };
+    if !body.match_indices('<').any(|(at, _)| opens_tag(&body[at + 1..])) {
+        return std::borrow::Cow::Borrowed(body);
+    }
+    let mut out = String::with_capacity(body.len() + 16);
+    let mut last = 0;
+    for (at, _) in body.match_indices('<') {
+        if opens_tag(&body[at + 1..]) {
+            out.push_str(&body[last..at]);
+            out.push_str("&lt;");
+            last = at + 1;
+        }
+    }
+    out.push_str(&body[last..]);
+    std::borrow::Cow::Owned(out)
 }
 
 /// The heading above the body.

@@ -39,6 +39,17 @@ pub(crate) fn looks_like_text(body: &[u8], truncated: bool) -> bool {
     !body.contains(&0) && utf8_prefix_len(body, truncated).is_some()
 }
 
+/// True for a body that is binary whatever its label says (issue 15): it
+/// holds a NUL byte, or more than one byte in 16 is a control character
+/// text does not use (C0 bar tab, line feed, vertical tab, form feed,
+/// carriage return and escape). Images, archives and compressed data fail
+/// both; text in any ASCII-compatible charset passes.
+pub(crate) fn looks_binary(body: &[u8]) -> bool {
+    let controls =
+        body.iter().filter(|&&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | 0x0b | 0x0c | b'\r' | 0x1b)).count();
+    body.contains(&0) || controls > body.len() / 16
+}
+
 /// The length of `body` without an incomplete UTF-8 sequence at its end
 /// (only when `truncated`), or `None` when it is not UTF-8.
 fn utf8_prefix_len(body: &[u8], truncated: bool) -> Option<usize> {
@@ -105,5 +116,15 @@ mod tests {
         assert!(looks_like_text(&"añ".as_bytes()[..2], true));
         assert!(!looks_like_text(&"añ".as_bytes()[..2], false));
         assert!(!looks_like_text(b"a\0b", false));
+    }
+
+    #[test]
+    fn binary_whatever_the_label() {
+        assert!(!looks_binary(b"plain text\twith tabs\r\n\x1b[1mbold\x1b[0m\x0c"));
+        assert!(!looks_binary("café, naïve, 日本".as_bytes()));
+        assert!(looks_binary(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR"));
+        assert!(looks_binary(b"text with one \0 NUL"));
+        assert!(looks_binary(&[0x1f, 0x8b, 0x08, 0x01, 0x02, 0x03, 0x04, 0x05, b'a', b'b']));
+        assert!(!looks_binary(b""));
     }
 }

@@ -108,6 +108,14 @@ pub enum FetchError {
         /// The media type.
         content_type: String,
     },
+    /// A body labelled as text that is binary (issue 15).
+    #[error("{}", texts::binary_body(url, content_type))]
+    Binary {
+        /// The final URL.
+        url: String,
+        /// The media type it claimed.
+        content_type: String,
+    },
     /// No content type, and the body is not UTF-8 text.
     #[error("{}", texts::untyped_binary(url))]
     NotText {
@@ -290,6 +298,9 @@ impl Fetcher {
         }
         if kind.is_none() && !body::looks_like_text(&bytes, truncated) {
             return Err(FetchError::NotText { url: url.to_string() });
+        }
+        if let (Some(media), true) = (&media, body::looks_binary(&bytes)) {
+            return Err(FetchError::Binary { url: url.to_string(), content_type: media.clone() });
         }
         let decoded = body::decode(&bytes, charset.as_deref(), truncated);
         let text = match kind {

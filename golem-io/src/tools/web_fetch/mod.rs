@@ -17,8 +17,11 @@
 //!   boundary, then a marker).
 //! - **Text only:** `text/*`, JSON, XML, YAML, XHTML, `+json`, `+xml`; HTML
 //!   is reduced to its visible text (scripts, styles and navigation
-//!   dropped; headings and links kept). No cookies, no credentials, no
-//!   proxy from the environment.
+//!   dropped; headings and links kept). A body so labelled that holds a
+//!   NUL or many control bytes is binary whatever its label, and a failed
+//!   result. No cookies, no credentials, no proxy from the environment.
+//! - **Short errors:** a failed result quotes at most 200 bytes of a URL,
+//!   host or header value.
 //!
 //! Malformed URLs are correctable rejections; refused addresses, non-2xx
 //! statuses, network errors and timeouts are failed results the model reads
