@@ -4,7 +4,7 @@
 
 use crate::mcp_support;
 
-use golem_io::mcp::{ClientOptions, LogMessage, McpClient, McpError, StdioConfig};
+use golem_io::mcp::{CallOptions, ClientOptions, LogMessage, McpClient, McpError, StdioConfig};
 use golem_io::CancellationToken;
 use mcp_support::{alive, eventually, fake_config, options, stdio_client, stdio_config};
 use serde_json::{json, Value};
@@ -197,8 +197,11 @@ fn fake_server_exit_and_stderr_tail() {
 
 #[test]
 fn a_hung_call_times_out_and_the_server_hears_about_it() {
-    let client = McpClient::stdio(fake_config("hang"), options().timeout(Duration::from_millis(300))).unwrap();
-    assert!(matches!(client.call_tool("echo", json!({}), None), Err(McpError::Timeout { .. })));
+    // The short bound is the call's own, so a slow interpreter start on a
+    // loaded machine cannot time out the handshake instead.
+    let client = McpClient::stdio(fake_config("hang"), options()).unwrap();
+    let short = CallOptions::new().timeout(Duration::from_millis(300));
+    assert!(matches!(client.call_tool_with("echo", json!({}), &short), Err(McpError::Timeout { .. })));
     let token = CancellationToken::new();
     token.cancel();
     assert!(matches!(client.call_tool("echo", json!({}), Some(&token)), Err(McpError::Canceled { .. })));
