@@ -1,0 +1,20 @@
+//! Shared by the examples that run offline unless a real endpoint is
+//! configured: `OPENAI_API_KEY` (OpenAI) or `OPENAI_BASE_URL` (any
+//! OpenAI-compatible server, key optional there; `OPENAI_MODEL` picks the
+//! model, default gpt-4o-mini).
+
+use golem_io::Model;
+use golem_providers::OpenAi;
+use std::sync::Arc;
+
+/// The configured endpoint and a label naming it, or `None` when the
+/// environment names none (the caller then uses its offline model).
+pub fn configured() -> Result<Option<(Arc<dyn Model>, String)>, Box<dyn std::error::Error>> {
+    let set = |name: &str| std::env::var(name).is_ok_and(|v| !v.trim().is_empty());
+    if !set("OPENAI_API_KEY") && !set("OPENAI_BASE_URL") {
+        return Ok(None);
+    }
+    let client = OpenAi::from_env()?;
+    let label = format!("{} at {}", client.config().model(), client.config().base_url());
+    Ok(Some((Arc::new(client), label)))
+}
