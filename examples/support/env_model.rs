@@ -7,9 +7,12 @@ use golem_io::Model;
 use golem_providers::OpenAi;
 use std::sync::Arc;
 
-/// The configured endpoint and a label naming it, or `None` when the
-/// environment names none (the caller then uses its offline model).
-pub fn configured() -> Result<Option<(Arc<dyn Model>, String)>, Box<dyn std::error::Error>> {
+/// A model, and a line naming it for the user.
+pub type NamedModel = (Arc<dyn Model>, String);
+
+/// The configured endpoint, or `None` when the environment names none (the
+/// caller then uses its offline model).
+pub fn configured() -> Result<Option<NamedModel>, Box<dyn std::error::Error>> {
     let set = |name: &str| std::env::var(name).is_ok_and(|v| !v.trim().is_empty());
     if !set("OPENAI_API_KEY") && !set("OPENAI_BASE_URL") {
         return Ok(None);
