@@ -4,10 +4,13 @@
 //! against a loopback OpenAI-compatible stand-in reached through
 //! `OPENAI_BASE_URL`, whose answers arrive as a stream.
 
+mod support;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::process::{ChildStdin, ChildStdout, Command, Stdio};
 use std::thread::JoinHandle;
+use support::read_request;
 
 /// The example, running with only the environment given, and its pipes.
 struct Chat {
@@ -92,28 +95,9 @@ fn stand_in(answers: Vec<String>) -> (String, JoinHandle<Vec<String>>) {
         let mut requests = Vec::new();
         for answer in answers {
             let (mut socket, _) = listener.accept().unwrap();
-            let mut seen = Vec::new();
-            let mut buf = [0u8; 4096];
-            let head_end = loop {
-                let n = socket.read(&mut buf).unwrap();
-                assert!(n > 0, "the client closed before sending a request");
-                seen.extend_from_slice(&buf[..n]);
-                if let Some(at) = seen.windows(4).position(|w| w == b"\r\n\r\n") {
-                    break at + 4;
-                }
-            };
-            let head = String::from_utf8_lossy(&seen[..head_end]).to_ascii_lowercase();
-            let length: usize = head
-                .lines()
-                .find_map(|l| l.strip_prefix("content-length:").map(|v| v.trim().parse().unwrap()))
-                .unwrap_or(0);
-            while seen.len() < head_end + length {
-                let n = socket.read(&mut buf).unwrap();
-                assert!(n > 0, "the client closed mid-body");
-                seen.extend_from_slice(&buf[..n]);
-            }
+            let (head, body) = read_request(&mut socket);
             socket.write_all(answer.as_bytes()).unwrap();
-            requests.push(String::from_utf8_lossy(&seen).to_string());
+            requests.push(format!("{head}{}", String::from_utf8_lossy(&body)));
         }
         requests
     });
