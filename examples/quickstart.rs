@@ -9,8 +9,10 @@
 
 use golem_core::testing::TestModel;
 use golem_io::{Agent, Model, Tool, ToolContext, ToolError};
-use golem_providers::OpenAi;
 use std::sync::Arc;
+
+#[path = "support/env_model.rs"]
+mod env_model;
 
 /// The run's dependencies, shared by every tool call of the run.
 struct Settings {
@@ -28,17 +30,10 @@ fn forecast(ctx: ToolContext<Settings>, args: ForecastArgs) -> Result<String, To
     Ok(format!("{}: sunny, 31 {}", args.city, ctx.deps().units))
 }
 
-fn var(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
-}
-
 /// A real endpoint when the environment names one, else the offline fake.
 fn model() -> Result<(Arc<dyn Model>, String), Box<dyn std::error::Error>> {
-    if var("OPENAI_API_KEY").is_some() || var("OPENAI_BASE_URL").is_some() {
-        // OpenAI, or any compatible server at OPENAI_BASE_URL (key optional there).
-        let client = OpenAi::from_env()?;
-        let label = format!("{} at {}", client.config().model(), client.config().base_url());
-        return Ok((Arc::new(client), label));
+    if let Some(configured) = env_model::configured()? {
+        return Ok(configured);
     }
     let fake = TestModel::new().answer_text("Pack sunglasses.");
     Ok((Arc::new(fake), "the offline TestModel (set OPENAI_API_KEY or OPENAI_BASE_URL for a real one)".into()))

@@ -3,10 +3,13 @@
 //! it sends a SigV4-signed ConverseStream request and prints the streamed
 //! answer; without credentials it says what to set and exits 0.
 
+mod support;
+
 use golem_providers::eventstream::{encode_frame, Header, HeaderValue};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::TcpListener;
 use std::process::Command;
+use support::read_request;
 
 fn frame(kind: &str, payload: &str) -> Vec<u8> {
     let header = |name: &str, value: &str| Header { name: name.into(), value: HeaderValue::String(value.into()) };
@@ -19,25 +22,7 @@ fn stand_in() -> (String, std::thread::JoinHandle<String>) {
     let url = format!("http://{}", listener.local_addr().unwrap());
     let server = std::thread::spawn(move || {
         let (mut socket, _) = listener.accept().unwrap();
-        let mut seen = Vec::new();
-        let mut buf = [0u8; 4096];
-        let head_end = loop {
-            let n = socket.read(&mut buf).unwrap();
-            assert!(n > 0, "the client closed before sending a request");
-            seen.extend_from_slice(&buf[..n]);
-            if let Some(at) = seen.windows(4).position(|w| w == b"\r\n\r\n") {
-                break at + 4;
-            }
-        };
-        let head = String::from_utf8_lossy(&seen[..head_end]).to_string();
-        let length: usize = head
-            .lines()
-            .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse().unwrap()))
-            .unwrap_or(0);
-        while seen.len() < head_end + length {
-            let n = socket.read(&mut buf).unwrap();
-            seen.extend_from_slice(&buf[..n]);
-        }
+        let (head, _) = read_request(&mut socket);
         let body = [
             frame("messageStart", r#"{"role":"assistant"}"#),
             frame("contentBlockDelta", r#"{"contentBlockIndex":0,"delta":{"text":"It proves who sent it "}}"#),

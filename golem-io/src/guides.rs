@@ -1,7 +1,9 @@
 //! The guides in `docs/guides/`, compiled and run as doctests: every
 //! ```` ```rust ```` block of every guide is a test of this crate
 //! (`cargo test -p golem-io --doc`). Only built under `cfg(doctest)`, so
-//! nothing here is part of the public API.
+//! nothing here is part of the public API, and only in the repository
+//! (`cfg(golem_guides)`, set by build.rs): the published package has no
+//! `docs/`.
 //!
 //! The guides of the common tools and the MCP client need their features
 //! (`web-fetch`, `file-read`, `command`, `skills`, `mcp`): `cargo test

@@ -1,17 +1,20 @@
 //! Shared by the MCP integration tests: the reference server (PyPI `mcp`,
-//! pinned in `.ci/run`), the fake servers, and a loopback HTTP fake.
+//! pinned here and provisioned by `python`), the fake servers, and a
+//! loopback HTTP fake.
 #![allow(dead_code)] // each test file uses its own part
 
 pub mod http_fake;
+mod python;
+
+pub use python::python;
 
 use golem_io::mcp::{ClientOptions, HttpConfig, McpClient, StdioConfig};
 use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-/// The `mcp` version the tests expect (the one `.ci/run` installs).
+/// The `mcp` version the tests pin (and install into their own venv).
 pub const MCP_VERSION: &str = "2.3.0";
 
 /// The reference server's tools, in listing order.
@@ -41,39 +44,6 @@ pub fn server_script() -> String {
 
 pub fn fake_script() -> String {
     fixtures().join("fake.py").display().to_string()
-}
-
-/// The Python with the MCP SDK: `GOLEM_MCP_PYTHON`, else the repo's
-/// `.venv-mcp`, else `python3`. Missing SDK fails the test loudly: CI
-/// installs it, so a skip would hide a broken setup.
-pub fn python() -> String {
-    static PYTHON: OnceLock<String> = OnceLock::new();
-    PYTHON
-        .get_or_init(|| {
-            let venv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.venv-mcp/bin/python");
-            let candidates: Vec<String> = match std::env::var("GOLEM_MCP_PYTHON") {
-                Ok(p) if !p.is_empty() => vec![p],
-                _ => vec![venv.display().to_string(), "python3".to_string()],
-            };
-            for candidate in &candidates {
-                let probe = Command::new(candidate)
-                    .args(["-c", "import importlib.metadata as m, mcp; print(m.version('mcp'))"])
-                    .output();
-                if let Ok(out) = probe {
-                    if out.status.success() {
-                        let version = String::from_utf8_lossy(&out.stdout).trim().to_string();
-                        assert_eq!(version, MCP_VERSION, "{candidate} has mcp {version}, the tests pin {MCP_VERSION}");
-                        return candidate.clone();
-                    }
-                }
-            }
-            panic!(
-                "no Python with the MCP SDK (tried {candidates:?}). Install it with \
-                 `python3 -m venv .venv-mcp && .venv-mcp/bin/pip install mcp=={MCP_VERSION}` \
-                 or point GOLEM_MCP_PYTHON at an interpreter that has it (.ci/run does both)"
-            )
-        })
-        .clone()
 }
 
 pub fn options() -> ClientOptions {

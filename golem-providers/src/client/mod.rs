@@ -23,14 +23,17 @@
 //! alike ([`ClientBuilder`]); `from_env()` and `OpenAi::preset` are the
 //! short forms that read the environment.
 //!
+//! A client is a golem model: hand it to `golem_io::Agent::builder`, or
+//! call it directly.
+//!
 //! ```no_run
+//! use golem_core::{Message, Model, Request};
 //! use golem_providers::openai::Preset;
 //! use golem_providers::OpenAi;
-//! use golem_io::Agent;
 //!
 //! let model = OpenAi::preset(Preset::groq(), "llama-3.3-70b-versatile")?; // reads GROQ_API_KEY
-//! let agent = Agent::<()>::builder(model).instructions("Be brief.").build()?;
-//! println!("{}", agent.run((), "Say hi")?.output);
+//! let reply = model.generate(&Request::new(vec![Message::user("Say hi")]))?;
+//! println!("{}", reply.message.content);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
