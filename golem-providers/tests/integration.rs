@@ -6,6 +6,8 @@
 // Helpers shared by several files, compiled once.
 #[path = "support/bedrock.rs"]
 mod bedrock;
+#[path = "support/gemini.rs"]
+mod gemini;
 #[path = "support/models.rs"]
 mod models;
 #[path = "support/proxy.rs"]
@@ -31,6 +33,7 @@ mod decode;
 mod encode;
 mod error_kinds;
 mod errors;
+mod gemini_recorded;
 mod fuzz;
 mod fuzz_corpus;
 mod openapi;
