@@ -33,6 +33,8 @@ mod decode;
 mod encode;
 mod error_kinds;
 mod errors;
+mod gemini_client;
+mod gemini_codec;
 mod gemini_recorded;
 mod fuzz;
 mod fuzz_corpus;
