@@ -83,10 +83,10 @@ pub mod classify;
 pub mod codec;
 #[cfg(feature = "bedrock")]
 pub mod eventstream;
-#[cfg(feature = "gemini")]
-pub mod gemini;
 pub mod framing;
 pub mod fuzzing;
+#[cfg(feature = "gemini")]
+pub mod gemini;
 pub mod http;
 pub mod http_date;
 #[cfg(feature = "openai")]

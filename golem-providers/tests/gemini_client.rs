@@ -28,7 +28,10 @@ fn generate_sends_the_key_in_its_header_only_and_decodes_the_answer() {
         assert_eq!(response.message.content, "Hello!", "{face:?}");
         assert_eq!((response.usage.total_tokens(), response.finish_reason), (7, FinishReason::Stop));
         let seen = &server.requests()[0];
-        assert_eq!((seen.method.as_str(), seen.path.as_str()), ("POST", "/v1beta/models/gemini-2.5-flash:generateContent"));
+        assert_eq!(
+            (seen.method.as_str(), seen.path.as_str()),
+            ("POST", "/v1beta/models/gemini-2.5-flash:generateContent")
+        );
         assert_eq!(seen.header("x-goog-api-key"), Some(KEY));
         assert_eq!(seen.header("accept"), Some("application/json"));
         assert!(seen.header("authorization").is_none());
@@ -60,7 +63,10 @@ fn a_recorded_stream_reaches_the_sink_as_it_arrives_and_assembles_to_the_respons
 fn a_429_with_retry_info_is_retryable_with_its_delay_on_both_paths() {
     for face in FACES {
         let reply = || {
-            Reply::json(429, status_body(429, "RESOURCE_EXHAUSTED", "You exceeded your current quota.", retry_info("13s")))
+            Reply::json(
+                429,
+                status_body(429, "RESOURCE_EXHAUSTED", "You exceeded your current quota.", retry_info("13s")),
+            )
         };
         let server = Server::start(vec![reply(), reply()]);
         let model = client(&server.url());
@@ -80,7 +86,11 @@ fn a_503_is_retryable_on_both_paths() {
         let server = Server::start(vec![reply(), reply()]);
         let model = client(&server.url());
         for error in [generate(face, &model, &hello()).unwrap_err(), collect(face, &model, &hello()).1.unwrap_err()] {
-            assert_eq!((error.status, error.retryable, error.code.as_str()), (Some(503), true, "UNAVAILABLE"), "{face:?}");
+            assert_eq!(
+                (error.status, error.retryable, error.code.as_str()),
+                (Some(503), true, "UNAVAILABLE"),
+                "{face:?}"
+            );
             assert_eq!(error.message, "The model is overloaded.");
         }
     }
@@ -89,7 +99,8 @@ fn a_503_is_retryable_on_both_paths() {
 #[test]
 fn a_reset_mid_stream_is_a_retryable_transport_error() {
     for face in FACES {
-        let server = Server::start(vec![stream_reply([event(&chunk(json!([{"text": "Hel"}]), None))]).then(Part::Reset)]);
+        let server =
+            Server::start(vec![stream_reply([event(&chunk(json!([{"text": "Hel"}]), None))]).then(Part::Reset)]);
         let (deltas, result) = collect(face, &client(&server.url()), &hello());
         let error = result.unwrap_err();
         assert_eq!((error.kind, error.retryable), (ModelErrorKind::Transport, true), "{face:?}: {error}");
@@ -149,7 +160,11 @@ fn a_reply_without_candidates_is_a_decode_error_naming_the_block_reason() {
         let model = client(&server.url());
         for error in [generate(face, &model, &hello()).unwrap_err(), collect(face, &model, &hello()).1.unwrap_err()] {
             assert_eq!((error.kind, error.retryable), (ModelErrorKind::Decode, false), "{face:?}");
-            assert!(error.message.contains("no candidates") && error.message.contains("blockReason SAFETY"), "{}", error.message);
+            assert!(
+                error.message.contains("no candidates") && error.message.contains("blockReason SAFETY"),
+                "{}",
+                error.message
+            );
         }
     }
 }
@@ -157,11 +172,20 @@ fn a_reply_without_candidates_is_a_decode_error_naming_the_block_reason() {
 #[test]
 fn a_403_is_an_auth_error_that_never_shows_the_key() {
     for face in FACES {
-        let body = status_body(403, "PERMISSION_DENIED", &format!("Method doesn't allow unregistered callers ({KEY})."), json!([]));
+        let body = status_body(
+            403,
+            "PERMISSION_DENIED",
+            &format!("Method doesn't allow unregistered callers ({KEY})."),
+            json!([]),
+        );
         let server = Server::start(vec![Reply::json(403, body.clone()), Reply::json(403, body)]);
         let model = client(&server.url());
         for error in [generate(face, &model, &hello()).unwrap_err(), collect(face, &model, &hello()).1.unwrap_err()] {
-            assert_eq!((error.kind, error.status, error.retryable), (ModelErrorKind::Auth, Some(403), false), "{face:?}");
+            assert_eq!(
+                (error.kind, error.status, error.retryable),
+                (ModelErrorKind::Auth, Some(403), false),
+                "{face:?}"
+            );
             let shown = format!("{error} {error:?} {model:?} {:?}", model.config());
             assert!(!shown.contains(KEY), "{shown}");
         }
@@ -170,7 +194,8 @@ fn a_403_is_an_auth_error_that_never_shows_the_key() {
 
 #[test]
 fn count_tokens_runs_on_both_transports() {
-    let server = Server::start(vec![Reply::json(200, r#"{"totalTokens": 12}"#), Reply::json(200, r#"{"totalTokens": 12}"#)]);
+    let server =
+        Server::start(vec![Reply::json(200, r#"{"totalTokens": 12}"#), Reply::json(200, r#"{"totalTokens": 12}"#)]);
     let model = client(&server.url());
     assert_eq!(model.count_tokens(&hello()).unwrap(), 12);
     assert_eq!(futures_lite::future::block_on(model.count_tokens_async(&hello())).unwrap(), 12);

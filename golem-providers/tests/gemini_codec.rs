@@ -36,7 +36,11 @@ fn with_tools(messages: Vec<Message>) -> Request {
 }
 
 fn decode(body: &Value) -> Result<golem_core::Response, golem_core::ModelError> {
-    codec().decode(&Request::new(vec![Message::user("x")]), &HttpResponseHead::new(200, vec![]), body.to_string().as_bytes())
+    codec().decode(
+        &Request::new(vec![Message::user("x")]),
+        &HttpResponseHead::new(200, vec![]),
+        body.to_string().as_bytes(),
+    )
 }
 
 fn stream(bytes: &[u8]) -> (Vec<Delta>, Result<golem_core::Response, golem_core::ModelError>) {
@@ -89,7 +93,10 @@ fn settings_go_in_generation_config_only_when_set() {
         json!({"temperature": 0.0, "topP": 0.9, "topK": 40, "maxOutputTokens": 1024, "stopSequences": ["END"],
                "seed": 7, "thinkingConfig": {"includeThoughts": true, "thinkingBudget": -1}})
     );
-    assert_eq!(wire["safetySettings"], json!([{"category": "HARM_CATEGORY_HARASSMENT", "threshold": "BLOCK_ONLY_HIGH"}]));
+    assert_eq!(
+        wire["safetySettings"],
+        json!([{"category": "HARM_CATEGORY_HARASSMENT", "threshold": "BLOCK_ONLY_HIGH"}])
+    );
     assert_eq!(wire["systemInstruction"], json!({"parts": [{"text": "One."}, {"text": "Two."}]}));
     assert_eq!(wire["contents"], json!([{"role": "user", "parts": [{"text": "hi"}]}]));
     let level = codec_with(|b| b.thinking(Thinking::new().level("low")));
@@ -101,8 +108,10 @@ fn settings_go_in_generation_config_only_when_set() {
 
 #[test]
 fn structured_output_goes_as_json_schema_and_never_beside_function_tools() {
-    let schema = json!({"type": "object", "properties": {"t": {"type": ["number", "null"]}}, "additionalProperties": false});
-    let request = Request::new(vec![Message::user("forecast")]).with_output_schema(OutputSchema::new("Forecast", schema.clone()));
+    let schema =
+        json!({"type": "object", "properties": {"t": {"type": ["number", "null"]}}, "additionalProperties": false});
+    let request =
+        Request::new(vec![Message::user("forecast")]).with_output_schema(OutputSchema::new("Forecast", schema.clone()));
     let wire = body(&codec(), &request);
     assert_eq!(wire["generationConfig"], json!({"responseMimeType": "application/json", "responseJsonSchema": schema}));
 
@@ -124,10 +133,17 @@ fn structured_output_goes_as_json_schema_and_never_beside_function_tools() {
     );
     let tools = body(&legacy, &with_tools(vec![Message::user("x")]));
     assert_eq!(tools["tools"][0]["functionDeclarations"][0]["parameters"]["required"], json!(["city"]));
-    let refs = Request::new(vec![Message::user("x")])
-        .with_tools(vec![ToolDefinition::new("t", "", json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}}))]);
+    let refs = Request::new(vec![Message::user("x")]).with_tools(vec![ToolDefinition::new(
+        "t",
+        "",
+        json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}}),
+    )]);
     let error = legacy.encode(&refs, false).unwrap_err();
-    assert!(error.message.contains("tool t") && error.message.contains("keyword $ref at /properties/a"), "{}", error.message);
+    assert!(
+        error.message.contains("tool t") && error.message.contains("keyword $ref at /properties/a"),
+        "{}",
+        error.message
+    );
 }
 
 #[test]
@@ -154,7 +170,10 @@ fn every_media_kind_goes_inline_or_by_uri() {
         ])
     );
     let only_parts = Request::new(vec![Message::user("").with_parts(vec![document])]);
-    assert_eq!(body(&codec(), &only_parts)["contents"][0]["parts"][0], json!({"fileData": {"fileUri": "gs://bucket/report.pdf"}}));
+    assert_eq!(
+        body(&codec(), &only_parts)["contents"][0]["parts"][0],
+        json!({"fileData": {"fileUri": "gs://bucket/report.pdf"}})
+    );
 
     let refused = |message: Message| codec().encode(&Request::new(vec![message]), false).unwrap_err();
     let on_model = refused(Message::assistant("x").with_parts(vec![Part::image_url("https://e.com/a.png")]));
@@ -213,7 +232,10 @@ fn function_responses_answer_their_calls_by_position_in_one_user_turn() {
         Message::tool_result("fc-77", "", "sunny"),
     ]);
     let wire = body(&codec(), &given);
-    assert_eq!(wire["contents"][1]["parts"][0]["functionCall"], json!({"name": "get_weather", "args": {}, "id": "fc-77"}));
+    assert_eq!(
+        wire["contents"][1]["parts"][0]["functionCall"],
+        json!({"name": "get_weather", "args": {}, "id": "fc-77"})
+    );
     assert_eq!(
         wire["contents"][2]["parts"][0]["functionResponse"],
         json!({"name": "get_weather", "id": "fc-77", "response": {"result": "sunny"}}),
@@ -253,7 +275,8 @@ fn thoughts_and_signatures_are_replayed_per_think_03_and_04() {
     );
     let silent = Request::new(vec![
         Message::user("q"),
-        Message::new(golem_core::Role::Assistant).with_thinking(vec![ThinkingBlock::redacted("S").with_provider("gemini")]),
+        Message::new(golem_core::Role::Assistant)
+            .with_thinking(vec![ThinkingBlock::redacted("S").with_provider("gemini")]),
     ]);
     assert_eq!(body(&codec(), &silent)["contents"][1]["parts"], json!([{"text": "", "thoughtSignature": "S"}]));
     let empty = Request::new(vec![Message::user("q"), Message::assistant("")]);
@@ -307,7 +330,10 @@ fn thoughts_decode_into_blocks_and_go_back_as_they_came() {
     );
 
     // A signature on an empty thought part signs the open block.
-    let late = chunk(json!([{"text": "Hmm.", "thought": true}, {"text": "", "thought": true, "thoughtSignature": "SIG-L"}]), Some("STOP"));
+    let late = chunk(
+        json!([{"text": "Hmm.", "thought": true}, {"text": "", "thought": true, "thoughtSignature": "SIG-L"}]),
+        Some("STOP"),
+    );
     assert_eq!(decode(&late).unwrap().message.thinking[0].signature, "SIG-L");
     // Streamed, the same parts in chunks give the same message.
     let events: Vec<u8> = parts
@@ -358,10 +384,15 @@ fn a_safety_stop_is_content_filter_and_no_candidates_is_a_decode_error_with_the_
     let (_, streamed) = stream(&event(&blocked));
     assert_eq!(streamed.unwrap().finish_reason, FinishReason::ContentFilter);
 
-    let refused = json!({"promptFeedback": {"blockReason": "PROHIBITED_CONTENT"}, "usageMetadata": {"promptTokenCount": 9}});
+    let refused =
+        json!({"promptFeedback": {"blockReason": "PROHIBITED_CONTENT"}, "usageMetadata": {"promptTokenCount": 9}});
     for error in [decode(&refused).unwrap_err(), stream(&event(&refused)).1.unwrap_err()] {
         assert_eq!((error.kind, error.retryable), (ModelErrorKind::Decode, false));
-        assert!(error.message.contains("no candidates") && error.message.contains("PROHIBITED_CONTENT"), "{}", error.message);
+        assert!(
+            error.message.contains("no candidates") && error.message.contains("PROHIBITED_CONTENT"),
+            "{}",
+            error.message
+        );
     }
     let nothing = decode(&json!({"usageMetadata": {"promptTokenCount": 9}})).unwrap_err();
     assert_eq!(nothing.kind, ModelErrorKind::Decode);
@@ -396,11 +427,8 @@ fn streams_forward_every_text_part_and_take_the_last_usage() {
     assert_eq!(response.message.content, "abc");
     assert_eq!((response.usage.input_tokens, response.usage.output_tokens), (12, 3));
 
-    let array = format!(
-        "[{},\r\n{}]",
-        chunk(json!([{"text": "x"}]), None),
-        chunk(json!([{"text": "y"}]), Some("STOP"))
-    );
+    let array =
+        format!("[{},\r\n{}]", chunk(json!([{"text": "x"}]), None), chunk(json!([{"text": "y"}]), Some("STOP")));
     assert_eq!(stream(array.as_bytes()).1.unwrap().message.content, "xy", "JSON-array framing");
 }
 
@@ -408,9 +436,15 @@ fn streams_forward_every_text_part_and_take_the_last_usage() {
 fn a_stream_without_a_finish_reason_is_a_retryable_truncation_and_garbage_a_retryable_decode_error() {
     for body in [event(&chunk(json!([{"text": "Hel"}]), None)), Vec::new(), b"\n\n".to_vec(), b"[".to_vec()] {
         let error = stream(&body).1.unwrap_err();
-        assert_eq!((error.kind, error.retryable), (ModelErrorKind::Truncated, true), "{:?}", String::from_utf8_lossy(&body));
+        assert_eq!(
+            (error.kind, error.retryable),
+            (ModelErrorKind::Truncated, true),
+            "{:?}",
+            String::from_utf8_lossy(&body)
+        );
     }
-    let malformed = [event(&chunk(json!([{"text": "Hel"}]), None)), b"data: {\"candidates\": [oops\n\n".to_vec()].concat();
+    let malformed =
+        [event(&chunk(json!([{"text": "Hel"}]), None)), b"data: {\"candidates\": [oops\n\n".to_vec()].concat();
     let (deltas, result) = stream(&malformed);
     let error = result.unwrap_err();
     assert_eq!((error.kind, error.retryable), (ModelErrorKind::Decode, true), "{error}");
@@ -443,33 +477,54 @@ fn error_bodies_are_classified_with_retry_info_and_the_key_scrubbed() {
         let headers = headers.into_iter().map(|(n, v)| (n.to_string(), v.to_string())).collect();
         codec().decode(&request, &HttpResponseHead::new(status, headers), body.as_bytes()).unwrap_err()
     };
-    let quota = decode_error(429, vec![("x-request-id", "rq-1")], &status_body(429, "RESOURCE_EXHAUSTED", "Quota exceeded.", retry_info("13s")));
+    let quota = decode_error(
+        429,
+        vec![("x-request-id", "rq-1")],
+        &status_body(429, "RESOURCE_EXHAUSTED", "Quota exceeded.", retry_info("13s")),
+    );
     assert_eq!((quota.kind, quota.retryable, quota.code.as_str()), (ModelErrorKind::Api, true, "RESOURCE_EXHAUSTED"));
     assert_eq!(quota.retry_after, Some(Duration::from_secs(13)));
     assert_eq!(quota.request_id, "rq-1");
     let header_first =
         decode_error(429, vec![("retry-after", "4")], &status_body(429, "RESOURCE_EXHAUSTED", "q", retry_info("13s")));
     assert_eq!(header_first.retry_after, Some(Duration::from_secs(4)), "a Retry-After header is read first");
-    let unavailable = decode_error(503, vec![], &status_body(503, "UNAVAILABLE", "The model is overloaded.", json!([])));
+    let unavailable =
+        decode_error(503, vec![], &status_body(503, "UNAVAILABLE", "The model is overloaded.", json!([])));
     assert_eq!((unavailable.status, unavailable.retryable, unavailable.retry_after), (Some(503), true, None));
     let invalid = decode_error(400, vec![], &status_body(400, "INVALID_ARGUMENT", "Invalid JSON payload.", json!([])));
-    assert_eq!((invalid.kind, invalid.retryable, invalid.code.as_str()), (ModelErrorKind::Api, false, "INVALID_ARGUMENT"));
-    let denied = decode_error(403, vec![], &status_body(403, "PERMISSION_DENIED", &format!("Key {KEY} denied."), json!([])));
+    assert_eq!(
+        (invalid.kind, invalid.retryable, invalid.code.as_str()),
+        (ModelErrorKind::Api, false, "INVALID_ARGUMENT")
+    );
+    let denied =
+        decode_error(403, vec![], &status_body(403, "PERMISSION_DENIED", &format!("Key {KEY} denied."), json!([])));
     assert_eq!((denied.kind, denied.retryable), (ModelErrorKind::Auth, false));
     assert!(!denied.message.contains(KEY) && denied.message.contains("[redacted]"), "{}", denied.message);
     let bad_key = decode_error(
         400,
         vec![],
-        &status_body(400, "INVALID_ARGUMENT", "API key not valid. Please pass a valid API key.",
-            json!([{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "API_KEY_INVALID", "domain": "googleapis.com"}])),
+        &status_body(
+            400,
+            "INVALID_ARGUMENT",
+            "API key not valid. Please pass a valid API key.",
+            json!([{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "API_KEY_INVALID", "domain": "googleapis.com"}]),
+        ),
     );
     assert_eq!((bad_key.kind, bad_key.status, bad_key.retryable), (ModelErrorKind::Auth, Some(400), false));
     let wrapped = decode_error(500, vec![], &format!("[{}]", status_body(500, "INTERNAL", "oops", json!([]))));
     assert_eq!((wrapped.code.as_str(), wrapped.message.as_str(), wrapped.retryable), ("INTERNAL", "oops", true));
     let html = decode_error(502, vec![], "<html>Bad Gateway</html>");
     assert_eq!((html.message.as_str(), html.retryable), ("HTTP status 502: <html>Bad Gateway</html>", true));
-    let overflow = decode_error(400, vec![], &status_body(400, "INVALID_ARGUMENT",
-        "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).", json!([])));
+    let overflow = decode_error(
+        400,
+        vec![],
+        &status_body(
+            400,
+            "INVALID_ARGUMENT",
+            "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).",
+            json!([]),
+        ),
+    );
     assert!(overflow.is_context_overflow());
 }
 
@@ -491,7 +546,10 @@ fn count_tokens_counts_the_whole_request() {
     assert_eq!(codec.decode_count_tokens(&ok, b"{}").unwrap(), 0, "Google's JSON leaves zeros out");
     assert_eq!(codec.decode_count_tokens(&ok, b"[]").unwrap_err().kind, ModelErrorKind::Decode);
     let error = codec
-        .decode_count_tokens(&HttpResponseHead::new(429, vec![]), status_body(429, "RESOURCE_EXHAUSTED", "q", retry_info("1s")).as_bytes())
+        .decode_count_tokens(
+            &HttpResponseHead::new(429, vec![]),
+            status_body(429, "RESOURCE_EXHAUSTED", "q", retry_info("1s")).as_bytes(),
+        )
         .unwrap_err();
     assert_eq!(error.retry_after, Some(Duration::from_secs(1)));
 }
@@ -505,17 +563,33 @@ fn config_is_validated_at_construction() {
     assert!(matches!(err(base().tuning(Tuning::new().temperature(2.01))), ConfigError::InvalidTuning { .. }));
     assert!(matches!(err(base().tuning(Tuning::new().top_p(-0.1))), ConfigError::InvalidTuning { .. }));
     assert!(matches!(err(base().tuning(Tuning::new().max_output_tokens(0))), ConfigError::InvalidTuning { .. }));
-    assert!(matches!(err(base().thinking(Thinking::new().budget(2).level("high"))), ConfigError::InvalidThinking { .. }));
+    assert!(matches!(
+        err(base().thinking(Thinking::new().budget(2).level("high"))),
+        ConfigError::InvalidThinking { .. }
+    ));
     assert!(matches!(err(base().thinking(Thinking::new().budget(-2))), ConfigError::InvalidThinking { .. }));
-    assert!(matches!(err(base().safety_setting(SafetySetting::new("HARM x", "BLOCK"))), ConfigError::InvalidTuning { .. }));
+    assert!(matches!(
+        err(base().safety_setting(SafetySetting::new("HARM x", "BLOCK"))),
+        ConfigError::InvalidTuning { .. }
+    ));
     for model in ["", "models/../x", "a b", "models//x", "gemini?alt=json"] {
-        assert!(matches!(err(base().model(model)), ConfigError::InvalidModel { .. } | ConfigError::Missing { .. }), "{model:?}");
+        assert!(
+            matches!(err(base().model(model)), ConfigError::InvalidModel { .. } | ConfigError::Missing { .. }),
+            "{model:?}"
+        );
     }
     assert_eq!(ok(base().model("tunedModels/my-tune-7")).model_path(), "tunedModels/my-tune-7");
     assert_eq!(ok(base().model("models/gemini-2.5-pro")).model_path(), "models/gemini-2.5-pro");
-    assert_eq!(err(Config::builder("gemini-2.5-flash")), ConfigError::Missing { field: "an API key", var: "GEMINI_API_KEY or GOOGLE_API_KEY" });
+    assert_eq!(
+        err(Config::builder("gemini-2.5-flash")),
+        ConfigError::Missing { field: "an API key", var: "GEMINI_API_KEY or GOOGLE_API_KEY" }
+    );
     let gateway = ok(Config::builder("gemini-2.5-flash").base_url("http://127.0.0.1:9/"));
-    assert_eq!((gateway.base_url(), gateway.api_key()), ("http://127.0.0.1:9", None), "away from Google the key is optional");
+    assert_eq!(
+        (gateway.base_url(), gateway.api_key()),
+        ("http://127.0.0.1:9", None),
+        "away from Google the key is optional"
+    );
     assert_eq!(err(base().api_key(format!("{KEY}\n"))), ConfigError::InvalidKey);
     assert!(matches!(err(base().base_url("generativelanguage.googleapis.com")), ConfigError::InvalidBaseUrl { .. }));
 
@@ -527,7 +601,8 @@ fn config_is_validated_at_construction() {
     let google = Config::from_env(env(&[("GEMINI_API_KEY", " "), ("GOOGLE_API_KEY", "goo")])).unwrap();
     assert_eq!(google.api_key().unwrap().expose(), "goo", "blank counts as unset");
     assert!(Config::from_env(env(&[])).is_err());
-    let local = Config::from_env(env(&[("GEMINI_BASE_URL", "http://localhost:8080"), ("GEMINI_MODEL", "gemma-3")])).unwrap();
+    let local =
+        Config::from_env(env(&[("GEMINI_BASE_URL", "http://localhost:8080"), ("GEMINI_MODEL", "gemma-3")])).unwrap();
     assert_eq!((local.base_url(), local.model()), ("http://localhost:8080", "gemma-3"));
 }
 

@@ -198,10 +198,9 @@ fn recorded_error_bodies_are_classified() {
     let body = std::fs::read(dir.join("01.response.json")).unwrap();
     let head = cassette_head(&format!("errors/{case}"), 1);
     let request = Request::new(vec![golem_core::Message::user("hello")]);
-    for error in [
-        crate::gemini::codec().decode(&request, &head, &body).unwrap_err(),
-        crate::gemini::codec().error(&head, &body),
-    ] {
+    for error in
+        [crate::gemini::codec().decode(&request, &head, &body).unwrap_err(), crate::gemini::codec().error(&head, &body)]
+    {
         assert_eq!((error.kind, error.status, error.retryable), (ModelErrorKind::Api, Some(404), false));
         assert_eq!(error.code, "NOT_FOUND");
         assert!(error.message.starts_with("models/gemini-3.6-flahs is not found for API version v1beta"));

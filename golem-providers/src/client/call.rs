@@ -92,7 +92,10 @@ pub(crate) async fn stream_async<C: HttpCodec>(
 /// call's exchange, and the calls beside one (token counting), whose
 /// codecs decode the pair themselves.
 #[cfg(feature = "blocking")]
-pub(crate) fn exchange(transport: &dyn Transport, http: &HttpRequest) -> Result<(HttpResponseHead, Vec<u8>), ModelError> {
+pub(crate) fn exchange(
+    transport: &dyn Transport,
+    http: &HttpRequest,
+) -> Result<(HttpResponseHead, Vec<u8>), ModelError> {
     let response = transport.send(http)?;
     let body = read_whole(&response.head, response.body.read_to_end())?;
     Ok((response.head, body))

@@ -49,9 +49,9 @@ mod openai;
 pub use azure::AzureOpenAiBuilder;
 #[cfg(feature = "bedrock")]
 pub use bedrock::BedrockBuilder;
+pub use builder::{ClientBuilder, CodecBuilder};
 #[cfg(feature = "gemini")]
 pub use gemini::GeminiBuilder;
-pub use builder::{ClientBuilder, CodecBuilder};
 #[cfg(feature = "openai")]
 pub use openai::{OpenAiBuilder, DEFAULT_OPENAI_MODEL};
 

@@ -99,7 +99,8 @@ impl Answer {
             };
         };
         self.answered = true;
-        let parts = candidate.pointer("/content/parts").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+        let parts =
+            candidate.pointer("/content/parts").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
         for part in parts {
             self.part(part, out);
         }
@@ -157,7 +158,12 @@ impl Answer {
                     index
                 }
             };
-            out.push(Delta::Thinking { index, text: text.to_string(), signature: String::new(), redacted: String::new() });
+            out.push(Delta::Thinking {
+                index,
+                text: text.to_string(),
+                signature: String::new(),
+                redacted: String::new(),
+            });
             if !signature.is_empty() {
                 out.push(signed(index, signature));
                 self.open_thought = None;
@@ -184,7 +190,9 @@ impl Answer {
     /// length or content.
     pub(crate) fn finish_reason(&self) -> FinishReason {
         match self.finish.unwrap_or_default() {
-            FinishReason::Stop | FinishReason::Other | FinishReason::Unknown if self.calls > 0 => FinishReason::ToolCall,
+            FinishReason::Stop | FinishReason::Other | FinishReason::Unknown if self.calls > 0 => {
+                FinishReason::ToolCall
+            }
             reason => reason,
         }
     }

@@ -19,10 +19,9 @@ pub(crate) fn part(part: &Part, message: usize, index: usize) -> Result<Value, M
         return Ok(inline(&part.media_type, &data));
     }
     if let Some(rest) = part.url.strip_prefix("data:") {
-        let (head, data) = rest
-            .split_once(',')
-            .filter(|(head, _)| head.ends_with(";base64"))
-            .ok_or_else(|| encode_error(&format!("{}: a data: URL must be base64 (data:<type>;base64,<data>)", what())))?;
+        let (head, data) = rest.split_once(',').filter(|(head, _)| head.ends_with(";base64")).ok_or_else(|| {
+            encode_error(&format!("{}: a data: URL must be base64 (data:<type>;base64,<data>)", what()))
+        })?;
         let media_type = head.trim_end_matches(";base64");
         let media_type = if media_type.is_empty() { part.media_type.as_str() } else { media_type };
         return Ok(inline(media_type, data));
