@@ -91,6 +91,8 @@ pub mod http;
 pub mod http_date;
 #[cfg(feature = "openai")]
 pub mod openai;
+#[cfg(feature = "gemini")]
+mod outbox;
 pub mod percent;
 pub mod retry_after;
 pub mod secret;

@@ -9,7 +9,9 @@
 //! SPEC PROV-GEM-01..08, STREAM-05/06/07, THINK-01/03.
 
 use crate::gemini::{codec_for_recorded, expected_body, recorded, request_from_contents};
-use crate::support::{case_dir, cassette_head, golden, interactions, response_json, run_stream, split_at};
+use crate::support::{
+    assert_split_invariant, case_dir, cassette_head, golden, interactions, response_json, run_stream,
+};
 use base64::Engine as _;
 use golem_core::message::{Message, Role};
 use golem_core::model::{ModelErrorKind, Request, Response};
@@ -138,16 +140,7 @@ fn every_recorded_stream_is_chunking_invariant_and_truncated_when_cut() {
             let codec = codec_for_recorded(case, &request_body(case, n));
             let head = HttpResponseHead::new(200, vec![]);
             let body = recorded(case, &file);
-            let (deltas, result) = run_stream(&codec, &request, &head, [&body]);
-            let whole = result.unwrap();
-            let (bytewise, result) = run_stream(&codec, &request, &head, body.chunks(1));
-            assert_eq!(bytewise, deltas, "{case} {file}: byte by byte");
-            assert_eq!(result.unwrap(), whole);
-            for cut in 0..=body.len() {
-                let (split, result) = run_stream(&codec, &request, &head, split_at(&body, &[cut]));
-                assert_eq!(split, deltas, "{case} {file}: split at {cut}");
-                assert_eq!(result.as_ref().unwrap(), &whole, "{case} {file}: split at {cut}");
-            }
+            assert_split_invariant(&codec, &request, &head, &body, &format!("{case} {file}"));
             // Cut before its last byte of substance (the last chunk's `}`,
             // or the array's `]`), it is a retryable truncation, never a
             // success (STREAM-07).

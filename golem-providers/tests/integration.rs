@@ -6,6 +6,8 @@
 // Helpers shared by several files, compiled once.
 #[path = "support/bedrock.rs"]
 mod bedrock;
+#[path = "support/drivers.rs"]
+mod drivers;
 #[path = "support/gemini.rs"]
 mod gemini;
 #[path = "support/models.rs"]

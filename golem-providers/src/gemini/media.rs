@@ -6,13 +6,13 @@
 
 use crate::classify::encode_error;
 use base64::Engine as _;
-use golem_core::message::{Part, PartKind};
+use golem_core::message::Part;
 use golem_core::model::ModelError;
 use serde_json::{json, Map, Value};
 
 /// The wire part for `part`, the `index`-th of golem message `message`.
 pub(crate) fn part(part: &Part, message: usize, index: usize) -> Result<Value, ModelError> {
-    let what = || format!("message {message} part {index} ({})", kind_name(part.kind));
+    let what = || format!("message {message} part {index} ({})", format!("{:?}", part.kind).to_ascii_lowercase());
     part.validate().map_err(|e| encode_error(&format!("{}: {e}", what())))?;
     if !part.data.is_empty() {
         let data = base64::engine::general_purpose::STANDARD.encode(&part.data);
@@ -36,13 +36,4 @@ pub(crate) fn part(part: &Part, message: usize, index: usize) -> Result<Value, M
 
 fn inline(media_type: &str, data: &str) -> Value {
     json!({"inlineData": {"mimeType": media_type, "data": data}})
-}
-
-fn kind_name(kind: PartKind) -> &'static str {
-    match kind {
-        PartKind::Image => "image",
-        PartKind::Document => "document",
-        PartKind::Audio => "audio",
-        PartKind::Video => "video",
-    }
 }

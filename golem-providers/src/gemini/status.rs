@@ -9,7 +9,7 @@
 //! for and reaches the run machine as the Retry-After hint does; a
 //! `Retry-After` header, where a gateway adds one, is read first.
 
-use crate::classify::{api_error, quote_body};
+use crate::classify::{api_error, unrecognised_body};
 use crate::http::HttpResponseHead;
 use crate::retry_after;
 use crate::secret::Secret;
@@ -41,15 +41,7 @@ pub fn error_from_response(head: &HttpResponseHead, body: &[u8], key: Option<&Se
     let error = value.as_ref().map(unwrap_array).and_then(|v| v.get("error")).filter(|e| e.is_object());
     match error {
         Some(error) => classified(head, error, key),
-        None => {
-            let quoted = quote_body(body, key);
-            let message = if quoted.is_empty() {
-                format!("HTTP status {}", head.status)
-            } else {
-                format!("HTTP status {}: {quoted}", head.status)
-            };
-            api_error(head, &message, "", key)
-        }
+        None => unrecognised_body(head, body, key),
     }
 }
 

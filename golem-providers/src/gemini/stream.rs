@@ -25,13 +25,13 @@ use super::FAMILY;
 use crate::classify::decode_error;
 use crate::codec::StreamDecoder;
 use crate::http::HttpResponseHead;
+use crate::outbox::Outbox;
 use crate::secret::Secret;
 use crate::sse::{SseDecoder, SseError};
 use golem_core::message::Message;
 use golem_core::model::{Delta, ModelError, ModelErrorKind, Response};
 use golem_core::stream::StreamAssembler;
 use serde_json::Value;
-use std::collections::VecDeque;
 
 /// How the body frames its chunks, known from its first non-blank byte.
 #[derive(Debug)]
@@ -62,10 +62,8 @@ pub struct GeminiStream {
     framing: Framing,
     answer: Answer,
     assembler: StreamAssembler,
-    queue: VecDeque<Delta>,
+    out: Outbox,
     ended: bool,
-    error: Option<ModelError>,
-    error_reported: bool,
     head: HttpResponseHead,
     key: Option<Secret>,
 }
@@ -78,10 +76,8 @@ impl GeminiStream {
             framing: Framing::Unknown(Vec::new()),
             answer: Answer::new(turn),
             assembler: StreamAssembler::new().with_provider(FAMILY),
-            queue: VecDeque::new(),
+            out: Outbox::default(),
             ended: false,
-            error: None,
-            error_reported: false,
             head: head.clone(),
             key,
         }
@@ -90,7 +86,7 @@ impl GeminiStream {
     /// Decode chunks until a delta is queued, the input runs dry or the
     /// stream failed.
     fn pump(&mut self) {
-        while self.queue.is_empty() && self.error.is_none() {
+        while self.out.wants_more() {
             let next = match &mut self.framing {
                 Framing::Unknown(_) => return,
                 Framing::Sse(sse) => match sse.next() {
@@ -144,13 +140,13 @@ impl GeminiStream {
             self.assembler
                 .push(&delta)
                 .map_err(|e| decode_error("stream chunk", &e.to_string(), false, self.key.as_ref()))?;
-            self.queue.push_back(delta);
+            self.out.push(delta);
         }
         read
     }
 
     fn fail(&mut self, error: ModelError) {
-        self.error = Some(with_request_id(error, &self.head));
+        self.out.fail(with_request_id(error, &self.head));
     }
 
     /// Pick the framing once a non-blank byte arrived.
@@ -176,7 +172,7 @@ impl GeminiStream {
 
 impl StreamDecoder for GeminiStream {
     fn feed(&mut self, chunk: &[u8]) {
-        if self.error.is_some() {
+        if self.out.failed() {
             return;
         }
         match &mut self.framing {
@@ -197,16 +193,7 @@ impl StreamDecoder for GeminiStream {
 
     fn next_delta(&mut self) -> Option<Result<Delta, ModelError>> {
         self.pump();
-        if let Some(delta) = self.queue.pop_front() {
-            return Some(Ok(delta));
-        }
-        match &self.error {
-            Some(error) if !self.error_reported => {
-                self.error_reported = true;
-                Some(Err(error.clone()))
-            }
-            _ => None,
-        }
+        self.out.next()
     }
 
     fn partial(&self) -> Message {
@@ -215,14 +202,15 @@ impl StreamDecoder for GeminiStream {
 
     fn finish(mut self) -> Result<Response, ModelError> {
         self.end();
+        // Parse what nobody drained: the response is the assembler's.
+        self.out.discard();
         loop {
-            self.queue.clear();
             self.pump();
-            if self.queue.is_empty() {
+            if !self.out.discard() {
                 break;
             }
         }
-        if let Some(error) = self.error {
+        if let Some(error) = self.out.into_error() {
             return Err(error);
         }
         let missing = if self.answer.chunks == 0 {

@@ -1,0 +1,45 @@
+//! A one-shot loopback stand-in for a provider: it answers one request with
+//! a canned body and hands back what it received, so an example that
+//! talks to a real model runs offline in a test.
+
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::thread::JoinHandle;
+
+/// A server on 127.0.0.1 answering one request with `body` as
+/// `content_type`; its URL, and a handle yielding the request's head (as
+/// text) and body.
+pub fn stand_in(content_type: &'static str, body: Vec<u8>) -> (String, JoinHandle<(String, Vec<u8>)>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let server = std::thread::spawn(move || {
+        let (mut socket, _) = listener.accept().unwrap();
+        let mut seen = Vec::new();
+        let mut buf = [0u8; 4096];
+        let head_end = loop {
+            let n = socket.read(&mut buf).unwrap();
+            assert!(n > 0, "the client closed before sending a request");
+            seen.extend_from_slice(&buf[..n]);
+            if let Some(at) = seen.windows(4).position(|w| w == b"\r\n\r\n") {
+                break at + 4;
+            }
+        };
+        let head = String::from_utf8_lossy(&seen[..head_end]).to_string();
+        let length: usize = head
+            .lines()
+            .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse().unwrap()))
+            .unwrap_or(0);
+        while seen.len() < head_end + length {
+            let n = socket.read(&mut buf).unwrap();
+            seen.extend_from_slice(&buf[..n]);
+        }
+        let reply = format!(
+            "HTTP/1.1 200 OK\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+            body.len()
+        );
+        socket.write_all(reply.as_bytes()).unwrap();
+        socket.write_all(&body).unwrap();
+        (head, seen[head_end..].to_vec())
+    });
+    (url, server)
+}
