@@ -449,6 +449,8 @@ fn a_stream_without_a_finish_reason_is_a_retryable_truncation_and_garbage_a_retr
     let error = result.unwrap_err();
     assert_eq!((error.kind, error.retryable), (ModelErrorKind::Decode, true), "{error}");
     assert_eq!(deltas, vec![Delta::text("Hel")]);
+    let blanks = stream(&vec![b' '; (1 << 20) + 1]).1.unwrap_err();
+    assert_eq!(blanks.kind, ModelErrorKind::Decode, "blanks are bounded like any line");
     let not_object = stream(b"[1]").1.unwrap_err();
     assert_eq!(not_object.kind, ModelErrorKind::Decode);
     let trailing = stream(format!("[{}] x", chunk(json!([]), Some("STOP"))).as_bytes()).1.unwrap_err();

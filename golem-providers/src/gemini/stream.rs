@@ -27,7 +27,7 @@ use crate::codec::StreamDecoder;
 use crate::http::HttpResponseHead;
 use crate::outbox::Outbox;
 use crate::secret::Secret;
-use crate::sse::{SseDecoder, SseError};
+use crate::sse::{SseDecoder, SseError, MAX_LINE};
 use golem_core::message::Message;
 use golem_core::model::{Delta, ModelError, ModelErrorKind, Response};
 use golem_core::stream::StreamAssembler;
@@ -153,8 +153,10 @@ impl GeminiStream {
     fn frame(&mut self, chunk: &[u8]) {
         let Framing::Unknown(held) = &mut self.framing else { return };
         held.extend_from_slice(chunk);
-        let Some(first) = held.iter().copied().find(|b| !b.is_ascii_whitespace() && !b"\xEF\xBB\xBF".contains(b))
-        else {
+        let first = held.iter().copied().find(|b| !b.is_ascii_whitespace() && !b"\xEF\xBB\xBF".contains(b));
+        // Blanks are held only up to a line's bound; past it the SSE
+        // decoder takes them (and its bounds apply).
+        let Some(first) = first.or((held.len() > MAX_LINE).then_some(b'\n')) else {
             return;
         };
         let bytes = std::mem::take(held);
