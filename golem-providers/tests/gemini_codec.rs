@@ -625,4 +625,12 @@ fn keys_never_show_and_never_go_in_the_url() {
     assert!(!format!("{error} {error:?}").contains(KEY));
     let garbage = codec.error(&HttpResponseHead::new(502, vec![]), format!("<html>{KEY}</html>").as_bytes());
     assert!(!format!("{garbage} {garbage:?}").contains(KEY));
+    let reflecting = HttpResponseHead::new(200, vec![("x-request-id".into(), format!("rq-1 {KEY}"))]);
+    let (_, result) = run_stream(&codec, &request, &reflecting, [b"data: {\"candidates\": [{\"content\": {}}]}\n\n"]);
+    let cut = result.unwrap_err();
+    assert_eq!(
+        (cut.kind, cut.request_id.as_str()),
+        (ModelErrorKind::Truncated, "rq-1 [redacted]"),
+        "a reflected key is scrubbed"
+    );
 }

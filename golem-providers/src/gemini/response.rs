@@ -43,7 +43,7 @@ pub fn decode_body(
     if !head.is_success() {
         return Err(error_from_response(head, body, key));
     }
-    let fail = |error: ModelError| with_request_id(error, head);
+    let fail = |error: ModelError| with_request_id(error, head, key);
     let value: Value = serde_json::from_slice(body)
         .map_err(|e| fail(decode_error("response body", &format!("invalid JSON: {e}"), true, key)))?;
     let mut answer = Answer::new(turn);
@@ -84,9 +84,12 @@ pub fn usage(value: &Value) -> Usage {
         .with_reasoning_tokens(thoughts)
 }
 
-pub(crate) fn with_request_id(mut error: ModelError, head: &HttpResponseHead) -> ModelError {
+/// `error` with the response's request id when it has none yet — scrubbed
+/// of `key`, as a server may reflect anything into a header (ERR-06).
+pub(crate) fn with_request_id(mut error: ModelError, head: &HttpResponseHead, key: Option<&Secret>) -> ModelError {
     if error.request_id.is_empty() {
-        error.request_id = head.request_id().unwrap_or_default().to_string();
+        let id = head.request_id().unwrap_or_default();
+        error.request_id = key.map_or_else(|| id.to_string(), |key| key.scrub(id));
     }
     error
 }

@@ -146,7 +146,7 @@ impl GeminiStream {
     }
 
     fn fail(&mut self, error: ModelError) {
-        self.out.fail(with_request_id(error, &self.head));
+        self.out.fail(with_request_id(error, &self.head, self.key.as_ref()));
     }
 
     /// Pick the framing once a non-blank byte arrived.
@@ -219,7 +219,7 @@ impl StreamDecoder for GeminiStream {
             "the stream ended before its first chunk"
         } else if !self.answer.answered {
             let error = decode_error("stream", &no_candidates(None), false, self.key.as_ref());
-            return Err(with_request_id(error, &self.head));
+            return Err(with_request_id(error, &self.head, self.key.as_ref()));
         } else if self.answer.finish.is_none() {
             "the stream ended before a candidate reported its finishReason"
         } else {
@@ -228,6 +228,6 @@ impl StreamDecoder for GeminiStream {
                 .with_usage(self.answer.usage)
                 .with_finish_reason(finish_reason));
         };
-        Err(with_request_id(ModelError::new(ModelErrorKind::Truncated, missing), &self.head))
+        Err(with_request_id(ModelError::new(ModelErrorKind::Truncated, missing), &self.head, self.key.as_ref()))
     }
 }
