@@ -6,49 +6,33 @@
 mod support;
 
 use golem_providers::eventstream::{encode_frame, Header, HeaderValue};
-use std::io::Write;
-use std::net::TcpListener;
 use std::process::Command;
-use support::read_request;
+use support::stand_in;
 
 fn frame(kind: &str, payload: &str) -> Vec<u8> {
     let header = |name: &str, value: &str| Header { name: name.into(), value: HeaderValue::String(value.into()) };
     encode_frame(&[header(":event-type", kind), header(":message-type", "event")], payload.as_bytes())
 }
 
-/// Answers one request with an event stream; hands back the request head.
-fn stand_in() -> (String, std::thread::JoinHandle<String>) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    let server = std::thread::spawn(move || {
-        let (mut socket, _) = listener.accept().unwrap();
-        let (head, _) = read_request(&mut socket);
-        let body = [
-            frame("messageStart", r#"{"role":"assistant"}"#),
-            frame("contentBlockDelta", r#"{"contentBlockIndex":0,"delta":{"text":"It proves who sent it "}}"#),
-            frame("contentBlockDelta", r#"{"contentBlockIndex":0,"delta":{"text":"and that it was not changed."}}"#),
-            frame("contentBlockStop", r#"{"contentBlockIndex":0}"#),
-            frame("messageStop", r#"{"stopReason":"end_turn"}"#),
-            frame(
-                "metadata",
-                r#"{"usage":{"inputTokens":21,"outputTokens":12,"totalTokens":33},"metrics":{"latencyMs":5}}"#,
-            ),
-        ]
-        .concat();
-        let reply = format!(
-            "HTTP/1.1 200 OK\r\ncontent-type: application/vnd.amazon.eventstream\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
-            body.len()
-        );
-        socket.write_all(reply.as_bytes()).unwrap();
-        socket.write_all(&body).unwrap();
-        head
-    });
-    (url, server)
+/// The answer the stand-in streams.
+fn converse_stream() -> Vec<u8> {
+    [
+        frame("messageStart", r#"{"role":"assistant"}"#),
+        frame("contentBlockDelta", r#"{"contentBlockIndex":0,"delta":{"text":"It proves who sent it "}}"#),
+        frame("contentBlockDelta", r#"{"contentBlockIndex":0,"delta":{"text":"and that it was not changed."}}"#),
+        frame("contentBlockStop", r#"{"contentBlockIndex":0}"#),
+        frame("messageStop", r#"{"stopReason":"end_turn"}"#),
+        frame(
+            "metadata",
+            r#"{"usage":{"inputTokens":21,"outputTokens":12,"totalTokens":33},"metrics":{"latencyMs":5}}"#,
+        ),
+    ]
+    .concat()
 }
 
 #[test]
 fn the_example_streams_a_signed_converse_call_from_a_stand_in() {
-    let (url, server) = stand_in();
+    let (url, server) = stand_in("application/vnd.amazon.eventstream", converse_stream());
     let output = Command::new(env!("CARGO_BIN_EXE_bedrock"))
         .env_clear()
         .env("AWS_ACCESS_KEY_ID", "AKIDEXAMPLETEST")
@@ -63,7 +47,7 @@ fn the_example_streams_a_signed_converse_call_from_a_stand_in() {
     assert!(output.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
     assert!(stdout.contains("It proves who sent it and that it was not changed."), "{stdout}");
     assert!(stdout.contains("usage: 21 input tokens, 12 output tokens"), "{stdout}");
-    let head = server.join().unwrap();
+    let (head, _) = server.join().unwrap();
     assert!(head.starts_with("POST /model/eu.amazon.nova-micro-v1%3A0/converse-stream HTTP/1.1"), "{head}");
     let lower = head.to_ascii_lowercase();
     assert!(lower.contains("authorization: aws4-hmac-sha256 credential=akidexampletest/"), "{head}");

@@ -15,6 +15,12 @@ pub const OUTPUT_RECORDED: &str = "Result recorded.";
 /// The text decoder's rejection of an empty reply (SPEC RUN-11).
 pub const EMPTY_RESPONSE: &str = "the response was empty";
 
+/// The built-in decoders' rejection of an empty reply whose finish reason
+/// is `content_filter` (a Gemini safety stop, say): the run reports why
+/// the answer is missing rather than an empty answer (SPEC RUN-11,
+/// PROV-GEM-06).
+pub const CONTENT_FILTERED: &str = "the response was stopped by a content filter";
+
 /// A tool's correctable rejection shown to the model (SPEC TOOL-03).
 pub fn tool_rejected(reason: &str) -> String {
     format!("Your tool call was rejected: {reason}. Correct the arguments and call the tool again.")

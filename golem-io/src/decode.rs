@@ -62,17 +62,28 @@ pub trait Decoder<O, Deps = ()>: Send + Sync {
 }
 
 /// The text decoder: the final content, with an empty reply rejected
-/// correctably so it never becomes `Ok("")` (SPEC RUN-11).
+/// correctably so it never becomes `Ok("")` (SPEC RUN-11) — as filtered
+/// when a content filter stopped it.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct TextDecoder;
 
 impl<Deps> Decoder<String, Deps> for TextDecoder {
     fn decode(&self, _: &RunContext<Deps>, response: &Response) -> Result<String, DecodeError> {
+        if let Some(filtered) = filtered(response) {
+            return Err(filtered);
+        }
         if response.message.content.is_empty() {
             return Err(DecodeError::Retry(texts::EMPTY_RESPONSE.to_string()));
         }
         Ok(response.message.content.clone())
     }
+}
+
+/// An empty reply a content filter stopped: rejected as such, so the run
+/// says why the answer is missing rather than that it was empty.
+fn filtered(response: &Response) -> Option<DecodeError> {
+    (response.message.content.is_empty() && response.finish_reason == golem_core::FinishReason::ContentFilter)
+        .then(|| DecodeError::Retry(texts::CONTENT_FILTERED.to_string()))
 }
 
 /// The JSON decoder: the content deserialised into `T`; content that does
@@ -121,6 +132,9 @@ struct Wrapped<T> {
 
 impl<T: DeserializeOwned, Deps> Decoder<T, Deps> for JsonDecoder<T> {
     fn decode(&self, _: &RunContext<Deps>, response: &Response) -> Result<T, DecodeError> {
+        if let Some(filtered) = filtered(response) {
+            return Err(filtered);
+        }
         let content = response.message.content.as_str();
         let parsed = if self.wrapped {
             serde_json::from_str::<Wrapped<T>>(content).map(|w| w.response)
@@ -209,6 +223,19 @@ mod tests {
         let err = Decoder::<String, ()>::decode(&TextDecoder, &ctx(), &Response::text("")).unwrap_err();
         assert!(matches!(err, DecodeError::Retry(r) if r == texts::EMPTY_RESPONSE));
         assert_eq!(Decoder::<String, ()>::decode(&TextDecoder, &ctx(), &Response::text("hi")).unwrap(), "hi");
+    }
+
+    #[test]
+    fn an_empty_reply_stopped_by_a_content_filter_is_rejected_as_filtered() {
+        let filtered = Response::text("").with_finish_reason(golem_core::FinishReason::ContentFilter);
+        for err in [
+            Decoder::<String, ()>::decode(&TextDecoder, &ctx(), &filtered).unwrap_err(),
+            JsonDecoder::<Weather>::new().decode(&ctx(), &filtered).unwrap_err(),
+        ] {
+            assert!(matches!(err, DecodeError::Retry(r) if r == texts::CONTENT_FILTERED));
+        }
+        let partial = Response::text("Part of it").with_finish_reason(golem_core::FinishReason::ContentFilter);
+        assert_eq!(Decoder::<String, ()>::decode(&TextDecoder, &ctx(), &partial).unwrap(), "Part of it");
     }
 
     #[test]

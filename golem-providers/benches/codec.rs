@@ -1,13 +1,14 @@
 //! Codec benchmarks (issue 5, 14): SSE decode throughput, full Chat
-//! Completions and Bedrock ConverseStream decoding side by side, and
-//! request encoding for histories of 10, 100 and 1000 messages (cost must
-//! grow linearly), for both codecs.
+//! Completions, Bedrock ConverseStream and Gemini stream decoding side by
+//! side, and request encoding for histories of 10, 100 and 1000 messages
+//! (cost must grow linearly), for each codec.
 //!
 //! The stream bodies are built from the recorded OpenAI chunks in
 //! `shared/fixtures/recorded/openai` (a fixed synthetic chunk stands in when
 //! the fixtures are absent), repeated to a few MiB and fed in 16 KiB pieces,
 //! as a transport would. The Bedrock stream repeats the text frames of the
-//! recorded ConverseStream bodies in `shared/fixtures/recorded/bedrock`.
+//! recorded ConverseStream bodies in `shared/fixtures/recorded/bedrock`,
+//! the Gemini stream the text chunks of `shared/fixtures/recorded/gemini`.
 //!
 //! Run with `cargo bench -p golem-providers --bench codec`.
 
@@ -27,21 +28,25 @@ const CHUNK: usize = 16 * 1024;
 
 /// The `data:` events of every recorded OpenAI stream except `[DONE]`.
 fn recorded_events() -> Vec<String> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures/recorded/openai");
+    let fallback = "data: {\"id\":\"chatcmpl-x\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hello there\"},\"finish_reason\":null}],\"usage\":null}\n\n";
+    recorded_sse_events("openai", |e| e.starts_with("data: {"), fallback)
+}
+
+/// The events of the recorded `.sse` bodies of `provider` that `keep`
+/// accepts, sorted; `fallback` alone when the fixtures are absent.
+fn recorded_sse_events(provider: &str, keep: impl Fn(&str) -> bool, fallback: &str) -> Vec<String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures/recorded").join(provider);
     let mut events = Vec::new();
     for case in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
         for file in std::fs::read_dir(case.path()).into_iter().flatten().flatten() {
             if file.path().extension().is_some_and(|e| e == "sse") {
                 let text = std::fs::read_to_string(file.path()).unwrap_or_default();
-                events.extend(text.split("\n\n").filter(|e| e.starts_with("data: {")).map(|e| format!("{e}\n\n")));
+                events.extend(text.split("\n\n").filter(|e| keep(e)).map(|e| format!("{e}\n\n")));
             }
         }
     }
     if events.is_empty() {
-        events.push(
-            "data: {\"id\":\"chatcmpl-x\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hello there\"},\"finish_reason\":null}],\"usage\":null}\n\n"
-                .to_string(),
-        );
+        events.push(fallback.to_string());
     }
     events.sort();
     events
@@ -252,9 +257,48 @@ fn history(n: usize) -> Request {
     Request::new(messages).with_tools(Arc::new(tools))
 }
 
-fn request_encode(c: &mut Criterion) {
-    let codec = Codec::new(Config::builder(Preset::openai(), "gpt-4o").api_key("sk-bench").build().unwrap());
-    let mut group = c.benchmark_group("request_encode");
+/// The text chunks of the recorded Gemini streams that carry no finish
+/// reason.
+fn gemini_text_events() -> Vec<String> {
+    let text_only = |e: &str| e.contains("{\"text\": \"") && !e.contains("finishReason") && !e.contains("\"\"}");
+    let fallback =
+        "data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"Hello there\"}],\"role\": \"model\"},\"index\": 0}]}\n\n";
+    recorded_sse_events("gemini", text_only, fallback)
+}
+
+/// A `streamGenerateContent?alt=sse` body the decoder accepts in full:
+/// recorded text chunks repeated, then a finishing chunk.
+fn gemini_body(size: usize) -> Vec<u8> {
+    let events = gemini_text_events();
+    let mut body = Vec::with_capacity(size + 4096);
+    while body.len() < size {
+        for event in &events {
+            body.extend_from_slice(event.as_bytes());
+        }
+    }
+    body.extend_from_slice(
+        b"data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"\"}]},\"finishReason\": \"STOP\"}]}\n\n",
+    );
+    body
+}
+
+fn gemini_codec() -> golem_providers::gemini::Codec {
+    let config = golem_providers::gemini::Config::builder("gemini-2.5-flash").api_key("bench-key").build().unwrap();
+    golem_providers::gemini::Codec::new(config)
+}
+
+fn gemini_stream_decode(c: &mut Criterion) {
+    stream_group(c, "gemini_stream_decode", "recorded_text_chunks_2MiB", &gemini_codec(), &gemini_body(2 << 20));
+}
+
+fn gemini_request_encode(c: &mut Criterion) {
+    encode_group(c, "gemini_request_encode", &gemini_codec());
+}
+
+/// A request-encoding benchmark group: histories of 10, 100 and 1000
+/// messages through `codec`.
+fn encode_group<C: HttpCodec>(c: &mut Criterion, group: &str, codec: &C) {
+    let mut group = c.benchmark_group(group);
     for n in [10, 100, 1000] {
         let request = history(n);
         group.throughput(Throughput::Elements(n as u64));
@@ -263,6 +307,11 @@ fn request_encode(c: &mut Criterion) {
         });
     }
     group.finish();
+}
+
+fn request_encode(c: &mut Criterion) {
+    let codec = Codec::new(Config::builder(Preset::openai(), "gpt-4o").api_key("sk-bench").build().unwrap());
+    encode_group(c, "request_encode", &codec);
 }
 
 /// Every benchmark of this file (what `criterion_group!` would generate,
@@ -274,6 +323,8 @@ fn benches() {
     bedrock_stream_decode(&mut criterion);
     request_encode(&mut criterion);
     bedrock_request_encode(&mut criterion);
+    gemini_stream_decode(&mut criterion);
+    gemini_request_encode(&mut criterion);
 }
 
 criterion_main!(benches);

@@ -44,6 +44,27 @@ pub fn api_error(head: &HttpResponseHead, message: &str, code: &str, key: Option
     not_retryable_when_out_of_quota(error)
 }
 
+/// An error for a non-2xx response whose body is not in the provider's
+/// error format (an HTML page from a proxy, say): the status, and the body
+/// quoted (see [`quote_body`]) when there is one.
+///
+/// ```
+/// use golem_providers::classify::unrecognised_body;
+/// use golem_providers::http::HttpResponseHead;
+///
+/// let err = unrecognised_body(&HttpResponseHead::new(502, vec![]), b"<html>Bad Gateway</html>", None);
+/// assert_eq!((err.message.as_str(), err.retryable), ("HTTP status 502: <html>Bad Gateway</html>", true));
+/// ```
+pub fn unrecognised_body(head: &HttpResponseHead, body: &[u8], key: Option<&Secret>) -> ModelError {
+    let quoted = quote_body(body, key);
+    let message = if quoted.is_empty() {
+        format!("HTTP status {}", head.status)
+    } else {
+        format!("HTTP status {}: {quoted}", head.status)
+    };
+    api_error(head, &message, "", key)
+}
+
 /// An error reported inside a successful response (an `{"error": …}` stream
 /// chunk or body). There is no status to go by, so a numeric `code` in the
 /// HTTP range is read as one; otherwise retryability follows the provider's

@@ -141,6 +141,38 @@ pub fn bedrock_response(data: &[u8]) {
     let _ = crate::codec::HttpCodec::decode(&codec, &request, &head, body);
 }
 
+/// The Gemini stream decoder (SSE or JSON-array framing): whole input
+/// versus two chunks, and the deltas of a successful stream assemble to
+/// its response.
+#[cfg(feature = "gemini")]
+pub fn gemini_stream(data: &[u8]) {
+    let (cut, body) = split(data);
+    let (codec, request) = gemini_fixture();
+    let whole = stream_outcome(&codec, &request, &[body]);
+    let chunked = stream_outcome(&codec, &request, &[&body[..cut], &body[cut..]]);
+    assert_eq!(whole, chunked, "stream outcome depends on chunking");
+    if let (deltas, Ok(response)) = &whole {
+        let mut assembler = golem_core::stream::StreamAssembler::new().with_provider(crate::gemini::FAMILY);
+        for delta in deltas.iter().flatten() {
+            let _ = assembler.push(delta);
+        }
+        assert_eq!(assembler.finish(), response.message, "deltas assemble to the response");
+    }
+}
+
+/// The `generateContent` body decoder, under a status chosen by the
+/// first byte (2xx half the time).
+#[cfg(feature = "gemini")]
+pub fn gemini_response(data: &[u8]) {
+    let (first, body) = match data.split_first() {
+        Some((first, body)) => (*first, body),
+        None => (0, data),
+    };
+    let status = if first < 128 { 200 } else { 300 + u16::from(first) };
+    let (codec, request) = gemini_fixture();
+    let _ = crate::codec::HttpCodec::decode(&codec, &request, &HttpResponseHead::new(status, vec![]), body);
+}
+
 /// The HTTP-date parser and Retry-After reading.
 pub fn http_date(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
@@ -186,11 +218,20 @@ fn bedrock_fixture() -> (crate::bedrock::Codec, golem_core::model::Request) {
     (crate::bedrock::Codec::new(config), golem_core::model::Request::new(vec![golem_core::Message::user("fuzz")]))
 }
 
-#[cfg(any(feature = "openai", feature = "bedrock"))]
+#[cfg(feature = "gemini")]
+fn gemini_fixture() -> (crate::gemini::Codec, golem_core::model::Request) {
+    let config = crate::gemini::Config::builder("fuzz")
+        .api_key("fuzz-key")
+        .build()
+        .unwrap_or_else(|e| panic!("fixture config: {e}"));
+    (crate::gemini::Codec::new(config), golem_core::model::Request::new(vec![golem_core::Message::user("fuzz")]))
+}
+
+#[cfg(any(feature = "openai", feature = "bedrock", feature = "gemini"))]
 type Outcome =
     (Vec<Result<golem_core::Delta, golem_core::ModelError>>, Result<golem_core::Response, golem_core::ModelError>);
 
-#[cfg(any(feature = "openai", feature = "bedrock"))]
+#[cfg(any(feature = "openai", feature = "bedrock", feature = "gemini"))]
 fn stream_outcome<C: crate::codec::HttpCodec>(
     codec: &C,
     request: &golem_core::model::Request,

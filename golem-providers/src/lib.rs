@@ -22,12 +22,13 @@
 //! transport settings ([`TransportConfig`], a [`Proxy`]); `from_env()` is
 //! the short form that reads the environment. `Bedrock::builder()` takes
 //! region, model and credentials (or a credentials provider) and the same
-//! transport settings.
+//! transport settings; [`Gemini`]`::builder()` a model and an API key.
 //!
 //! Providers: [`openai`] (OpenAI and the OpenAI-compatible presets) and
 //! [`azure`] (Azure OpenAI deployments), both speaking the
-//! [`chat_completions`] wire format, and [`bedrock`] (AWS Bedrock
-//! Converse, on [`sigv4`] signing and the [`eventstream`] decoder).
+//! [`chat_completions`] wire format, [`bedrock`] (AWS Bedrock
+//! Converse, on [`sigv4`] signing and the [`eventstream`] decoder), and
+//! [`gemini`] (Google Gemini `generateContent`).
 //!
 //! **Cargo features.** Each names a capability and only adds (SPEC
 //! ARCH-04); all are on by default. The shared pieces (HTTP as data, SSE,
@@ -40,6 +41,7 @@
 //! | `openai` | the [`openai`] codec and its presets, the [`OpenAi`] client (with a transport feature) |
 //! | `azure` | the [`azure`] codec, the [`AzureOpenAi`] client (with a transport feature) |
 //! | `bedrock` | the [`bedrock`] codec, [`sigv4`] and [`eventstream`] (sha2, hmac, crc32fast), the [`Bedrock`] client (with a transport feature) |
+//! | `gemini` | the [`gemini`] codec, the [`Gemini`] client (with a transport feature) |
 //! | `blocking` | [`transport::Transport`], [`transport::UreqTransport`] (ureq, rustls), and the clients' `Model` impl |
 //! | `async` | [`transport::AsyncTransport`], [`transport::AsyncIoTransport`] (ureq-proto over async-io, futures-rustls), and the clients' `AsyncModel` impl |
 //!
@@ -83,17 +85,21 @@ pub mod codec;
 pub mod eventstream;
 pub mod framing;
 pub mod fuzzing;
+#[cfg(feature = "gemini")]
+pub mod gemini;
 pub mod http;
 pub mod http_date;
 #[cfg(feature = "openai")]
 pub mod openai;
+#[cfg(feature = "gemini")]
+mod outbox;
 pub mod percent;
 pub mod retry_after;
 pub mod secret;
 #[cfg(feature = "bedrock")]
 pub mod sigv4;
 pub mod sse;
-#[cfg(any(feature = "openai", feature = "azure", feature = "bedrock"))]
+#[cfg(any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini"))]
 mod validate;
 
 #[cfg(any(feature = "openai", feature = "azure"))]
@@ -108,6 +114,8 @@ pub mod transport;
 pub use client::AzureOpenAi;
 #[cfg(all(feature = "bedrock", any(feature = "blocking", feature = "async")))]
 pub use client::Bedrock;
+#[cfg(all(feature = "gemini", any(feature = "blocking", feature = "async")))]
+pub use client::Gemini;
 #[cfg(all(feature = "openai", any(feature = "blocking", feature = "async")))]
 pub use client::OpenAi;
 #[cfg(any(feature = "blocking", feature = "async"))]

@@ -43,6 +43,24 @@ pub fn from_headers<'a>(header: impl Fn(&str) -> Option<&'a str>, now_unix: Opti
     Some(Duration::from_secs(u64::try_from(wait).unwrap_or(0)).min(MAX_HINT))
 }
 
+/// A delay written in a response body as a non-negative decimal number
+/// of seconds, optionally with an `s` unit: `"13"`, `"13s"`, `"0.5s"` —
+/// the JSON form of a protobuf `Duration`, in which some APIs put their
+/// retry delay. Garbage, like a garbled header, is no hint.
+///
+/// ```
+/// use golem_providers::retry_after::from_seconds;
+/// use std::time::Duration;
+///
+/// assert_eq!(from_seconds("13s"), Some(Duration::from_secs(13)));
+/// assert_eq!(from_seconds("0.5s"), Some(Duration::from_millis(500)));
+/// assert_eq!(from_seconds("-1s"), None);
+/// ```
+pub fn from_seconds(text: &str) -> Option<Duration> {
+    let text = text.trim();
+    non_negative_number(text.strip_suffix('s').unwrap_or(text)).map(from_secs_f64)
+}
+
 /// A plain non-negative decimal (`120`, `1.5`): no sign, no exponent, at
 /// most one dot — RFC 9110 allows only digits, but fractional values are
 /// seen in the wild and their meaning is clear.

@@ -5,20 +5,13 @@
 //! equals the non-streamed one.
 
 use crate::bedrock::{client, event, metadata, recorded, stop, stream_reply, text_body, text_delta};
+use crate::drivers::{run, run_with_image, streamed_equals_plain, DRIVERS};
 use crate::server::{Reply, Server};
 use golem_core::Delta;
-use golem_io::{Agent, JsonDecoder, RunResult, Tool, ToolContext};
+use golem_io::{Agent, JsonDecoder, Tool, ToolContext};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-
-#[derive(Clone, Copy, Debug)]
-enum Driver {
-    Blocking,
-    Async,
-}
-
-const DRIVERS: [Driver; 2] = [Driver::Blocking, Driver::Async];
 
 fn tool(name: &str, param: &str, answer: &'static str) -> Tool<Arc<AtomicUsize>> {
     let schema = json!({"type": "object", "properties": {param: {"type": "string"}}, "required": [param]});
@@ -26,34 +19,6 @@ fn tool(name: &str, param: &str, answer: &'static str) -> Tool<Arc<AtomicUsize>>
         ctx.deps().fetch_add(1, Ordering::SeqCst);
         Ok(answer.to_string())
     })
-}
-
-fn run<O: Send + 'static>(
-    driver: Driver,
-    agent: &Agent<Arc<AtomicUsize>, O>,
-    calls: &Arc<AtomicUsize>,
-    prompt: &str,
-    deltas: Option<&mut Vec<Delta>>,
-) -> RunResult<O> {
-    let result = match (driver, deltas) {
-        (Driver::Blocking, None) => agent.run(Arc::clone(calls), prompt),
-        (Driver::Async, None) => futures_lite::future::block_on(agent.run_async(Arc::clone(calls), prompt)),
-        (Driver::Blocking, Some(deltas)) => {
-            agent.run_stream(Arc::clone(calls), prompt, |d: golem_io::StreamDelta<'_>| {
-                deltas.push(d.delta.clone());
-                Ok(())
-            })
-        }
-        (Driver::Async, Some(deltas)) => futures_lite::future::block_on(agent.run_stream_async(
-            Arc::clone(calls),
-            prompt,
-            |d: golem_io::StreamDelta<'_>| {
-                deltas.push(d.delta.clone());
-                Ok(())
-            },
-        )),
-    };
-    result.unwrap_or_else(|e| panic!("{driver:?}: {e}"))
 }
 
 fn pieces(body: &[u8]) -> Vec<Vec<u8>> {
@@ -208,12 +173,7 @@ fn an_image_prompt_goes_as_bytes() {
         let server = Server::start(vec![Reply::json(200, text_body("A red square."))]);
         let agent = Agent::<()>::builder(client(&server.url())).build().unwrap();
         let png = b"\x89PNG\r\n\x1a\n".to_vec();
-        let run = agent.run_with(()).prompt("What is in the picture?").image_data("image/png", png);
-        let result = match driver {
-            Driver::Blocking => run.call(),
-            Driver::Async => futures_lite::future::block_on(run.call_async()),
-        }
-        .unwrap();
+        let result = run_with_image(driver, &agent, "What is in the picture?", "image/png", png);
         assert_eq!(result.output, "A red square.", "{driver:?}");
         let seen = server.requests()[0].json();
         assert_eq!(
@@ -238,24 +198,7 @@ fn a_streamed_run_returns_what_the_plain_run_returns() {
     for driver in DRIVERS {
         let server = Server::start(vec![Reply::json(200, text_body(answer)), stream_reply(pieces(&stream))]);
         let agent = Agent::<Arc<AtomicUsize>>::builder(client(&server.url())).build().unwrap();
-        let calls = Arc::new(AtomicUsize::new(0));
-        let plain = run(driver, &agent, &calls, "Capital of France?", None);
-        let mut deltas = Vec::new();
-        let streamed = run(driver, &agent, &calls, "Capital of France?", Some(&mut deltas));
-        assert_eq!(streamed.output, plain.output, "{driver:?}");
-        assert_eq!(streamed.usage, plain.usage);
-        let strip = |messages: &[golem_core::Message]| {
-            messages
-                .iter()
-                .map(|m| {
-                    let mut m = m.clone();
-                    m.run_id.clear();
-                    m.conversation_id.clear();
-                    m
-                })
-                .collect::<Vec<_>>()
-        };
-        assert_eq!(strip(&streamed.messages), strip(&plain.messages));
+        let deltas = streamed_equals_plain(driver, &agent, "Capital of France?");
         assert_eq!(deltas, vec![Delta::text("Paris is the "), Delta::text("capital of France.")]);
     }
 }

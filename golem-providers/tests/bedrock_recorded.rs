@@ -6,7 +6,9 @@
 //! SPEC PROV-BR-01..06, STREAM-05/06/07, THINK-01/03.
 
 use crate::bedrock::{codec_for_recorded, recorded, request_from_converse};
-use crate::support::{case_dir, cassette_head, golden, interactions, response_json, run_stream, split_at};
+use crate::support::{
+    assert_split_invariant, case_dir, cassette_head, golden, interactions, response_json, run_stream,
+};
 use golem_core::model::{Request, Response};
 use golem_core::stream::{response_deltas, StreamAssembler};
 use golem_providers::bedrock::Codec;
@@ -125,16 +127,7 @@ fn every_recorded_stream_is_chunking_invariant() {
             let codec = codec_for_recorded(case, &body_json);
             let head = HttpResponseHead::new(200, vec![]);
             let body = recorded(case, &file);
-            let (deltas, result) = run_stream(&codec, &request, &head, [&body]);
-            let whole = result.unwrap();
-            let (bytewise, result) = run_stream(&codec, &request, &head, body.chunks(1));
-            assert_eq!(bytewise, deltas, "{case} {file}: byte by byte");
-            assert_eq!(result.unwrap(), whole);
-            for cut in 0..=body.len() {
-                let (split, result) = run_stream(&codec, &request, &head, split_at(&body, &[cut]));
-                assert_eq!(split, deltas, "{case} {file}: split at {cut}");
-                assert_eq!(result.as_ref().unwrap(), &whole, "{case} {file}: split at {cut}");
-            }
+            assert_split_invariant(&codec, &request, &head, &body, &format!("{case} {file}"));
             // Cut short anywhere, it is a retryable truncation, never a success.
             for cut in (0..body.len()).step_by(97) {
                 let (_, result) = run_stream(&codec, &request, &head, [&body[..cut]]);

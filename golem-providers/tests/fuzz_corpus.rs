@@ -26,4 +26,15 @@ macro_rules! seed_tests {
     )*};
 }
 
-seed_tests!(sse, chat_stream, chat_response, http_date, eventstream, bedrock_stream, bedrock_events, bedrock_response);
+seed_tests!(
+    sse,
+    chat_stream,
+    chat_response,
+    http_date,
+    eventstream,
+    bedrock_stream,
+    bedrock_events,
+    bedrock_response,
+    gemini_stream,
+    gemini_response
+);

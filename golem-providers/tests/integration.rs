@@ -6,6 +6,10 @@
 // Helpers shared by several files, compiled once.
 #[path = "support/bedrock.rs"]
 mod bedrock;
+#[path = "support/drivers.rs"]
+mod drivers;
+#[path = "support/gemini.rs"]
+mod gemini;
 #[path = "support/models.rs"]
 mod models;
 #[path = "support/proxy.rs"]
@@ -34,6 +38,10 @@ mod errors;
 mod fault_matrix;
 mod fuzz;
 mod fuzz_corpus;
+mod gemini_agent;
+mod gemini_client;
+mod gemini_codec;
+mod gemini_recorded;
 mod openapi;
 mod recorded;
 mod retry_after;

@@ -189,3 +189,42 @@ fn added_headers_are_redacted_unless_declared_plain() {
     assert!(http.header("x-proxy-token").unwrap().is_secret());
     assert!(!http.header("x-title").unwrap().is_secret());
 }
+
+#[test]
+fn a_reflected_key_never_appears_in_any_gemini_error() {
+    use golem_providers::gemini;
+
+    let codec = gemini::Codec::new(gemini::Config::builder("gemini-2.5-flash").api_key(SECRET).build().unwrap());
+    let request = request();
+    for status in [200, 400, 403, 429, 503] {
+        for head in reflecting_heads(status, SECRET) {
+            let bodies: [&[u8]; 4] = [
+                br#"{"error":{"code":429,"message":"no","status":"RESOURCE_EXHAUSTED"}}"#,
+                b"{not json",
+                b"{}",
+                b"<html>gateway</html>",
+            ];
+            let mut errors: Vec<ModelError> =
+                bodies.iter().filter_map(|body| codec.decode(&request, &head, body).err()).collect();
+            if head.is_success() {
+                let streams: [&[u8]; 3] = [
+                    b"data: {\"error\":{\"code\":503,\"message\":\"no\",\"status\":\"UNAVAILABLE\"}}\n\n",
+                    b"data: {not json\n\n",
+                    b"data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\"Hi\"}]}}]}\n\n",
+                ];
+                for bytes in streams {
+                    let mut stream = codec.stream_decoder(&request, &head);
+                    stream.feed(bytes);
+                    stream.end();
+                    while stream.next_delta().is_some() {}
+                    errors.extend(stream.finish().err());
+                }
+            }
+            assert!(errors.len() >= 3, "every path fails: {errors:?}");
+            for error in &errors {
+                assert_hidden("gemini error", error, &[SECRET]);
+                assert!(error.request_id.starts_with("req-7"), "the rest of the id stays: {error:?}");
+            }
+        }
+    }
+}

@@ -1,8 +1,31 @@
 //! Shared by the examples' tests: the server side of one HTTP/1.1 request,
 //! for the loopback stand-ins of real providers.
+// Each test file uses part of this module.
+#![allow(dead_code)]
 
-use std::io::Read;
-use std::net::TcpStream;
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::thread::JoinHandle;
+
+/// A server on 127.0.0.1 answering one request with `body` as
+/// `content_type`; its URL, and a handle yielding the request's head (as
+/// text) and body.
+pub fn stand_in(content_type: &'static str, body: Vec<u8>) -> (String, JoinHandle<(String, Vec<u8>)>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let server = std::thread::spawn(move || {
+        let (mut socket, _) = listener.accept().unwrap();
+        let request = read_request(&mut socket);
+        let reply = format!(
+            "HTTP/1.1 200 OK\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+            body.len()
+        );
+        socket.write_all(reply.as_bytes()).unwrap();
+        socket.write_all(&body).unwrap();
+        request
+    });
+    (url, server)
+}
 
 /// Reads one request from `socket`: its head, through the blank line, and
 /// a body of the head's `content-length` (none without one).

@@ -5,7 +5,7 @@
 //! (vLLM), a FastAPI `detail` — so each shape is tried before falling back
 //! to quoting the body.
 
-use crate::classify::{api_error, in_band_error, quote_body};
+use crate::classify::{api_error, in_band_error, unrecognised_body};
 use crate::http::HttpResponseHead;
 use crate::secret::Secret;
 use golem_core::model::ModelError;
@@ -62,15 +62,7 @@ pub fn from_response(head: &HttpResponseHead, body: &[u8], key: Option<&Secret>)
     let parsed = serde_json::from_slice::<Value>(body).ok().and_then(|v| ErrorBody::from_value(&v));
     match parsed {
         Some(error) => api_error(head, &error.message, error.code_or_kind(), key),
-        None => {
-            let quoted = quote_body(body, key);
-            let message = if quoted.is_empty() {
-                format!("HTTP status {}", head.status)
-            } else {
-                format!("HTTP status {}: {quoted}", head.status)
-            };
-            api_error(head, &message, "", key)
-        }
+        None => unrecognised_body(head, body, key),
     }
 }
 

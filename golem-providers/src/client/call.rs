@@ -22,9 +22,8 @@ pub(crate) fn generate<C: HttpCodec>(
     request: &Request,
 ) -> Result<Response, ModelError> {
     let http = prepare(codec, request, false)?;
-    let response = transport.send(&http)?;
-    let body = read_whole(&response.head, response.body.read_to_end())?;
-    codec.decode(request, &response.head, &body)
+    let (head, body) = exchange(transport, &http)?;
+    codec.decode(request, &head, &body)
 }
 
 /// A streamed call on the blocking transport.
@@ -60,9 +59,8 @@ pub(crate) async fn generate_async<C: HttpCodec>(
     request: &Request,
 ) -> Result<Response, ModelError> {
     let http = prepare(codec, request, false)?;
-    let response = transport.send(&http).await?;
-    let body = read_whole(&response.head, response.body.read_to_end().await)?;
-    codec.decode(request, &response.head, &body)
+    let (head, body) = exchange_async(transport, &http).await?;
+    codec.decode(request, &head, &body)
 }
 
 /// A streamed call on the async transport.
@@ -88,6 +86,30 @@ pub(crate) async fn stream_async<C: HttpCodec>(
     decoder.end();
     forward(&mut decoder, sink)?;
     decoder.finish()
+}
+
+/// One request sent as it is and its whole response read: a plain model
+/// call's exchange, and the calls beside one (token counting), whose
+/// codecs decode the pair themselves.
+#[cfg(feature = "blocking")]
+pub(crate) fn exchange(
+    transport: &dyn Transport,
+    http: &HttpRequest,
+) -> Result<(HttpResponseHead, Vec<u8>), ModelError> {
+    let response = transport.send(http)?;
+    let body = read_whole(&response.head, response.body.read_to_end())?;
+    Ok((response.head, body))
+}
+
+/// [`exchange`] on the async transport.
+#[cfg(feature = "async")]
+pub(crate) async fn exchange_async(
+    transport: &dyn AsyncTransport,
+    http: &HttpRequest,
+) -> Result<(HttpResponseHead, Vec<u8>), ModelError> {
+    let response = transport.send(http).await?;
+    let body = read_whole(&response.head, response.body.read_to_end().await)?;
+    Ok((response.head, body))
 }
 
 /// The request to send: encoded, then authorized with the wall clock

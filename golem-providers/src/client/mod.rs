@@ -6,8 +6,8 @@
 //! face from the other (`as_async`, `as_blocking`), so either driver calls
 //! it natively. A face whose transport kind is compiled out is simply
 //! absent. [`OpenAi`] (OpenAI and every OpenAI-compatible preset, feature
-//! `openai`), [`AzureOpenAi`] (feature `azure`) and [`Bedrock`] (feature
-//! `bedrock`) are its instances.
+//! `openai`), [`AzureOpenAi`] (feature `azure`), [`Bedrock`] (feature
+//! `bedrock`) and [`Gemini`] (feature `gemini`) are its instances.
 //!
 //! A call succeeds or fails as a unit. Transport faults, resets, bodies cut
 //! after the head, undecodable JSON, malformed SSE lines and streams
@@ -43,6 +43,8 @@ mod azure;
 mod bedrock;
 mod builder;
 mod call;
+#[cfg(feature = "gemini")]
+mod gemini;
 #[cfg(feature = "openai")]
 mod openai;
 
@@ -51,6 +53,8 @@ pub use azure::AzureOpenAiBuilder;
 #[cfg(feature = "bedrock")]
 pub use bedrock::BedrockBuilder;
 pub use builder::{ClientBuilder, CodecBuilder};
+#[cfg(feature = "gemini")]
+pub use gemini::GeminiBuilder;
 #[cfg(feature = "openai")]
 pub use openai::{OpenAiBuilder, DEFAULT_OPENAI_MODEL};
 
@@ -81,6 +85,10 @@ pub type AzureOpenAi = Client<crate::azure::Codec>;
 /// An AWS Bedrock Converse client (SigV4-signed, event-stream streaming).
 #[cfg(feature = "bedrock")]
 pub type Bedrock = Client<crate::bedrock::Codec>;
+
+/// A Google Gemini client (`generateContent`, SSE streaming).
+#[cfg(feature = "gemini")]
+pub type Gemini = Client<crate::gemini::Codec>;
 
 /// A provider client: codec `C` over a blocking transport (feature
 /// `blocking`) and an async one (feature `async`).
@@ -210,7 +218,7 @@ impl<C: HttpCodec + 'static> AsyncStreamingModel for Client<C> {
 }
 
 /// The process environment as a lookup; empty values count as unset.
-#[cfg(any(feature = "openai", feature = "azure", feature = "bedrock"))]
+#[cfg(any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini"))]
 pub(crate) fn env(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|value| !value.trim().is_empty())
 }

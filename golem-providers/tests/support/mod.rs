@@ -208,6 +208,28 @@ pub fn run_stream<C: HttpCodec>(
     (deltas, decoder.finish())
 }
 
+/// STREAM-06: `body` gives the same deltas and the same response whole,
+/// byte by byte, and split in two at every position; `what` names it in
+/// failures.
+pub fn assert_split_invariant<C: HttpCodec>(
+    codec: &C,
+    request: &Request,
+    head: &HttpResponseHead,
+    body: &[u8],
+    what: &str,
+) {
+    let (deltas, result) = run_stream(codec, request, head, [body]);
+    let whole = result.unwrap_or_else(|e| panic!("{what}: {e}"));
+    let (bytewise, result) = run_stream(codec, request, head, body.chunks(1));
+    assert_eq!(bytewise, deltas, "{what}: byte by byte");
+    assert_eq!(result.unwrap(), whole, "{what}: byte by byte");
+    for cut in 0..=body.len() {
+        let (split, result) = run_stream(codec, request, head, split_at(body, &[cut]));
+        assert_eq!(split, deltas, "{what}: split at {cut}");
+        assert_eq!(result.as_ref().unwrap(), &whole, "{what}: split at {cut}");
+    }
+}
+
 /// `body` split into pieces at `cuts` (sorted positions).
 pub fn split_at<'a>(body: &'a [u8], cuts: &[usize]) -> Vec<&'a [u8]> {
     let mut out = Vec::new();

@@ -1,0 +1,85 @@
+//! `generateContent` response bodies (SPEC PROV-GEM-06, PROV-COMMON-03,
+//! STREAM-05, USAGE-02).
+//!
+//! A whole response is one chunk of what a stream would carry: its first
+//! candidate's parts become the deltas a stream yields ([`super::answer`])
+//! and the core assembler builds the message from them, so a plain and a
+//! streamed turn of the same answer cannot drift apart.
+
+use super::answer::{blocked, no_candidates, Answer};
+use super::status::error_from_response;
+use super::FAMILY;
+use crate::classify::{decode_error, with_request_id};
+use crate::http::HttpResponseHead;
+use crate::secret::Secret;
+use golem_core::message::{FinishReason, Usage};
+use golem_core::model::{ModelError, Response};
+use golem_core::stream::StreamAssembler;
+use serde_json::Value;
+
+/// Decode a whole `generateContent` response: a non-2xx status is the
+/// classified error; undecodable JSON is a retryable decode error; a body
+/// without candidates is a fatal one naming the prompt's block reason.
+/// `turn` numbers synthesized call ids; `key` is scrubbed from errors.
+///
+/// ```
+/// use golem_providers::gemini::decode_body;
+/// use golem_providers::http::HttpResponseHead;
+/// use golem_core::FinishReason;
+///
+/// let body = br#"{"candidates": [{"content": {"role": "model", "parts": [{"text": "Hi!"}]}, "finishReason": "STOP"}],
+///                 "usageMetadata": {"promptTokenCount": 5, "candidatesTokenCount": 2, "thoughtsTokenCount": 3}}"#;
+/// let response = decode_body(&HttpResponseHead::new(200, vec![]), body, 1, None).unwrap();
+/// assert_eq!(response.message.content, "Hi!");
+/// assert_eq!(response.finish_reason, FinishReason::Stop);
+/// assert_eq!((response.usage.output_tokens, response.usage.reasoning_tokens), (5, 3));
+/// ```
+pub fn decode_body(
+    head: &HttpResponseHead,
+    body: &[u8],
+    turn: usize,
+    key: Option<&Secret>,
+) -> Result<Response, ModelError> {
+    if !head.is_success() {
+        return Err(error_from_response(head, body, key));
+    }
+    let fail = |error: ModelError| with_request_id(error, head, key);
+    let value: Value = serde_json::from_slice(body)
+        .map_err(|e| fail(decode_error("response body", &format!("invalid JSON: {e}"), true, key)))?;
+    let mut answer = Answer::new(turn);
+    let mut deltas = Vec::new();
+    answer.chunk(&value, head, key, &mut deltas).map_err(fail)?;
+    if !answer.answered {
+        return Err(fail(decode_error("response body", &no_candidates(blocked(&value).as_deref()), false, key)));
+    }
+    let mut assembler = StreamAssembler::new().with_provider(FAMILY);
+    for delta in &deltas {
+        assembler.push(delta).map_err(|e| fail(decode_error("response body", &e.to_string(), false, key)))?;
+    }
+    Ok(Response::new(assembler.finish()).with_usage(answer.usage).with_finish_reason(answer.finish_reason()))
+}
+
+/// finishReason → finish reason (SPEC PROV-GEM-06); absent → unknown.
+/// (A candidate with function calls reports `tool_call`; the decoders
+/// apply that on top.)
+pub fn finish_reason(reason: Option<&str>) -> FinishReason {
+    match reason {
+        Some("STOP") => FinishReason::Stop,
+        Some("MAX_TOKENS") => FinishReason::Length,
+        Some("SAFETY" | "RECITATION" | "BLOCKLIST" | "PROHIBITED_CONTENT" | "SPII") => FinishReason::ContentFilter,
+        Some(_) => FinishReason::Other,
+        None => FinishReason::Unknown,
+    }
+}
+
+/// `usageMetadata` (SPEC PROV-GEM-06, USAGE-02): input is
+/// `promptTokenCount`, cached tokens inside it; output is
+/// `candidatesTokenCount` plus `thoughtsTokenCount`, reasoning the
+/// latter. Missing or malformed counts are zero.
+pub fn usage(value: &Value) -> Usage {
+    let count = |field: &str| value.get(field).and_then(Value::as_u64).unwrap_or(0);
+    let thoughts = count("thoughtsTokenCount");
+    Usage::new(count("promptTokenCount"), count("candidatesTokenCount").saturating_add(thoughts))
+        .with_cache_read_tokens(count("cachedContentTokenCount"))
+        .with_reasoning_tokens(thoughts)
+}
