@@ -33,21 +33,40 @@ fn event_log_seed_corpus() {
     }
 }
 
+/// `count` pseudo-random inputs of up to 400 bytes from a fixed seed
+/// (xorshift64; the state moves on for every length too, so an empty input
+/// is not followed by empty ones forever).
+fn pseudo_random_inputs(count: usize) -> impl Iterator<Item = Vec<u8>> {
+    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    (0..count).map(move |_| {
+        let len = (next() % 400) as usize;
+        (0..len).map(|_| (next() >> 24) as u8).collect()
+    })
+}
+
 /// A cheap stand-in for the fuzzer between fuzzing sessions: thousands of
 /// pseudo-random inputs from a fixed seed.
 #[test]
 fn run_machine_on_pseudo_random_inputs() {
-    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
-    for _ in 0..3000 {
-        let len = (state % 400) as usize;
-        let data: Vec<u8> = (0..len)
-            .map(|_| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                (state >> 24) as u8
-            })
-            .collect();
+    for data in pseudo_random_inputs(3000) {
         golem_core::fuzzing::run_machine(&data);
     }
+}
+
+/// The target draws each tool's `UnknownOutcome` from its input (issue 16),
+/// and the seed corpus takes a call that started before a crash through
+/// the recovery of every policy, so the fuzzer starts from each path.
+#[test]
+fn run_machine_seed_corpus_reaches_every_recovery_policy() {
+    let mut reached = std::collections::BTreeSet::new();
+    for (_, data) in corpus("run_machine") {
+        reached.extend(golem_core::fuzzing::run_machine_recoveries(&data).iter().map(|d| format!("{d:?}")));
+    }
+    assert_eq!(reached.iter().map(String::as_str).collect::<Vec<_>>(), ["AskHuman", "Interrupt", "Redo"]);
 }
