@@ -120,7 +120,9 @@ fn log_03_unknown_format_and_malformed_lines_fail_closed() {
     let mut lines: Vec<&str> = text.lines().collect();
     lines[2] = r#"{"at":5,"input":"teleport"}"#;
     assert!(matches!(EventLog::parse(&lines.join("\n")), Err(LogError::Record { line: 3, .. })));
-    let neither = format!("{}\n{}", lines[0], r#"{"at":0}"#);
+    let both = format!("{}\n{}", lines[0], r#"{"at":0,"input":"tick","end":"completed"}"#);
+    assert!(matches!(EventLog::parse(&both), Err(LogError::Record { line: 2, .. })));
+    let neither = format!("{}\n{}\n{}", lines[0], r#"{"at":0}"#, lines[1]);
     assert!(matches!(EventLog::parse(&neither), Err(LogError::Record { line: 2, .. })));
     let extra = format!("{text}{}\n", r#"{"at":999999999999,"input":"tick"}"#);
     assert!(matches!(EventLog::parse(&extra), Err(LogError::Order { .. })));
@@ -131,7 +133,8 @@ fn log_03_unknown_format_and_malformed_lines_fail_closed() {
     let damaged = format!("not json\n{}", lines[1]);
     assert!(matches!(EventLog::parse(&damaged), Err(LogError::Header(_))));
     // A complete header that does not read fails closed, records or not.
-    assert!(matches!(EventLog::parse(r#"{"format":2}"#), Err(LogError::Header(_))));
+    let bad = lines[0].replacen(r#""config":{"#, r#""config":{"maxIterations":"ten","#, 1);
+    assert!(matches!(EventLog::parse(&bad), Err(LogError::Header(_))));
 }
 
 #[test]

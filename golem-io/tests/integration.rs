@@ -5,6 +5,7 @@
 
 // Helpers shared by several files, compiled once.
 mod corpus;
+mod crash_support;
 mod log_buffer;
 #[cfg(feature = "mcp")]
 mod mcp_support;
@@ -17,6 +18,7 @@ mod async_models;
 mod async_send;
 mod async_tools;
 mod cancellation;
+mod crash_every_byte;
 mod crash_resume;
 mod deferral;
 mod delegation;

@@ -42,11 +42,13 @@ impl Line<'_> {
         self.bytes.iter().all(u8::is_ascii_whitespace)
     }
 
-    /// A complete JSON object with an `at` field: what a record line is,
-    /// and what neither a line cut short nor random bytes are.
+    /// A complete JSON object with an `at` and an `input` or `end` field:
+    /// what every record line is, and what neither a line cut short nor
+    /// random bytes after it are, short of a freak accident.
     fn is_record_shaped(&self) -> bool {
-        serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(self.bytes)
-            .is_ok_and(|object| object.contains_key("at"))
+        serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(self.bytes).is_ok_and(|object| {
+            object.contains_key("at") && (object.contains_key("input") || object.contains_key("end"))
+        })
     }
 }
 
@@ -78,9 +80,11 @@ impl EventLog {
     /// tail starts: cut it off before appending.
     ///
     /// Anything else fails closed: damage followed by a record, a line that
-    /// looks like a record but is not one (an unknown input, a missing
-    /// field), records after the end marker or going back in time, a
-    /// complete header that is invalid or of a newer format. A log without
+    /// looks like a record but is not one (an unknown input, both an input
+    /// and an end), records after the end marker or going back in time, a
+    /// complete header that is invalid or of a newer format. (Bytes after a
+    /// cut that happened to complete the cut line into valid JSON would be
+    /// read as what they say: the log has no checksum to tell.) A log without
     /// a complete header is [`LogError::NotStarted`]: the run crashed
     /// before it began, and nothing ran.
     ///
@@ -118,10 +122,10 @@ impl EventLog {
         let mut intact = bytes.len();
         let mut last_at = 0;
         while let Some(line) = lines.next() {
-            let record = match serde_json::from_slice::<LogRecord>(line.bytes) {
+            let record = match read_record(line.bytes) {
                 Ok(record) => record,
-                Err(e) if line.is_record_shaped() || lines.any(|later| later.is_record_shaped()) => {
-                    return Err(LogError::Record { line: line.number, reason: e.to_string() });
+                Err(reason) if line.is_record_shaped() || lines.any(|later| later.is_record_shaped()) => {
+                    return Err(LogError::Record { line: line.number, reason });
                 }
                 Err(_) => {
                     intact = line.start;
@@ -135,13 +139,9 @@ impl EventLog {
                 return Err(LogError::Order { line: line.number, reason: "time goes backwards".into() });
             }
             last_at = record.at;
-            match (record.input.is_some(), record.end) {
-                (true, None) => log.records.push(record),
-                (false, Some(end)) => log.end = Some(end),
-                _ => {
-                    let reason = "a record holds exactly one of `input` and `end`".to_string();
-                    return Err(LogError::Record { line: line.number, reason });
-                }
+            match record.end {
+                None => log.records.push(record),
+                Some(end) => log.end = Some(end),
             }
         }
         let unterminated = bytes[..intact].last().is_some_and(|&b| b != b'\n');
@@ -149,19 +149,44 @@ impl EventLog {
     }
 }
 
-/// The header line: the header, or — when the line is not a JSON object at
-/// all — why not (a header the crash cut short reads so). A complete object
-/// that is not a valid header is an error.
+/// A record line: an input or the end marker, exactly one of them.
+fn read_record(line: &[u8]) -> Result<LogRecord, String> {
+    let record = serde_json::from_slice::<LogRecord>(line).map_err(|e| e.to_string())?;
+    if record.input.is_some() == record.end.is_some() {
+        return Err("a record holds exactly one of `input` and `end`".into());
+    }
+    Ok(record)
+}
+
+/// The header line: the header, or — when the line is not a complete
+/// header at all (not a JSON object with a format, a configuration and a
+/// start, as a header cut short is not) — why not. A complete one that is
+/// invalid or of a newer format is an error.
 fn read_header(line: &[u8]) -> Result<Result<LogHeader, String>, LogError> {
-    let raw = match serde_json::from_slice::<serde_json::Value>(line) {
-        Ok(raw @ serde_json::Value::Object(_)) => raw,
-        Ok(_) => return Ok(Err("the first line is not a JSON object".into())),
+    /// What every header has, read without building the rest.
+    #[derive(serde::Deserialize)]
+    struct Shape {
+        format: serde_json::Value,
+        #[serde(rename = "config")]
+        _config: serde::de::IgnoredAny,
+        #[serde(rename = "start")]
+        _start: serde::de::IgnoredAny,
+    }
+    let known = |format: u64| {
+        let format = u32::try_from(format).unwrap_or(u32::MAX);
+        if format == 0 || format > FORMAT_VERSION {
+            return Err(LogError::UnknownFormat { found: format });
+        }
+        Ok(())
+    };
+    let error = match serde_json::from_slice::<LogHeader>(line) {
+        Ok(header) => return known(header.format.into()).map(|()| Ok(header)),
+        Err(error) => error,
+    };
+    let shape = match serde_json::from_slice::<Shape>(line) {
+        Ok(shape) => shape,
         Err(e) => return Ok(Err(e.to_string())),
     };
-    let format = raw.get("format").and_then(|f| f.as_u64()).ok_or(LogError::Header("no format version".into()))?;
-    let format = u32::try_from(format).unwrap_or(u32::MAX);
-    if format == 0 || format > FORMAT_VERSION {
-        return Err(LogError::UnknownFormat { found: format });
-    }
-    serde_json::from_value(raw).map(Ok).map_err(|e| LogError::Header(e.to_string()))
+    known(shape.format.as_u64().ok_or(LogError::Header("no format version".into()))?)?;
+    Err(LogError::Header(error.to_string()))
 }
