@@ -19,6 +19,8 @@ mod async_send;
 mod async_tools;
 mod cancellation;
 mod crash_every_byte;
+#[cfg(unix)]
+mod crash_kill;
 mod crash_resume;
 mod deferral;
 mod delegation;
