@@ -336,8 +336,11 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
     /// one JSON line per input, each flushed before the driver acts on it.
     /// Replay it with [`golem_core::log::replay`]; resume it with
     /// [`RunBuilder::continue_log`] or [`RunBuilder::resume_log`]. When
-    /// continuing a log, `out` receives the new records only (open the file
-    /// for appending). A write error stops the run with [`Error::Record`].
+    /// continuing a log, `out` receives the new records only: open the file
+    /// with [`LogFile::open_for_continue`](crate::LogFile::open_for_continue),
+    /// which cuts off a tail the crash tore first. A write error stops the
+    /// run with [`Error::Record`]. To survive crashes, record to a
+    /// [`LogFile`](crate::LogFile).
     pub fn record(mut self, out: impl std::io::Write + Send + 'a) -> Self {
         self.log = Some(Box::new(out));
         self
