@@ -70,3 +70,25 @@ fn run_machine_seed_corpus_reaches_every_recovery_policy() {
     }
     assert_eq!(reached.iter().map(String::as_str).collect::<Vec<_>>(), ["AskHuman", "Interrupt", "Redo"]);
 }
+
+/// The same stand-in for `event_log`: the seed logs with bytes flipped,
+/// cut short and garbled tails glued on, so torn and damaged logs of every
+/// shape go through the reader (issue 16).
+#[test]
+fn event_log_on_mutated_seeds() {
+    let seeds = corpus("event_log");
+    let mut noise = pseudo_random_inputs(4000);
+    for round in 0..4000 {
+        let (_, seed) = &seeds[round % seeds.len()];
+        let noise = noise.next().unwrap_or_default();
+        let mut data = seed.clone();
+        let pick = |i: usize, n: usize| usize::from(noise.get(i).copied().unwrap_or(0)) * 257 % n.max(1);
+        if !data.is_empty() {
+            let at = pick(0, data.len());
+            data[at] = noise.get(1).copied().unwrap_or(b'\n');
+            data.truncate(pick(2, data.len() + 1).max(data.len() / 2));
+        }
+        data.extend_from_slice(&noise[noise.len().min(3)..noise.len().min(40)]);
+        golem_core::fuzzing::event_log(&data);
+    }
+}

@@ -28,6 +28,7 @@ mod delegation_drivers;
 mod delegation_events;
 mod driver;
 mod equivalence;
+mod log_file;
 mod mcp_bridge;
 mod mcp_fuzz_corpus;
 mod mcp_http;
