@@ -9,7 +9,7 @@
 //! finish was recorded runs again. Even offsets run on the blocking
 //! driver, odd ones on the async driver.
 
-use crate::crash_support::{agent, approve_all, check_run, log_files, scratch_dir, Ledger, Note, Recipe};
+use crate::crash_support::{agent, approve_all, check_run, log_files, scratch_dir, Ledger, Note, Recipe, Rng};
 use golem_core::log::EventLog;
 use golem_io::LogFile;
 use std::collections::BTreeMap;
@@ -25,30 +25,6 @@ type Ran = Arc<Mutex<BTreeMap<String, usize>>>;
 
 fn plain(file: LogFile) -> Box<dyn Write + Send> {
     Box::new(file)
-}
-
-/// A seeded xorshift64 stream.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    /// Up to 32 bytes of anything, newlines and NULs often.
-    fn garbage(&mut self) -> Vec<u8> {
-        let len = 1 + self.next() % 32;
-        (0..len)
-            .map(|_| match self.next() % 6 {
-                0 => b'\n',
-                1 => 0,
-                _ => (self.next() >> 24) as u8,
-            })
-            .collect()
-    }
 }
 
 /// Bring the run in `dir` to its end with the recipe, as a new process

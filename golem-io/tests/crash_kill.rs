@@ -18,7 +18,7 @@
 //! replays it (which moment a timed kill hits still varies with the
 //! machine's load; the self-inflicted kills do not).
 
-use crate::crash_support::{agent, approve_all, check_run, log_files, scratch_dir, Note, Recipe};
+use crate::crash_support::{agent, approve_all, check_run, log_files, scratch_dir, Note, Recipe, Rng};
 use golem_core::log::{replay, EventLog, LogError};
 use golem_io::LogFile;
 use std::collections::BTreeMap;
@@ -112,22 +112,6 @@ fn kill_child() {
     let recipe = Recipe { async_driver: std::env::var(DRIVER).is_ok_and(|d| d == "async"), wrap: &wrap };
     let agent = agent(PAYLOAD, PACE, effects_note(dir));
     recipe.run_to_end(&agent, dir, PROMPT, approve_all).unwrap();
-}
-
-/// A seeded xorshift64 stream.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
 }
 
 /// How a child is to die.

@@ -38,6 +38,36 @@ pub fn scratch_dir() -> tempfile::TempDir {
     builder.or_else(|_| tempfile::tempdir()).unwrap()
 }
 
+/// A seeded xorshift64 stream: the crash tests' schedules and garbage.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// Below `n` (0 for 0).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+
+    /// 1 to 32 bytes of anything, newlines and NULs often: what a power
+    /// loss may leave after the last write that reached the disk.
+    pub fn garbage(&mut self) -> Vec<u8> {
+        let len = 1 + self.below(32);
+        (0..len)
+            .map(|_| match self.below(6) {
+                0 => b'\n',
+                1 => 0,
+                _ => (self.next() >> 24) as u8,
+            })
+            .collect()
+    }
+}
+
 /// The scenario's agent. `payload` sizes the first lookup's argument and
 /// both lookups' results (make it larger than a page to get records that
 /// are); `pace` is how long each tool body and model call takes.
