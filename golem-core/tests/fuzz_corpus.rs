@@ -59,16 +59,66 @@ fn run_machine_on_pseudo_random_inputs() {
     }
 }
 
+/// The recovery seeds, by the policy each reaches.
+const RECOVERY_SEEDS: [(&str, &str); 3] =
+    [("Interrupt", "recover-interrupt"), ("Redo", "recover-redo"), ("AskHuman", "recover-ask-human")];
+
+fn reaches(data: &[u8], policy: &str) -> bool {
+    golem_core::fuzzing::run_machine_recoveries(data).iter().any(|d| format!("{d:?}") == policy)
+}
+
 /// The target draws each tool's `UnknownOutcome` from its input (issue 16),
 /// and the seed corpus takes a call that started before a crash through
 /// the recovery of every policy, so the fuzzer starts from each path.
 #[test]
 fn run_machine_seed_corpus_reaches_every_recovery_policy() {
-    let mut reached = std::collections::BTreeSet::new();
-    for (_, data) in corpus("run_machine") {
-        reached.extend(golem_core::fuzzing::run_machine_recoveries(&data).iter().map(|d| format!("{d:?}")));
+    let seeds = corpus("run_machine");
+    for (policy, _) in RECOVERY_SEEDS {
+        assert!(
+            seeds.iter().any(|(_, data)| reaches(data, policy)),
+            "no seed reaches the {policy} recovery; if how run_machine reads its bytes changed, run \
+             `cargo test -p golem-core --test integration -- --ignored regenerate_recovery_seeds`"
+        );
     }
-    assert_eq!(reached.iter().map(String::as_str).collect::<Vec<_>>(), ["AskHuman", "Interrupt", "Redo"]);
+}
+
+/// Find the recovery seeds again after a change to how `run_machine` reads
+/// its bytes: the old seeds with one byte inserted, replaced or removed
+/// anywhere (a field added to the input's layout shifts the rest by a
+/// byte), else pseudo-random inputs; the first input found to reach each
+/// policy is written over its seed.
+#[test]
+#[ignore = "rewrites fuzz/corpus/run_machine/recover-*; run it when the seed test asks for it"]
+fn regenerate_recovery_seeds() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus/run_machine");
+    let old: Vec<Vec<u8>> = RECOVERY_SEEDS.iter().filter_map(|(_, name)| std::fs::read(dir.join(name)).ok()).collect();
+    let edits = old.iter().flat_map(|seed| {
+        (0..=seed.len()).flat_map(move |at| {
+            let removed = (at < seed.len()).then(|| [&seed[..at], &seed[at + 1..]].concat());
+            let others = (0..=255u8).flat_map(move |b| {
+                let inserted = [&seed[..at], &[b][..], &seed[at..]].concat();
+                let replaced = (at < seed.len()).then(|| [&seed[..at], &[b][..], &seed[at + 1..]].concat());
+                std::iter::once(inserted).chain(replaced)
+            });
+            removed.into_iter().chain(others)
+        })
+    });
+    let candidates = old.clone().into_iter().chain(edits).chain(pseudo_random_inputs(200_000));
+    let mut found: std::collections::BTreeMap<&str, Vec<u8>> = std::collections::BTreeMap::new();
+    for data in candidates {
+        for (policy, _) in RECOVERY_SEEDS {
+            if !found.contains_key(policy) && reaches(&data, policy) {
+                found.insert(policy, data.clone());
+            }
+        }
+        if found.len() == RECOVERY_SEEDS.len() {
+            break;
+        }
+    }
+    for (policy, name) in RECOVERY_SEEDS {
+        let data = found.get(policy).unwrap_or_else(|| panic!("no input reaches the {policy} recovery"));
+        std::fs::write(dir.join(name), data).unwrap();
+    }
 }
 
 /// The same stand-in for `event_log`: the seed logs with bytes flipped,
