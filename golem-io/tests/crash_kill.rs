@@ -5,9 +5,9 @@
 //! blocking or the async driver — and kills one to three of them in a row,
 //! each where it happens to be: starting up, in a model call, inside tool
 //! bodies with siblings running, writing a record larger than a page,
-//! paused, after the end. Some children kill themselves in the middle of a
-//! log write instead, at a chosen byte, so torn records — torn headers,
-//! torn end markers — are certain, not a matter of luck. Then this process
+//! paused, after the end. Other children stop in the middle of a log
+//! write, at a chosen byte, and are killed there, so torn records — torn
+//! headers, torn end markers — are certain, not a matter of luck. Then this process
 //! brings the run to its end with the same recipe and checks what the
 //! every-byte test checks: the logs read whole, the answer is the
 //! reference, the recovery decisions are the guide's table, no body ran
@@ -16,7 +16,7 @@
 //!
 //! The schedule is seeded: the seed is printed, and `GOLEM_KILL_SEED=<seed>`
 //! replays it (which moment a timed kill hits still varies with the
-//! machine's load; the self-inflicted kills do not).
+//! machine's load; the kills inside a write do not).
 
 use crate::crash_support::{agent, approve_all, check_run, log_files, scratch_dir, Note, Recipe, Rng};
 use golem_core::log::{replay, EventLog, LogError};
@@ -66,8 +66,12 @@ fn effects(dir: &Path) -> BTreeMap<String, usize> {
     ran
 }
 
-/// A log file that kills its process once the process has written `at`
-/// log bytes — with the write that crosses `at` cut there.
+/// What a child prints when it has torn a write and waits to be killed.
+const TORN: &str = "torn, waiting for the kill";
+
+/// A log file that stops its process once the process has written `at`
+/// log bytes — with the write that crosses `at` cut there — and waits for
+/// the parent's SIGKILL.
 struct KillAt {
     file: LogFile,
     written: Arc<AtomicUsize>,
@@ -79,8 +83,8 @@ impl Write for KillAt {
         let before = self.written.fetch_add(buf.len(), Ordering::SeqCst);
         if before + buf.len() > self.at {
             self.file.write_all(&buf[..self.at.saturating_sub(before)])?;
-            // SIGKILL, like the parent's kills: no destructor, no flush.
-            let _ = Command::new("kill").args(["-KILL", &std::process::id().to_string()]).status();
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "{TORN}").and_then(|()| out.flush());
             loop {
                 std::thread::sleep(Duration::from_secs(1));
             }
@@ -114,22 +118,23 @@ fn kill_child() {
     recipe.run_to_end(&agent, dir, PROMPT, approve_all).unwrap();
 }
 
-/// How a child is to die.
+/// How a child is to die, always by this process's SIGKILL.
 #[derive(Clone, Copy, Debug)]
 enum Death {
-    /// SIGKILL from this process after a while.
+    /// After a while.
     After(Duration),
-    /// By its own hand, inside the log write that crosses this byte.
+    /// Inside the log write that crosses this byte, which the child cuts
+    /// there before it waits for the kill.
     AtByte(usize),
 }
 
 fn child(dir: &Path, async_driver: bool, death: Option<Death>) -> std::process::Child {
     let mut command = Command::new(std::env::current_exe().unwrap());
     command
-        .args(["--exact", "crash_kill::kill_child", "--ignored", "--test-threads=1"])
+        .args(["--exact", "crash_kill::kill_child", "--ignored", "--test-threads=1", "--nocapture"])
         .env(CHILD, dir)
         .env(DRIVER, if async_driver { "async" } else { "blocking" })
-        .stdout(Stdio::null())
+        .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     if let Some(Death::AtByte(at)) = death {
         command.env(KILL_AT, at.to_string());
@@ -141,10 +146,15 @@ fn child(dir: &Path, async_driver: bool, death: Option<Death>) -> std::process::
 /// when it was killed.
 fn run_child(dir: &Path, async_driver: bool, death: Death) -> bool {
     let mut process = child(dir, async_driver, Some(death));
-    if let Death::After(after) = death {
-        std::thread::sleep(after);
-        let _ = process.kill();
+    match death {
+        Death::After(after) => std::thread::sleep(after),
+        Death::AtByte(_) => {
+            // Until the child says it tore a write, or ends.
+            let stdout = std::io::BufReader::new(process.stdout.take().unwrap());
+            let _ = std::io::BufRead::lines(stdout).map_while(Result::ok).find(|line| line.contains(TORN));
+        }
     }
+    let _ = process.kill();
     let output = process.wait_with_output().unwrap();
     // A child that was not killed finished the run: it must have succeeded.
     if output.status.code().is_some() {
