@@ -69,20 +69,49 @@ fn effects(dir: &Path) -> BTreeMap<String, usize> {
 /// What a child prints when it has torn a write and waits to be killed.
 const TORN: &str = "torn, waiting for the kill";
 
-/// A log file that stops its process once the process has written `at`
-/// log bytes — with the write that crosses `at` cut there — and waits for
-/// the parent's SIGKILL.
+/// Where a child tears a log write.
+#[derive(Clone, Copy, Debug)]
+enum Tear {
+    /// The write that crosses this many bytes the process logged, cut there.
+    AtByte(usize),
+    /// The completed run's end marker, cut in half.
+    EndMarker,
+}
+
+impl Tear {
+    fn to_env(self) -> String {
+        match self {
+            Tear::AtByte(at) => at.to_string(),
+            Tear::EndMarker => "end".to_string(),
+        }
+    }
+
+    fn from_env(value: &str) -> Option<Tear> {
+        if value == "end" {
+            return Some(Tear::EndMarker);
+        }
+        value.parse().ok().map(Tear::AtByte)
+    }
+}
+
+/// A log file that tears the write `tear` names and then waits for the
+/// parent's SIGKILL.
 struct KillAt {
     file: LogFile,
+    /// Bytes the process logged so far.
     written: Arc<AtomicUsize>,
-    at: usize,
+    tear: Tear,
 }
 
 impl Write for KillAt {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         let before = self.written.fetch_add(buf.len(), Ordering::SeqCst);
-        if before + buf.len() > self.at {
-            self.file.write_all(&buf[..self.at.saturating_sub(before)])?;
+        let cut = match self.tear {
+            Tear::AtByte(at) => (before + buf.len() > at).then(|| at.saturating_sub(before)),
+            Tear::EndMarker => buf.windows(END.len()).any(|w| w == END).then_some(buf.len() / 2),
+        };
+        if let Some(cut) = cut {
+            self.file.write_all(&buf[..cut])?;
             let mut out = std::io::stdout().lock();
             let _ = writeln!(out, "{TORN}").and_then(|()| out.flush());
             loop {
@@ -98,6 +127,9 @@ impl Write for KillAt {
     }
 }
 
+/// The end marker of a completed run.
+const END: &[u8] = br#""end":"completed""#;
+
 /// The child process: the recipe on the run in `$GOLEM_KILL_CHILD`, until
 /// it is killed (or the run ends).
 #[test]
@@ -106,10 +138,10 @@ fn kill_child() {
     let Ok(dir) = std::env::var(CHILD) else { return };
     let dir = Path::new(&dir);
     let written = Arc::new(AtomicUsize::new(0));
-    let kill_at = std::env::var(KILL_AT).ok().and_then(|at| at.parse::<usize>().ok());
+    let tear = std::env::var(KILL_AT).ok().and_then(|at| Tear::from_env(&at));
     let wrap = move |file: LogFile| -> Box<dyn Write + Send> {
-        match kill_at {
-            Some(at) => Box::new(KillAt { file, written: Arc::clone(&written), at }),
+        match tear {
+            Some(tear) => Box::new(KillAt { file, written: Arc::clone(&written), tear }),
             None => Box::new(file),
         }
     };
@@ -123,9 +155,9 @@ fn kill_child() {
 enum Death {
     /// After a while.
     After(Duration),
-    /// Inside the log write that crosses this byte, which the child cuts
-    /// there before it waits for the kill.
-    AtByte(usize),
+    /// Inside a log write, which the child tears before it waits for the
+    /// kill.
+    Tearing(Tear),
 }
 
 fn child(dir: &Path, async_driver: bool, death: Option<Death>) -> std::process::Child {
@@ -136,8 +168,8 @@ fn child(dir: &Path, async_driver: bool, death: Option<Death>) -> std::process::
         .env(DRIVER, if async_driver { "async" } else { "blocking" })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    if let Some(Death::AtByte(at)) = death {
-        command.env(KILL_AT, at.to_string());
+    if let Some(Death::Tearing(tear)) = death {
+        command.env(KILL_AT, tear.to_env());
     }
     command.spawn().unwrap()
 }
@@ -148,7 +180,7 @@ fn run_child(dir: &Path, async_driver: bool, death: Death) -> bool {
     let mut process = child(dir, async_driver, Some(death));
     match death {
         Death::After(after) => std::thread::sleep(after),
-        Death::AtByte(_) => {
+        Death::Tearing(_) => {
             // Until the child says it tore a write, or ends.
             let stdout = std::io::BufReader::new(process.stdout.take().unwrap());
             let _ = std::io::BufRead::lines(stdout).map_while(Result::ok).find(|line| line.contains(TORN));
@@ -201,9 +233,10 @@ fn issue_16_processes_killed_at_random_moments_resume_to_the_reference_outcome()
     };
     let total: usize = sizes.iter().sum();
     // Deaths the schedule always includes: in the run's header, at a page
-    // boundary inside a large record, in the resume's header, in the last
-    // end marker.
-    let targeted = [header(0) / 2, 4096 * 2, sizes[0] + header(1) / 2, total - 5];
+    // boundary inside a large record, in the resume's header, in the end
+    // marker of the completed run.
+    let targeted =
+        [Tear::AtByte(header(0) / 2), Tear::AtByte(4096 * 2), Tear::AtByte(sizes[0] + header(1) / 2), Tear::EndMarker];
 
     let mut tally: BTreeMap<&str, usize> = BTreeMap::new();
     let (mut children, mut kills) = (0, 0);
@@ -216,10 +249,10 @@ fn issue_16_processes_killed_at_random_moments_resume_to_the_reference_outcome()
             // What is left to log, roughly; a later child has less to do.
             let on_disk: u64 = log_files(dir.path()).iter().map(|p| std::fs::metadata(p).unwrap().len()).sum();
             let left = (total as u64).saturating_sub(on_disk);
-            let death = if let Some(&at) = targeted.get(cycle) {
-                Death::AtByte(at)
+            let death = if let Some(&tear) = targeted.get(cycle) {
+                Death::Tearing(tear)
             } else if rng.below(3) == 0 {
-                Death::AtByte(rng.below(left + 200) as usize)
+                Death::Tearing(Tear::AtByte(rng.below(left + 200) as usize))
             } else {
                 let micros = lifetime.as_micros() as u64 * if nth == 0 { 5 } else { 3 } / 4;
                 Death::After(Duration::from_micros(rng.below(micros)))
