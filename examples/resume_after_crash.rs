@@ -12,7 +12,7 @@
 
 use golem_core::testing::FnModel;
 use golem_core::{EventKind, Response, Role, ToolCall};
-use golem_io::{Agent, Tool, ToolContext};
+use golem_io::{Agent, LogFile, Tool, ToolContext};
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -59,8 +59,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if args.get(1).map(String::as_str) == Some("--child") {
         let path = args.get(2).ok_or("--child needs a log path")?;
         CRASH.store(true, Ordering::SeqCst);
-        let file = std::fs::File::create(path)?;
-        agent().run_with(()).prompt("Settle order A-17.").record(golem_io::SyncedFile(file)).call()?;
+        let file = LogFile::create(path)?;
+        agent().run_with(()).prompt("Settle order A-17.").record(file).call()?;
         return Err("the child was supposed to crash".into());
     }
 
@@ -70,16 +70,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let status = Command::new(std::env::current_exe()?).arg("--child").arg(&path).status()?;
     println!("child process ended: {status}");
 
-    let text = std::fs::read_to_string(&path)?;
-    let log = golem_core::log::EventLog::parse(&text)?;
+    // Read the log, cut off whatever the crash tore, and append from there.
+    let (log, file) = LogFile::open_for_continue(&path)?;
     println!("the log holds {} records and no end marker: {}", log.records.len(), log.end.is_none());
 
-    let appended = std::fs::OpenOptions::new().append(true).open(&path)?;
     let agent = agent();
     let result = agent
         .run_with(())
         .continue_log(&log)?
-        .record(appended)
+        .record(file)
         .observer(|event| match &event.kind {
             EventKind::Recovered { call_id, tool, started, decision } => {
                 println!("ledger: {tool} ({call_id}) started={started} -> {decision:?}")

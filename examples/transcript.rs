@@ -16,11 +16,12 @@ use golem_core::{EventKind, ModelError, Response, ToolCall, ToolEndOutcome, Usag
 use golem_io::{Agent, Tool, ToolContext};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let text = match std::env::args().nth(1) {
-        Some(path) => std::fs::read_to_string(path)?,
-        None => demo_log()?,
+    let bytes = match std::env::args().nth(1) {
+        Some(path) => std::fs::read(path)?,
+        None => demo_log()?.into_bytes(),
     };
-    let log = EventLog::parse(&text)?;
+    // Bytes, not text: a crash may have left a torn tail that is not UTF-8.
+    let log = EventLog::read_bytes(&bytes)?.log;
     print!("{}", transcript(&log)?);
     Ok(())
 }

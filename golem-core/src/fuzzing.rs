@@ -5,6 +5,7 @@
 use crate::config::{OutputMode, RetryPolicy, RunConfig, ToolChoice, UsageLimits};
 use crate::deferral::DeferKind;
 use crate::error::{CancelReason, CauseRecord};
+use crate::event::EventKind;
 use crate::log::{replay, EventLog};
 use crate::machine::{
     CancelMode, Command, DecodeId, Input, ModelCallId, Output, RunMachine, Start, ToolCallId, ToolOutcome, Verdict,
@@ -12,7 +13,7 @@ use crate::machine::{
 use crate::message::{Message, ToolCall, Usage};
 use crate::model::{Delta, ModelError, Response};
 use crate::time::Moment;
-use crate::tool::ToolSpec;
+use crate::tool::{ToolSpec, UnknownOutcome};
 use std::time::Duration;
 
 /// Reads fuzz bytes as small numbers; runs dry as zeros.
@@ -50,6 +51,12 @@ fn config(b: &mut Bytes<'_>) -> RunConfig {
             let mut spec = ToolSpec::new(*n, "", serde_json::json!({"type": "object"}));
             spec.sequential = b.flag();
             spec.timeout = b.flag().then(|| Duration::from_millis(u64::from(b.byte()) + 1));
+            // Every recovery path of a crash resume (SPEC LOG-06).
+            spec.on_unknown_outcome = match b.below(3) {
+                0 => UnknownOutcome::Interrupt,
+                1 => UnknownOutcome::Redo,
+                _ => UnknownOutcome::AskHuman,
+            };
             spec
         })
         .collect::<Vec<_>>();
@@ -122,19 +129,32 @@ fn tool_outcome(b: &mut Bytes<'_>) -> ToolOutcome {
     }
 }
 
+/// Kinds of work, indexing the ids the machine issued.
+const MODEL: usize = 0;
+const TOOL: usize = 1;
+const DECODE: usize = 2;
+
 /// Drive a machine with inputs decoded from `data`, checking the invariants
 /// of DESIGN.md: no panic, misuse is a typed error, `Done` is absorbing,
 /// event sequence numbers are gap-free, no deadline precedes `now`, and
 /// every command id is fresh.
 pub fn run_machine(data: &[u8]) {
+    run_machine_recoveries(data);
+}
+
+/// [`run_machine`], returning the decision of every crash recovery of a
+/// call that had started (each tool's `UnknownOutcome` is drawn from the
+/// bytes), so a test can show the inputs reach every policy.
+pub fn run_machine_recoveries(data: &[u8]) -> Vec<UnknownOutcome> {
+    let mut recoveries = Vec::new();
     let mut b = Bytes(data);
     let cfg = config(&mut b);
     let start =
         Start { stream: b.flag(), jitter_phase: b.flag().then(|| u64::from(b.byte()) << 56), ..Start::prompt("go") };
-    let Ok(mut machine) = RunMachine::new(cfg, start, Moment::ZERO) else { return };
+    let Ok(mut machine) = RunMachine::new(cfg, start, Moment::ZERO) else { return recoveries };
     let mut now = Moment::ZERO;
     let mut seq = 0u64;
-    let mut issued: Vec<u64> = Vec::new();
+    let mut issued: [Vec<u64>; 3] = Default::default();
     let mut done = false;
     let mut steps = 0;
     while !b.is_empty() && steps < 512 {
@@ -145,18 +165,21 @@ pub fn run_machine(data: &[u8]) {
                     assert!(!done, "no events after Done");
                     assert_eq!(e.seq, seq, "event seq is gap-free");
                     seq += 1;
+                    if let EventKind::Recovered { started: true, decision, .. } = e.kind {
+                        recoveries.push(decision);
+                    }
                 }
                 Output::Command(c) => {
                     assert!(!done, "no commands after Done");
                     let id = match c {
-                        Command::CallModel { id, .. } => Some(id.0),
-                        Command::ExecuteTool { id, .. } => Some(id.0),
-                        Command::Decode { id, .. } => Some(id.0),
+                        Command::CallModel { id, .. } => Some((MODEL, id.0)),
+                        Command::ExecuteTool { id, .. } => Some((TOOL, id.0)),
+                        Command::Decode { id, .. } => Some((DECODE, id.0)),
                         _ => None,
                     };
-                    if let Some(id) = id {
-                        assert!(!issued.contains(&id), "ids are fresh");
-                        issued.push(id);
+                    if let Some((kind, id)) = id {
+                        assert!(!issued.iter().flatten().any(|&i| i == id), "ids are fresh");
+                        issued[kind].push(id);
                     }
                 }
                 Output::Wait { deadline, .. } => {
@@ -170,32 +193,36 @@ pub fn run_machine(data: &[u8]) {
                 }
             }
         }
-        let pick = |b: &mut Bytes<'_>| -> u64 {
-            if issued.is_empty() || b.below(8) == 0 {
+        // Mostly an id the machine issued for that kind of work, so
+        // sequences get past misuse into the phases behind it (recovery of
+        // started calls among them); sometimes any id.
+        let pick = |b: &mut Bytes<'_>, kind: usize| -> u64 {
+            let ids = &issued[kind];
+            if ids.is_empty() || b.below(8) == 0 {
                 u64::from(b.byte())
             } else {
-                issued[usize::from(b.byte()) % issued.len()]
+                ids[usize::from(b.byte()) % ids.len()]
             }
         };
         let input = match b.below(9) {
-            0 => Input::ModelFinished { id: ModelCallId(pick(&mut b)), result: Ok(response(&mut b)) },
+            0 => Input::ModelFinished { id: ModelCallId(pick(&mut b, MODEL)), result: Ok(response(&mut b)) },
             1 => {
                 let mut e = ModelError::api(if b.flag() { 503 } else { 400 }, "x");
                 if b.flag() {
                     e = e.with_retry_after(Duration::from_secs(u64::from(b.byte())));
                 }
-                Input::ModelFinished { id: ModelCallId(pick(&mut b)), result: Err(e) }
+                Input::ModelFinished { id: ModelCallId(pick(&mut b, MODEL)), result: Err(e) }
             }
-            2 => Input::ModelDelta { id: ModelCallId(pick(&mut b)), delta: Delta::text("d") },
-            3 => Input::ToolStarted { id: ToolCallId(pick(&mut b)) },
-            4 => Input::ToolFinished { id: ToolCallId(pick(&mut b)), outcome: tool_outcome(&mut b) },
+            2 => Input::ModelDelta { id: ModelCallId(pick(&mut b, MODEL)), delta: Delta::text("d") },
+            3 => Input::ToolStarted { id: ToolCallId(pick(&mut b, TOOL)) },
+            4 => Input::ToolFinished { id: ToolCallId(pick(&mut b, TOOL)), outcome: tool_outcome(&mut b) },
             5 => {
                 let verdict = match b.below(3) {
                     0 => Verdict::Accepted,
                     1 => Verdict::Rejected { reason: "no".into() },
                     _ => Verdict::Fatal { message: "bad".into() },
                 };
-                Input::Decoded { id: DecodeId(pick(&mut b)), verdict }
+                Input::Decoded { id: DecodeId(pick(&mut b, DECODE)), verdict }
             }
             6 => Input::Cancel {
                 reason: if b.flag() { CancelReason::Caller } else { CancelReason::Deadline },
@@ -215,19 +242,24 @@ pub fn run_machine(data: &[u8]) {
         match machine.handle_input(at, input) {
             Ok(()) if done => assert_eq!(machine.outcome(), before.as_ref(), "inputs after Done change nothing"),
             Ok(()) => now = at,
-            Err(_) => return,
+            Err(_) => return recoveries,
         }
     }
+    recoveries
 }
 
-/// Parse `data` as an event log and, when it parses, replay it. Any bytes
-/// must give a typed error or a replay, never a panic.
+/// Read `data` as an event log and, when it reads, replay it. Any bytes
+/// must give a typed error or a replay, never a panic; the intact part a
+/// read reports reads as the same log on its own (a writer continuing the
+/// log cuts it back to that part, SPEC LOG-05).
 pub fn event_log(data: &[u8]) {
-    let Ok(text) = std::str::from_utf8(data) else { return };
-    if let Ok(log) = EventLog::parse(text) {
-        // Bound the work a hostile log can ask for.
-        if log.records.len() <= 4096 {
-            let _ = replay(&log);
-        }
+    let Ok(read) = EventLog::read_bytes(data) else { return };
+    let intact = &data[..read.intact];
+    let again = EventLog::read_bytes(intact).expect("the intact part reads");
+    assert_eq!(again.log, read.log, "the intact part holds the whole log");
+    assert_eq!(again.intact, intact.len(), "the intact part has no torn tail");
+    // Bound the work a hostile log can ask for.
+    if read.log.records.len() <= 4096 {
+        let _ = replay(&read.log);
     }
 }

@@ -9,6 +9,7 @@ mod outcomes;
 mod config_rules;
 mod fuzz_corpus;
 mod history;
+mod log_read;
 mod log_replay;
 mod machine_bad_output;
 mod machine_discard;

@@ -120,12 +120,21 @@ fn log_03_unknown_format_and_malformed_lines_fail_closed() {
     let mut lines: Vec<&str> = text.lines().collect();
     lines[2] = r#"{"at":5,"input":"teleport"}"#;
     assert!(matches!(EventLog::parse(&lines.join("\n")), Err(LogError::Record { line: 3, .. })));
-    let neither = format!("{}\n{}", lines[0], r#"{"at":0}"#);
+    let both = format!("{}\n{}", lines[0], r#"{"at":0,"input":"tick","end":"completed"}"#);
+    assert!(matches!(EventLog::parse(&both), Err(LogError::Record { line: 2, .. })));
+    let neither = format!("{}\n{}\n{}", lines[0], r#"{"at":0}"#, lines[1]);
     assert!(matches!(EventLog::parse(&neither), Err(LogError::Record { line: 2, .. })));
     let extra = format!("{text}{}\n", r#"{"at":999999999999,"input":"tick"}"#);
     assert!(matches!(EventLog::parse(&extra), Err(LogError::Order { .. })));
-    assert!(matches!(EventLog::parse(""), Err(LogError::Empty)));
-    assert!(matches!(EventLog::parse("not json"), Err(LogError::Header(_))));
+    // No complete header: the run never started (issue 16).
+    assert_eq!(EventLog::parse(""), Err(LogError::NotStarted { bytes: 0 }));
+    assert_eq!(EventLog::parse("not json"), Err(LogError::NotStarted { bytes: 8 }));
+    // A damaged header with records after it is no crash's doing.
+    let damaged = format!("not json\n{}", lines[1]);
+    assert!(matches!(EventLog::parse(&damaged), Err(LogError::Header(_))));
+    // A complete header that does not read fails closed, records or not.
+    let bad = lines[0].replacen(r#""config":{"#, r#""config":{"maxIterations":"ten","#, 1);
+    assert!(matches!(EventLog::parse(&bad), Err(LogError::Header(_))));
 }
 
 #[test]
@@ -317,7 +326,11 @@ fn log_05_a_last_line_torn_by_the_crash_is_dropped() {
     // The crash cut the next write in half.
     let torn = format!("{text}{}", r#"{"at":99,"input":{"tool_fini"#);
     assert_eq!(EventLog::parse(&torn).unwrap(), whole);
-    // A broken line that is not the last one is still an error.
-    let broken = format!("{text}{}\n", r#"{"at":99,"input":{"tool_fini"#);
+    // A power loss may leave bytes the disk never held after it, newlines
+    // included: still the tail of the crash.
+    let garbled = format!("{text}{}\n\0\0\n\u{fffd}", r#"{"at":99,"input":{"tool_fini"#);
+    assert_eq!(EventLog::parse(&garbled).unwrap(), whole);
+    // A broken line with a record after it is not a crash's: an error.
+    let broken = format!("{text}{}\n{}", r#"{"at":99,"input":{"tool_fini"#, r#"{"at":99,"input":"tick"}"#);
     assert!(matches!(EventLog::parse(&broken), Err(LogError::Record { .. })));
 }

@@ -44,9 +44,15 @@ pub enum Error {
     #[error("the run ended without a usable outcome: {0}")]
     NoOutcome(&'static str),
     /// Writing the run's event log failed; the run stops rather than go on
-    /// unrecorded.
+    /// unrecorded. Also a [`LogFile`](crate::LogFile) that cannot be
+    /// created, read or cut back.
     #[error("recording the event log failed: {0}")]
     Record(String),
+    /// The event log does not read (SPEC LOG-03) — or holds no complete
+    /// header: [`LogError::NotStarted`](golem_core::log::LogError::NotStarted),
+    /// a run that crashed before it started and can be started again.
+    #[error("the event log cannot be read: {0}")]
+    Log(#[from] golem_core::log::LogError),
     /// The event log does not replay.
     #[error(transparent)]
     Replay(#[from] golem_core::log::ReplayError),

@@ -167,7 +167,7 @@ pub use delegation::{Delegation, DELEGATE_PROMPT_DESCRIPTION};
 pub use error::Error;
 pub use history::trim_history;
 pub use output::{RawSchema, OUTPUT_TOOL_DESCRIPTION, OUTPUT_TOOL_NAME};
-pub use record::SyncedFile;
+pub use record::{LogFile, SyncedFile};
 pub use result::{PausedRun, RunOutcome, RunResult};
 pub use run::RunBuilder;
 pub use run_context::RunContext;

@@ -195,6 +195,10 @@ struct Continued {
     machine: Box<golem_core::RunMachine>,
     header: Box<golem_core::log::LogHeader>,
     last_at: golem_core::Moment,
+    /// The log has its end marker.
+    marked: bool,
+    /// A completed run's accepted answer, to decode again.
+    answer: Option<Box<(golem_core::machine::DecodeId, golem_core::Response)>>,
 }
 
 impl<Deps, O> fmt::Debug for RunBuilder<'_, Deps, O> {
@@ -350,42 +354,50 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
     /// one JSON line per input, each flushed before the driver acts on it.
     /// Replay it with [`golem_core::log::replay`]; resume it with
     /// [`RunBuilder::continue_log`] or [`RunBuilder::resume_log`]. When
-    /// continuing a log, `out` receives the new records only (open the file
-    /// for appending). A write error stops the run with [`Error::Record`].
+    /// continuing a log, `out` receives the new records only: open the file
+    /// with [`LogFile::open_for_continue`](crate::LogFile::open_for_continue),
+    /// which cuts off a tail the crash tore first. A write error stops the
+    /// run with [`Error::Record`]. To survive crashes, record to a
+    /// [`LogFile`](crate::LogFile).
     pub fn record(mut self, out: impl std::io::Write + Send + 'a) -> Self {
         self.log = Some(Box::new(out));
         self
     }
 
-    /// Continue the crashed run `log` recorded (a log without an end
-    /// marker) with this agent's live model and tools (SPEC LOG-05): the
-    /// log is replayed, then the run goes on — the same run, with its
-    /// counters and budgets. Model calls and decodes in flight at the crash
-    /// are issued again; tool calls that never started run; one that
-    /// started has an unknown outcome and follows its tool's
-    /// [`UnknownOutcome`](golem_core::tool::UnknownOutcome) policy. Nothing
-    /// that completed runs twice. The agent's configuration must be the
-    /// log's. Prompt, history, resolutions and ids set on this builder are
-    /// ignored: the log holds the run's start, and the run keeps the run
+    /// Continue the crashed run `log` recorded with this agent's live model
+    /// and tools (SPEC LOG-05): the log is replayed, then the run goes on —
+    /// the same run, with its counters and budgets. Model calls and decodes
+    /// in flight at the crash are issued again; tool calls that never
+    /// started run; one that started has an unknown outcome and follows its
+    /// tool's [`UnknownOutcome`](golem_core::tool::UnknownOutcome) policy.
+    /// Nothing that completed runs twice. The agent's configuration must be
+    /// the log's. Prompt, history, resolutions and ids set on this builder
+    /// are ignored: the log holds the run's start, and the run keeps the run
     /// and conversation ids of its header, so tool calls redone after the
     /// crash see the [idempotency keys](crate::ToolContext::idempotency_key)
     /// of their first attempt.
+    ///
+    /// A run that had reached its outcome when the process died — its end
+    /// marker written or not — runs nothing: the call writes a missing end
+    /// marker and returns the recorded outcome, a completed run's typed
+    /// output decoded again from the recorded answer (the decoder must
+    /// accept it again, as decoders that depend only on the response do).
+    /// So continuing is the one step after any crash. Read the log with
+    /// [`LogFile::open_for_continue`](crate::LogFile::open_for_continue),
+    /// which also cuts off a tail the crash tore, before appending to it.
     pub fn continue_log(mut self, log: &golem_core::log::EventLog) -> Result<Self, Error> {
-        if log.end.is_some() {
-            return Err(Error::NotResumable("the logged run finished; only a crashed run continues".into()));
-        }
         if log.header.config != self.agent.inner.config {
             return Err(Error::NotResumable("the agent's configuration differs from the log's".into()));
         }
         let replay = golem_core::log::replay(log)?;
-        if replay.machine.is_done() {
-            return Err(Error::NotResumable("the logged run already ended".into()));
-        }
+        let answer = accepted_answer(&replay).map(Box::new);
         self.stream = log.header.start.stream;
         self.continued = Some(Continued {
             machine: Box::new(replay.machine),
             header: Box::new(log.header.clone()),
             last_at: replay.last_at,
+            marked: log.end.is_some(),
+            answer,
         });
         Ok(self)
     }
@@ -502,7 +514,12 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
             let base = self.clock.unwrap_or_else(|| Arc::new(SystemClock::new()));
             let clock: Arc<dyn Clock> = Arc::new(ShiftedClock::continuing(base, continued.last_at));
             let observers = Observers::new(&inner.observers, self.observers, self.on_delta);
-            let begin = Begin::Continue { machine: continued.machine, header: continued.header };
+            let begin = Begin::Continue {
+                machine: continued.machine,
+                header: continued.header,
+                marked: continued.marked,
+                answer: continued.answer,
+            };
             return Ok(Launch {
                 agent: inner,
                 deps: self.deps,
@@ -567,4 +584,15 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
             log: self.log,
         })
     }
+}
+
+/// The answer a replayed run completed with, and the decode that accepted
+/// it: the log holds the response, the driver decodes it again.
+fn accepted_answer(replay: &golem_core::log::Replay) -> Option<(golem_core::machine::DecodeId, golem_core::Response)> {
+    use golem_core::machine::{Command, Outcome, Output};
+    let Some(Outcome::Completed { decode, .. }) = replay.machine.outcome() else { return None };
+    replay.outputs.iter().flatten().find_map(|output| match output {
+        Output::Command(Command::Decode { id, response }) if id == decode => Some((*id, response.clone())),
+        _ => None,
+    })
 }

@@ -112,12 +112,18 @@ fn log_05_crash_after_every_record_resumes_to_the_same_answer() {
 }
 
 #[test]
-fn a_finished_log_or_another_configuration_is_refused() {
+fn a_finished_log_gives_its_outcome_again_and_another_configuration_is_refused() {
     let ledger = Ledger::default();
     let buffer = Buffer::default();
-    agent(&ledger).run_with(()).prompt("play").record(buffer.clone()).call().unwrap();
+    let done = agent(&ledger).run_with(()).prompt("play").record(buffer.clone()).call().unwrap();
     let full = EventLog::parse(&buffer.text()).unwrap();
-    assert!(matches!(agent(&ledger).run_with(()).continue_log(&full), Err(golem_io::Error::NotResumable(_))));
+    // Continuing a finished run runs nothing and writes nothing (issue 16).
+    let again = Buffer::default();
+    let ran_before = ledger.lock().unwrap().clone();
+    let result = agent(&ledger).run_with(()).continue_log(&full).unwrap().record(again.clone()).call().unwrap();
+    assert_eq!((result.output, result.messages), (done.output, done.messages));
+    assert_eq!(*ledger.lock().unwrap(), ran_before);
+    assert_eq!(again.text(), "");
     let mut cut = full.clone();
     cut.end = None;
     cut.records.truncate(3);

@@ -5,6 +5,7 @@
 
 // Helpers shared by several files, compiled once.
 mod corpus;
+mod crash_support;
 mod log_buffer;
 #[cfg(feature = "mcp")]
 mod mcp_support;
@@ -17,6 +18,9 @@ mod async_models;
 mod async_send;
 mod async_tools;
 mod cancellation;
+mod crash_every_byte;
+#[cfg(unix)]
+mod crash_kill;
 mod crash_resume;
 mod deferral;
 mod delegation;
@@ -28,6 +32,7 @@ mod hardening_command;
 mod hardening_mcp;
 mod hardening_skills;
 mod hardening_tools;
+mod log_file;
 mod mcp_auth;
 mod mcp_bridge;
 mod mcp_client_features;

@@ -34,17 +34,35 @@ pub fn outputs_digest_for(format: u32, outputs: &[Output]) -> String {
 }
 
 fn fnv<T: Serialize>(outputs: impl Iterator<Item = T>) -> String {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut feed = |bytes: &[u8]| {
-        for &b in bytes {
-            hash ^= u64::from(b);
-            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    };
+    let mut hash = Fnv(0xcbf2_9ce4_8422_2325);
     for output in outputs {
-        // Serialising plain data cannot fail; an empty feed keeps the digest total.
-        feed(&serde_json::to_vec(&output).unwrap_or_default());
-        feed(b"\n");
+        // Serialising plain data into the hash cannot fail; ignoring the
+        // impossible error keeps the digest total.
+        let _ = serde_json::to_writer(&mut hash, &output);
+        hash.feed(b"\n");
     }
-    format!("{hash:016x}")
+    format!("{:016x}", hash.0)
+}
+
+/// The FNV-1a state, fed the JSON as it is written (no buffer).
+struct Fnv(u64);
+
+impl Fnv {
+    fn feed(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 ^= u64::from(b);
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+}
+
+impl std::io::Write for Fnv {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.feed(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }

@@ -131,13 +131,24 @@ pub struct EventLog {
 }
 
 /// A log that cannot be read. Reading fails closed: an unknown version,
-/// input variant or malformed line is an error, never a guess.
-#[derive(Debug, thiserror::Error)]
+/// input variant or malformed line is an error, never a guess — except for
+/// a tail a crash tore, which is dropped ([`EventLog::read_bytes`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum LogError {
-    /// The file has no header line.
-    #[error("the log is empty")]
-    Empty,
+    /// The log has no complete header: the process died between creating
+    /// the file and finishing its first line (it is empty, or holds a
+    /// header the crash cut short, or bytes a power loss left), so the run
+    /// never started: the driver makes no model call and runs no tool
+    /// before the header is written. The run can safely be started again
+    /// from the beginning.
+    #[error(
+        "the log holds no complete header ({bytes} bytes): the run crashed before it started, nothing ran, and it can be started again"
+    )]
+    NotStarted {
+        /// The log's length.
+        bytes: usize,
+    },
     /// The header is not valid.
     #[error("log header is invalid: {0}")]
     Header(String),
@@ -228,55 +239,5 @@ impl EventLog {
             out.push_str(&Self::record_line(&LogRecord { at, input: None, out: None, end: Some(end) }));
         }
         out
-    }
-
-    /// Read a log; blank lines are skipped. A last line without its newline
-    /// that is not valid JSON is a write the crash cut short: it is dropped,
-    /// since the driver acts on an input only after its line is flushed, so
-    /// nothing it caused happened (the resumed run redoes it).
-    pub fn parse(text: &str) -> Result<EventLog, LogError> {
-        let text = match text.rfind('\n') {
-            Some(end) if end + 1 < text.len() => {
-                let last = &text[end + 1..];
-                if serde_json::from_str::<serde_json::Value>(last).is_err() {
-                    &text[..=end]
-                } else {
-                    text
-                }
-            }
-            _ => text,
-        };
-        let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
-        let (_, first) = lines.next().ok_or(LogError::Empty)?;
-        let raw: serde_json::Value = serde_json::from_str(first).map_err(|e| LogError::Header(e.to_string()))?;
-        let format = raw.get("format").and_then(|f| f.as_u64()).ok_or(LogError::Header("no format version".into()))?;
-        let format = u32::try_from(format).unwrap_or(u32::MAX);
-        if format == 0 || format > FORMAT_VERSION {
-            return Err(LogError::UnknownFormat { found: format });
-        }
-        let header: LogHeader = serde_json::from_value(raw).map_err(|e| LogError::Header(e.to_string()))?;
-        let mut log = EventLog::new(header);
-        let mut last_at = 0;
-        for (index, line) in lines {
-            let line_no = index + 1;
-            if log.end.is_some() {
-                return Err(LogError::Order { line: line_no, reason: "a record after the end marker".into() });
-            }
-            let record: LogRecord =
-                serde_json::from_str(line).map_err(|e| LogError::Record { line: line_no, reason: e.to_string() })?;
-            if record.at < last_at {
-                return Err(LogError::Order { line: line_no, reason: "time goes backwards".into() });
-            }
-            last_at = record.at;
-            match (record.input.is_some(), record.end) {
-                (true, None) => log.records.push(record),
-                (false, Some(end)) => log.end = Some(end),
-                _ => {
-                    let reason = "a record holds exactly one of `input` and `end`".to_string();
-                    return Err(LogError::Record { line: line_no, reason });
-                }
-            }
-        }
-        Ok(log)
     }
 }

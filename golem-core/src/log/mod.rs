@@ -7,7 +7,10 @@
 //! nanoseconds since the start), optionally with a digest of the outputs
 //! that input produced, so a replay can name the first record whose outputs
 //! differ. A final `end` line marks a run that finished; a log without one
-//! is a crashed (or still running) run.
+//! is a crashed (or still running) run. A crash damages only a log's end:
+//! reading drops a torn tail and says where it starts
+//! ([`EventLog::read_bytes`]), so a continued log is cut back before it is
+//! appended to.
 //!
 //! Logs hold prompts, tool arguments and results — treat them like the
 //! conversation itself — but never secrets or HTTP headers: nothing of the
@@ -41,8 +44,10 @@
 mod digest;
 mod format;
 mod legacy;
+mod read;
 mod replay;
 
 pub use digest::{outputs_digest, outputs_digest_for};
 pub use format::{EndKind, EventLog, LogError, LogHeader, LogRecord, FORMAT_VERSION};
+pub use read::ReadLog;
 pub use replay::{replay, replay_prefix, Replay, ReplayError};

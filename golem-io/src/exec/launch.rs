@@ -8,8 +8,8 @@ use crate::record::{Recorder, Stepper};
 use crate::sub_run_event::SubRunSink;
 use crate::Error;
 use golem_core::log::LogHeader;
-use golem_core::machine::{Input, Start};
-use golem_core::RunMachine;
+use golem_core::machine::{DecodeId, Input, Start};
+use golem_core::{Response, RunMachine};
 use std::io::Write;
 use std::sync::Arc;
 
@@ -26,6 +26,10 @@ pub(crate) enum Begin {
         machine: Box<RunMachine>,
         /// The log's header, for appending records.
         header: Box<LogHeader>,
+        /// The log has its end marker.
+        marked: bool,
+        /// A completed run's accepted answer, to decode again.
+        answer: Option<Box<(DecodeId, Response)>>,
     },
 }
 
@@ -76,11 +80,15 @@ pub(crate) fn begin<'a>(
             };
             Ok((Stepper::new(machine, recorder), canceled))
         }
-        Begin::Continue { machine, header } => {
+        Begin::Continue { machine, header, marked, answer } => {
             let recorder = match log {
                 Some(out) => Some(Recorder::new(out, *header, false)?),
                 None => None,
             };
+            if machine.is_done() {
+                // The run had reached its outcome: nothing was in flight.
+                return Ok((Stepper::finished(*machine, recorder, marked, answer.map(|a| *a)), None));
+            }
             // Whatever was in flight died with the old process.
             Ok((Stepper::new(*machine, recorder), Some(canceled.unwrap_or(Input::Recover))))
         }

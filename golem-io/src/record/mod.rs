@@ -6,9 +6,11 @@
 //! body runs (the write-ahead ledger, SPEC LOG-06). A run that is not
 //! recorded pays nothing: no serialisation, no digests.
 
+mod log_file;
 mod recorder;
 mod stepper;
 
+pub use log_file::LogFile;
 pub(crate) use recorder::Recorder;
 pub use recorder::SyncedFile;
 pub(crate) use stepper::Stepper;

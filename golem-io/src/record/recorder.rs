@@ -7,6 +7,8 @@ use std::io::Write;
 
 /// A log file synced to disk after every record (each record is flushed
 /// anyway; this also makes it durable, at a disk round trip per input).
+/// [`LogFile`](crate::LogFile) does the same and also opens a crashed run's
+/// log safely for appending.
 #[derive(Debug)]
 pub struct SyncedFile(pub std::fs::File);
 

@@ -2,8 +2,8 @@
 
 use super::Recorder;
 use crate::Error;
-use golem_core::machine::{Input, Outcome, Output};
-use golem_core::{Moment, RunMachine};
+use golem_core::machine::{Command, DecodeId, Input, Outcome, Output};
+use golem_core::{Moment, Response, RunMachine};
 use std::collections::VecDeque;
 
 /// The machine plus, when recording, the outputs drained ahead so each
@@ -18,6 +18,21 @@ pub(crate) struct Stepper<'a> {
 impl<'a> Stepper<'a> {
     pub(crate) fn new(machine: RunMachine, recorder: Option<Recorder<'a>>) -> Self {
         Stepper { machine, recorder, buffered: VecDeque::new(), ended: false }
+    }
+
+    /// A logged run that had reached its outcome when its process died
+    /// (SPEC LOG-05): nothing is left to do but write the end marker, unless
+    /// `marked` says it is on disk already. A completed run's accepted
+    /// `answer` is handed to the driver to decode again — the log holds the
+    /// response, not the typed value — so its result carries its output.
+    pub(crate) fn finished(
+        machine: RunMachine,
+        recorder: Option<Recorder<'a>>,
+        marked: bool,
+        answer: Option<(DecodeId, Response)>,
+    ) -> Self {
+        let buffered = answer.map(|(id, response)| Output::Command(Command::Decode { id, response })).into_iter();
+        Stepper { machine, recorder, buffered: buffered.collect(), ended: marked }
     }
 
     /// The run's ids as the machine holds them (given, minted, or the log's).
