@@ -2,12 +2,10 @@
 //! the driver crate because golem-core has no clock and no randomness.
 //!
 //! A UUIDv7 (RFC 9562) starts with the 48-bit Unix time in milliseconds,
-//! so ids sort by creation time to the millisecond; the other 74 bits, apart
-//! from the version and variant, are random. The randomness comes from std's
-//! `RandomState` — SipHash under keys the OS seeds once per thread — over the
-//! time, a process-wide counter and the thread id: unpredictable enough for
-//! identifiers (they are not secrets) and unique within a process by the
-//! counter, without a dependency.
+//! so ids sort by creation time to the millisecond; the rest, apart from the
+//! version and variant, is a counter and randomness from the OS, through the
+//! `uuid` crate (whose v7 generator also keeps ids minted in one millisecond
+//! in order).
 //!
 //! ```
 //! let id = golem_io::ids::uuid_v7();
@@ -16,45 +14,12 @@
 //! assert_ne!(id, golem_io::ids::uuid_v7());
 //! ```
 
-use std::hash::{BuildHasher, Hash, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 /// A fresh UUIDv7 as 36 lowercase characters (`8-4-4-4-12` hex groups).
 pub fn uuid_v7() -> String {
-    let since_epoch = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
-    let unix_ms = u64::try_from(since_epoch.as_millis()).unwrap_or(u64::MAX);
-    let high = random_u64(since_epoch.as_nanos());
-    let low = random_u64(since_epoch.as_nanos());
-    format_v7(unix_ms, high, low)
-}
-
-/// The UUIDv7 of `unix_ms` with random bits taken from `high` (12 bits)
-/// and `low` (62 bits). Split out so the layout is tested exactly.
-fn format_v7(unix_ms: u64, high: u64, low: u64) -> String {
-    let mut bytes = [0u8; 16];
-    // 48-bit big-endian timestamp; a time past the year 10889 wraps.
-    bytes[..6].copy_from_slice(&unix_ms.to_be_bytes()[2..]);
-    let rand_a = high & 0x0fff;
-    bytes[6] = 0x70 | (rand_a >> 8) as u8; // version 7
-    bytes[7] = rand_a as u8;
-    bytes[8..].copy_from_slice(&low.to_be_bytes());
-    bytes[8] = 0x80 | (bytes[8] & 0x3f); // variant 0b10
-    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    format!("{}-{}-{}-{}-{}", &hex[..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..])
-}
-
-/// 64 random bits: a freshly keyed SipHash over `salt`, a process-wide
-/// counter and the thread id. Each `RandomState::new()` has new keys, and
-/// the counter makes every input distinct, so two calls never hash the same.
-fn random_u64(salt: u128) -> u64 {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-    salt.hash(&mut hasher);
-    COUNTER.fetch_add(1, Ordering::Relaxed).hash(&mut hasher);
-    std::thread::current().id().hash(&mut hasher);
-    hasher.finish()
+    uuid::Uuid::now_v7().hyphenated().to_string()
 }
 
 /// A fresh run's jitter phase (SPEC RETRY-02): the next step of this
@@ -65,8 +30,9 @@ fn random_u64(salt: u128) -> u64 {
 pub(crate) fn jitter_phase() -> u64 {
     static BASE: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
     static RUNS: AtomicU64 = AtomicU64::new(0);
-    let base =
-        *BASE.get_or_init(|| random_u64(SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default().as_nanos()));
+    // The random bits of a fresh UUIDv7 (its last 8 bytes, minus the
+    // variant's 2) seed this process's base.
+    let base = *BASE.get_or_init(|| uuid::Uuid::now_v7().as_u64_pair().1);
     golem_core::jitter::phase(base, RUNS.fetch_add(1, Ordering::Relaxed))
 }
 
@@ -87,14 +53,6 @@ impl RunIds {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn layout_follows_rfc_9562() {
-        // 2024-07-01T00:00:00Z; all random bits set, then all clear.
-        let ms = 1_719_792_000_000;
-        assert_eq!(format_v7(ms, u64::MAX, u64::MAX), "01906b97-5c00-7fff-bfff-ffffffffffff");
-        assert_eq!(format_v7(ms, 0, 0), "01906b97-5c00-7000-8000-000000000000");
-    }
 
     #[test]
     fn consecutive_runs_get_consecutive_golden_steps() {
