@@ -164,6 +164,25 @@ impl ToolArgs {
         matches!(serde_json::from_str::<serde_json::Value>(&self.0), Ok(serde_json::Value::Object(_)))
     }
 
+    /// The arguments as a tool receives them: a JSON object as itself, empty
+    /// text as `{}` (a call of a tool without parameters, as some providers
+    /// send it), anything else `None` — the one reading the machine screens
+    /// calls by (SPEC TOOL-05) and the drivers hand to handlers.
+    ///
+    /// ```
+    /// use golem_core::ToolArgs;
+    /// assert_eq!(ToolArgs::new(" ").object(), Some(serde_json::json!({})));
+    /// assert_eq!(ToolArgs::new(r#"{"a":1}"#).object(), Some(serde_json::json!({"a": 1})));
+    /// assert_eq!(ToolArgs::new(r#"{"a":"#).object(), None);
+    /// assert_eq!(ToolArgs::new("[1]").object(), None);
+    /// ```
+    pub fn object(&self) -> Option<serde_json::Value> {
+        if self.0.trim().is_empty() {
+            return Some(serde_json::Value::Object(serde_json::Map::new()));
+        }
+        serde_json::from_str::<serde_json::Value>(&self.0).ok().filter(serde_json::Value::is_object)
+    }
+
     /// Parse the text as a JSON value.
     pub fn parse(&self) -> Result<serde_json::Value, serde_json::Error> {
         serde_json::from_str(&self.0)

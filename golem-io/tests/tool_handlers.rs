@@ -144,3 +144,53 @@ fn tool_02_any_serialize_value_is_a_result_and_strings_stay_as_is() {
         result.messages.iter().filter(|m| m.role == Role::Tool).map(|m| m.content.as_str()).collect();
     assert_eq!(results, [r#"{"value":21,"doubled":42}"#, "plain"]);
 }
+
+/// Issue 19 (SPEC TOOL-05): which calls run is the machine's decision. A
+/// registered tool the run does not advertise (here, hidden by a tool
+/// choice) is refused like an unknown one, the refusal names the advertised
+/// tools only, and its body never runs.
+#[test]
+fn tool_05_unadvertised_tools_are_refused_naming_only_the_advertised_ones() {
+    let ran = Arc::new(Mutex::new(Vec::new()));
+    let (lookup_ran, delete_ran) = (Arc::clone(&ran), Arc::clone(&ran));
+    let model = ScriptedModel::new().tool_call("delete", r#"{"n":"1"}"#).text("done");
+    let agent = Agent::<()>::builder(model)
+        .tool(Tool::typed("lookup", "Looks up.", move |_, args: Number| {
+            lookup_ran.lock().unwrap().push(format!("lookup {}", args.n));
+            Ok("found")
+        }))
+        .tool(Tool::typed("delete", "Deletes.", move |_, args: Number| {
+            delete_ran.lock().unwrap().push(format!("delete {}", args.n));
+            Ok("deleted")
+        }))
+        .tool_choice("lookup")
+        .tool_retries(1)
+        .build()
+        .unwrap();
+    let result = agent.run((), "go").unwrap();
+    let refusal = result.messages.iter().find(|m| m.role == Role::Tool).map(|m| m.content.clone());
+    assert_eq!(
+        refusal.as_deref(),
+        Some(
+            "Your tool call was rejected: unknown tool \"delete\"; available tools: lookup. \
+             Correct the arguments and call the tool again."
+        )
+    );
+    assert!(ran.lock().unwrap().is_empty(), "{:?}", ran.lock().unwrap());
+}
+
+/// A call of a tool without parameters may come with empty arguments; the
+/// machine reads them as `{}` and so does the handler (SPEC HIST-06).
+#[test]
+fn tool_05_empty_arguments_reach_the_handler_as_an_empty_object() {
+    let model = ScriptedModel::new().tool_call("now", "").text("done");
+    let agent = Agent::<()>::builder(model)
+        .tool(Tool::new("now", "The time.", serde_json::json!({"type": "object"}), |_, args| {
+            Ok(format!("noon {args}"))
+        }))
+        .build()
+        .unwrap();
+    let result = agent.run((), "go").unwrap();
+    let answer = result.messages.iter().find(|m| m.role == Role::Tool).map(|m| m.content.clone());
+    assert_eq!(answer.as_deref(), Some("noon {}"));
+}

@@ -121,7 +121,7 @@ impl RunMachine {
             let refusal = if !self.visible.iter().any(|n| n == &call.name) {
                 let names: Vec<&str> = self.visible.iter().map(String::as_str).collect();
                 Some(texts::unknown_tool(&call.name, &names))
-            } else if !call.args.as_str().trim().is_empty() && !call.args.is_object() {
+            } else if call.args.object().is_none() {
                 Some(texts::INCOMPLETE_ARGS.to_string())
             } else {
                 None

@@ -11,7 +11,7 @@ use golem_core::machine::ToolOutcome;
 use golem_core::model::BoxError;
 #[cfg(feature = "async")]
 use golem_core::model::BoxFuture;
-use golem_core::{texts, ToolCall};
+use golem_core::ToolCall;
 use serde_json::Value;
 
 /// A tool's answer: the machine's record, and the error to keep for
@@ -60,17 +60,18 @@ pub(crate) fn call_tool_async<Deps: Send + Sync + 'static>(
     })
 }
 
-/// The registered tool and parsed arguments for `call`, or the answer that
-/// refuses it. The machine screens unknown tools and non-object arguments
-/// before it dispatches (SPEC TOOL-05/06); this only keeps a misbehaving
-/// machine from reaching a handler with garbage.
+/// The registered tool and the arguments for `call`. Which calls may run is
+/// the machine's decision (SPEC TOOL-05/06: it refuses unknown or
+/// unadvertised tools and arguments that are not an object, in the model's
+/// terms); a call that reaches here regardless is a driver fault, failed
+/// fatally rather than answered with a second, different refusal.
 fn screen<'t, Deps>(tools: &'t [Tool<Deps>], call: &ToolCall) -> Result<(&'t Tool<Deps>, Value), ToolAnswer> {
+    let fault = |what: String| Err(into_outcome(Err(ToolError::fatal(what))));
     let Some(tool) = tools.iter().find(|t| t.name() == call.name) else {
-        let names: Vec<&str> = tools.iter().map(Tool::name).collect();
-        return Err(into_outcome(Err(ToolError::reject(texts::unknown_tool(&call.name, &names)))));
+        return fault(format!("the run dispatched a call to {:?}, which is not a registered tool", call.name));
     };
-    match call.args.parse() {
-        Ok(args) if args.is_object() => Ok((tool, args)),
-        _ => Err(into_outcome(Err(ToolError::reject(texts::INCOMPLETE_ARGS)))),
+    match call.args.object() {
+        Some(args) => Ok((tool, args)),
+        None => fault(format!("the run dispatched a call to {:?} whose arguments are not a JSON object", call.name)),
     }
 }
