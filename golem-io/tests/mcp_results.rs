@@ -3,7 +3,7 @@
 #![cfg(feature = "mcp")]
 
 use golem_core::PartKind;
-use golem_io::mcp::sse::{SseDecoder, SseError};
+use golem_io::mcp::sse::{self, SseDecoder, SseError};
 use golem_io::mcp::{tool_result, IsErrorAs};
 use golem_io::ToolError;
 use serde_json::json;
@@ -66,14 +66,22 @@ fn is_error_is_a_failed_result_or_a_rejection() {
 }
 
 fn decode(chunks: &[&[u8]], cap: usize) -> Vec<Result<String, SseError>> {
-    let mut decoder = SseDecoder::with_cap(cap);
+    let mut decoder = sse::decoder_with_cap(cap);
     let mut out = Vec::new();
+    let mut drain = |decoder: &mut SseDecoder| {
+        while let Some(event) = decoder.next() {
+            match event {
+                Ok(event) => out.extend(sse::message(&event).map(|data| Ok(data.to_owned()))),
+                Err(error) => out.push(Err(error)),
+            }
+        }
+    };
     for chunk in chunks {
         decoder.feed(chunk);
-        out.extend(std::iter::from_fn(|| decoder.next()));
+        drain(&mut decoder);
     }
     decoder.finish();
-    out.extend(std::iter::from_fn(|| decoder.next()));
+    drain(&mut decoder);
     out
 }
 
@@ -93,42 +101,52 @@ fn sse_events_do_not_depend_on_chunking() {
     assert_eq!(decode(&bytewise, 1 << 20), whole);
 }
 
+/// Feed `bytes` and read every message they complete, as the client does
+/// after each chunk.
+fn feed(decoder: &mut SseDecoder, bytes: &[u8]) -> Vec<String> {
+    decoder.feed(bytes);
+    std::iter::from_fn(|| decoder.next()).flatten().filter_map(|e| sse::message(&e).map(str::to_owned)).collect()
+}
+
 #[test]
 fn sse_ids_and_retry_are_kept_for_reconnecting() {
-    let mut decoder = SseDecoder::new();
-    decoder.feed(b"retry: 250\nid: 1\ndata: a\n\n");
+    let mut decoder = sse::decoder();
+    assert_eq!(feed(&mut decoder, b"retry: 250\nid: 1\ndata: a\n\n"), ["a"]);
     assert_eq!((decoder.last_event_id(), decoder.retry()), ("1", Some(Duration::from_millis(250))));
-    decoder.feed(b"data: b\n\n");
+    assert_eq!(feed(&mut decoder, b"data: b\n\n"), ["b"]);
     assert_eq!(decoder.last_event_id(), "1", "an event without an id keeps the last one");
     assert_eq!(decoder.dispatched(), 2);
     // Invalid retry values and ids with NUL are ignored; an event of
     // nothing else is no event.
-    decoder.feed(b"retry: soon\nretry: 99999999999999999999999\nid: bad\0id\n\n");
+    assert!(feed(&mut decoder, b"retry: soon\nretry: 99999999999999999999999\nid: bad\0id\n\n").is_empty());
     assert_eq!(
         (decoder.last_event_id(), decoder.retry(), decoder.dispatched()),
         ("1", Some(Duration::from_millis(250)), 2)
     );
     // The id of an event the stream never finished is not the last one.
-    decoder.feed(b"id: 2\ndata: half");
+    assert!(feed(&mut decoder, b"id: 2\ndata: half").is_empty());
     decoder.finish();
+    assert!(decoder.next().is_none());
     assert_eq!(decoder.last_event_id(), "1");
-    let mut resumed = SseDecoder::new();
+    let mut resumed = sse::decoder();
     resumed.set_last_event_id("1");
-    resumed.feed(b": priming\n\ndata: c\n\n");
+    assert_eq!(feed(&mut resumed, b": priming\n\ndata: c\n\n"), ["c"]);
     assert_eq!(resumed.last_event_id(), "1", "a reconnection carries the id over");
-    resumed.feed(b"id\n\n");
+    assert!(feed(&mut resumed, b"id\n\n").is_empty());
     assert_eq!(resumed.last_event_id(), "", "an empty id resets it");
-    assert_eq!(std::iter::from_fn(|| resumed.next()).count(), 1);
 }
 
 #[test]
 fn sse_bounds_hold() {
     let long_line = [b"data: ".as_slice(), &[b'x'; 100], b"\n\n"].concat();
-    assert_eq!(decode(&[&long_line], 64), [Err(SseError::TooLarge(64))]);
+    assert_eq!(decode(&[&long_line], 64), [Err(SseError::LineTooLong { line: 1, limit: 64 })]);
     let many_lines = b"data: 0123456789\n".repeat(10);
-    assert_eq!(decode(&[&many_lines, b"\n"], 64), [Err(SseError::TooLarge(64))]);
+    assert_eq!(decode(&[&many_lines, b"\n"], 64), [Err(SseError::EventTooLarge { line: 6, limit: 64 })]);
     let mut ok_then_big = b"data: ok\n\n".to_vec();
     ok_then_big.extend_from_slice(&[b'y'; 200]);
     ok_then_big.extend_from_slice(b"\n\ndata: never\n\n");
-    assert_eq!(decode(&[&ok_then_big], 64), [Ok("ok".to_string()), Err(SseError::TooLarge(64))]);
+    assert_eq!(
+        decode(&[&ok_then_big], 64),
+        [Ok("ok".to_string()), Err(SseError::LineTooLong { line: 3, limit: 64 })]
+    );
 }

@@ -8,9 +8,16 @@
 //! across chunks (`\r` then `\n`) is one line end.
 //!
 //! Memory is bounded: a line longer than [`MAX_LINE`] or an event larger
-//! than [`MAX_EVENT`] is an error, after which the decoder yields nothing
-//! more. Lines are found with `memchr` over whole slices, so decoding runs at
+//! than [`MAX_EVENT`] (or the limits given to [`SseDecoder::with_limits`])
+//! is an error, after which the decoder yields nothing more. Lines are found with `memchr` over whole slices, so decoding runs at
 //! memory speed rather than byte by byte.
+//!
+//! This one decoder serves the model providers' streams and MCP's streamable
+//! HTTP alike: MCP reads it in the standard's strict shape — an event cut by
+//! the end of the body is dropped ([`SseDecoder::drop_unterminated`]),
+//! undecodable bytes become U+FFFD ([`SseDecoder::utf8_lossy`]) — and
+//! resumes a stream from [`SseDecoder::last_event_id`] after
+//! [`SseDecoder::retry`].
 //!
 //! ```
 //! use golem_providers::sse::SseDecoder;
@@ -45,6 +52,10 @@ pub struct SseEvent {
     pub id: Option<String>,
     /// A `retry:` reconnection time in milliseconds given within this event.
     pub retry: Option<u64>,
+    /// The event carried an `id:` field of its own (rather than inheriting
+    /// an earlier event's): what tells a replayed event from a new one when
+    /// a stream resumes.
+    pub own_id: bool,
 }
 
 impl SseEvent {
@@ -104,17 +115,42 @@ struct Input {
 }
 
 /// The event being assembled.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Pending {
     data: String,
     event: String,
     retry: Option<u64>,
+    /// The standard's "last event ID buffer": set by each `id:` line.
     last_id: Option<String>,
+    /// The event being read has an `id:` line of its own.
+    own_id: bool,
+    /// The event being read has any field (data, event, id, retry).
+    has_fields: bool,
     line: u64,
+    max_line: usize,
+    max_event: usize,
+    lossy: bool,
+}
+
+impl Default for Pending {
+    fn default() -> Self {
+        Pending {
+            data: String::new(),
+            event: String::new(),
+            retry: None,
+            last_id: None,
+            own_id: false,
+            has_fields: false,
+            line: 0,
+            max_line: MAX_LINE,
+            max_event: MAX_EVENT,
+            lossy: false,
+        }
+    }
 }
 
 /// The decoder. See the [module docs](self).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct SseDecoder {
     input: Input,
     pending: Pending,
@@ -122,12 +158,106 @@ pub struct SseDecoder {
     eof_dispatched: bool,
     /// The end of the body dispatched an event its blank line never closed.
     cut: bool,
+    /// Dispatch the event the end of the body cut (see [`Self::finish`]).
+    keep_tail: bool,
+    /// The standard's "last event ID string": the id in force when the last
+    /// complete event was dispatched.
+    last_event_id: String,
+    /// The last `retry:` the stream gave.
+    retry: Option<std::time::Duration>,
+    /// Complete events with any field, messages or not.
+    dispatched: u64,
+}
+
+impl Default for SseDecoder {
+    fn default() -> Self {
+        SseDecoder {
+            input: Input::default(),
+            pending: Pending::default(),
+            failed: false,
+            eof_dispatched: false,
+            cut: false,
+            keep_tail: true,
+            last_event_id: String::new(),
+            retry: None,
+            dispatched: 0,
+        }
+    }
 }
 
 impl SseDecoder {
     /// A decoder at the start of a stream.
     pub fn new() -> Self {
         SseDecoder::default()
+    }
+
+    /// Other bounds than [`MAX_LINE`] and [`MAX_EVENT`] (MCP allows 32 MiB
+    /// messages; tests use small ones).
+    ///
+    /// ```
+    /// use golem_providers::sse::{SseDecoder, SseError};
+    ///
+    /// let mut decoder = SseDecoder::new().with_limits(16, 16);
+    /// decoder.feed(b"data: far more than sixteen bytes\n\n");
+    /// assert_eq!(decoder.next(), Some(Err(SseError::LineTooLong { line: 1, limit: 16 })));
+    /// ```
+    pub fn with_limits(mut self, max_line: usize, max_event: usize) -> Self {
+        self.pending.max_line = max_line;
+        self.pending.max_event = max_event;
+        self
+    }
+
+    /// Decode bytes that are not UTF-8 as U+FFFD, as the standard does,
+    /// instead of failing the stream. Model output keeps the default (an
+    /// error), where a substitution would silently corrupt text.
+    pub fn utf8_lossy(mut self) -> Self {
+        self.pending.lossy = true;
+        self
+    }
+
+    /// Drop an event the end of the body cuts before its blank line, as the
+    /// standard says, instead of dispatching it (see [`Self::finish`]).
+    ///
+    /// ```
+    /// use golem_providers::sse::SseDecoder;
+    ///
+    /// let mut decoder = SseDecoder::new().drop_unterminated();
+    /// decoder.feed(b"id: 1\ndata: a\n\nid: 2\ndata: b");
+    /// decoder.finish();
+    /// assert_eq!(decoder.next().unwrap().unwrap().data, "a");
+    /// assert!(decoder.next().is_none());
+    /// assert_eq!(decoder.last_event_id(), "1");
+    /// ```
+    pub fn drop_unterminated(mut self) -> Self {
+        self.keep_tail = false;
+        self
+    }
+
+    /// Carry the id a previous stream ended with into this one (a
+    /// reconnection), as an `EventSource` keeps it.
+    pub fn set_last_event_id(&mut self, id: &str) {
+        self.last_event_id = id.to_string();
+        self.pending.last_id = (!id.is_empty()).then(|| id.to_string());
+    }
+
+    /// The id in force at the last complete event (empty when none had
+    /// one): what a reconnecting client sends as `Last-Event-ID`. It carries
+    /// over events without an `id:`, and priming events with no data set it
+    /// too, as the standard says.
+    pub fn last_event_id(&self) -> &str {
+        &self.last_event_id
+    }
+
+    /// The reconnection delay the stream last asked for with `retry:`.
+    pub fn retry(&self) -> Option<std::time::Duration> {
+        self.retry
+    }
+
+    /// How many complete events with any field (data, event, id, retry) the
+    /// body has held so far, dispatched or not: priming events count,
+    /// comments do not.
+    pub fn dispatched(&self) -> u64 {
+        self.dispatched
     }
 
     /// Append a chunk of the body. Cheap: parsing happens in [`Self::next`].
@@ -228,8 +358,9 @@ impl SseDecoder {
                     input.scanned = 0;
                     &input.buf[input.pos - end - 1..input.pos - 1]
                 }
-                None if rest.len() > MAX_LINE => {
-                    return Some(Err(SseError::LineTooLong { line: self.pending.line + 1, limit: MAX_LINE }));
+                None if rest.len() > self.pending.max_line => {
+                    let limit = self.pending.max_line;
+                    return Some(Err(SseError::LineTooLong { line: self.pending.line + 1, limit }));
                 }
                 None if input.eof && !rest.is_empty() => {
                     input.pos = input.buf.len();
@@ -241,7 +372,10 @@ impl SseDecoder {
                         return None;
                     }
                     self.eof_dispatched = true;
-                    let event = self.pending.dispatch();
+                    if !self.keep_tail {
+                        return None;
+                    }
+                    let event = self.dispatch();
                     self.cut = event.is_some();
                     return event.map(Ok);
                 }
@@ -251,26 +385,44 @@ impl SseDecoder {
                 }
             };
             match self.pending.line(line) {
-                Ok(Some(event)) => return Some(Ok(event)),
-                Ok(None) => {}
+                Ok(true) => {
+                    if let Some(event) = self.dispatch() {
+                        return Some(Ok(event));
+                    }
+                }
+                Ok(false) => {}
                 Err(e) => return Some(Err(e)),
             }
         }
     }
+
+    /// End the current event: the stream's state takes its id and retry,
+    /// and it is yielded if it has data.
+    fn dispatch(&mut self) -> Option<SseEvent> {
+        let pending = &mut self.pending;
+        if std::mem::take(&mut pending.has_fields) {
+            self.dispatched += 1;
+        }
+        self.last_event_id = pending.last_id.clone().unwrap_or_default();
+        if let Some(ms) = pending.retry {
+            self.retry = Some(std::time::Duration::from_millis(ms));
+        }
+        pending.dispatch()
+    }
 }
 
 impl Pending {
-    /// Interpret one line; a blank line dispatches.
-    fn line(&mut self, line: &[u8]) -> Result<Option<SseEvent>, SseError> {
+    /// Interpret one line; `true` for the blank line that dispatches.
+    fn line(&mut self, line: &[u8]) -> Result<bool, SseError> {
         self.line += 1;
-        if line.len() > MAX_LINE {
-            return Err(SseError::LineTooLong { line: self.line, limit: MAX_LINE });
+        if line.len() > self.max_line {
+            return Err(SseError::LineTooLong { line: self.line, limit: self.max_line });
         }
         if line.is_empty() {
-            return Ok(self.dispatch());
+            return Ok(true);
         }
         let (name, value) = match memchr::memchr(b':', line) {
-            Some(0) => return Ok(None), // a comment
+            Some(0) => return Ok(false), // a comment
             Some(i) => {
                 let value = &line[i + 1..];
                 (&line[..i], value.strip_prefix(b" ").unwrap_or(value))
@@ -280,42 +432,54 @@ impl Pending {
         match name {
             b"data" => {
                 let value = self.utf8(value)?;
-                if self.data.len() + value.len() + 1 + self.event.len() > MAX_EVENT {
-                    return Err(SseError::EventTooLarge { line: self.line, limit: MAX_EVENT });
+                if self.data.len() + value.len() + 1 + self.event.len() > self.max_event {
+                    return Err(SseError::EventTooLarge { line: self.line, limit: self.max_event });
                 }
-                self.data.push_str(value);
+                self.data.push_str(&value);
                 self.data.push('\n');
+                self.has_fields = true;
             }
             b"event" => {
                 let value = self.utf8(value)?;
-                if self.data.len() + value.len() > MAX_EVENT {
-                    return Err(SseError::EventTooLarge { line: self.line, limit: MAX_EVENT });
+                if self.data.len() + value.len() > self.max_event {
+                    return Err(SseError::EventTooLarge { line: self.line, limit: self.max_event });
                 }
                 self.event.clear();
-                self.event.push_str(value);
+                self.event.push_str(&value);
+                self.has_fields = true;
             }
+            // An id with NUL is ignored, as the standard says: it could not
+            // be sent back in a header.
             b"id" if !value.contains(&0) => {
                 let value = self.utf8(value)?;
-                self.last_id = (!value.is_empty()).then(|| value.to_string());
+                self.last_id = (!value.is_empty()).then(|| value.into_owned());
+                self.own_id = true;
+                self.has_fields = true;
             }
             b"retry" if !value.is_empty() && value.iter().all(u8::is_ascii_digit) => {
                 // Overflowing values are ignored like any other invalid one.
                 if let Some(ms) = std::str::from_utf8(value).ok().and_then(|v| v.parse().ok()) {
                     self.retry = Some(ms);
+                    self.has_fields = true;
                 }
             }
             _ => {}
         }
-        Ok(None)
+        Ok(false)
     }
 
-    fn utf8<'a>(&self, value: &'a [u8]) -> Result<&'a str, SseError> {
-        std::str::from_utf8(value).map_err(|_| SseError::InvalidUtf8 { line: self.line })
+    fn utf8<'a>(&self, value: &'a [u8]) -> Result<std::borrow::Cow<'a, str>, SseError> {
+        match std::str::from_utf8(value) {
+            Ok(text) => Ok(std::borrow::Cow::Borrowed(text)),
+            Err(_) if self.lossy => Ok(String::from_utf8_lossy(value)),
+            Err(_) => Err(SseError::InvalidUtf8 { line: self.line }),
+        }
     }
 
     /// End the current event: yield it if it has data, else just reset.
     fn dispatch(&mut self) -> Option<SseEvent> {
         let retry = self.retry.take();
+        let own_id = std::mem::take(&mut self.own_id);
         if self.data.is_empty() {
             self.event.clear();
             return None;
@@ -323,6 +487,6 @@ impl Pending {
         self.data.pop(); // the '\n' after the last data line
         let capacity = self.data.capacity().min(64 << 10);
         let data = std::mem::replace(&mut self.data, String::with_capacity(capacity));
-        Some(SseEvent { event: std::mem::take(&mut self.event), data, id: self.last_id.clone(), retry })
+        Some(SseEvent { event: std::mem::take(&mut self.event), data, id: self.last_id.clone(), retry, own_id })
     }
 }

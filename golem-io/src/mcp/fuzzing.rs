@@ -14,7 +14,7 @@ use super::listing::{Cursor, Pager};
 use super::prompts::{McpPrompt, McpPromptResult};
 use super::resources::{read_result, McpResource};
 use super::session::{Session, SessionConfig};
-use super::sse::SseDecoder;
+use super::sse;
 use serde_json::Value;
 use std::time::{Duration, Instant};
 
@@ -78,16 +78,24 @@ fn results(value: &Value) {
     }
 }
 
-type SseOutcome = (Vec<Result<String, super::sse::SseError>>, String, Option<Duration>, u64);
+type SseOutcome = (Vec<Result<String, sse::SseError>>, String, Option<Duration>, u64);
 
 fn sse_events(chunks: &[&[u8]]) -> SseOutcome {
-    let mut decoder = SseDecoder::with_cap(1 << 16);
+    let mut decoder = sse::decoder_with_cap(1 << 16);
     let mut events = Vec::new();
+    let mut drain = |decoder: &mut sse::SseDecoder| {
+        while let Some(event) = decoder.next() {
+            match event {
+                Ok(event) => events.extend(sse::message(&event).map(|data| Ok(data.to_owned()))),
+                Err(error) => events.push(Err(error)),
+            }
+        }
+    };
     for chunk in chunks {
         decoder.feed(chunk);
-        events.extend(std::iter::from_fn(|| decoder.next()));
+        drain(&mut decoder);
     }
     decoder.finish();
-    events.extend(std::iter::from_fn(|| decoder.next()));
+    drain(&mut decoder);
     (events, decoder.last_event_id().to_string(), decoder.retry(), decoder.dispatched())
 }

@@ -6,7 +6,7 @@
 use crate::mcp::error::McpError;
 use crate::mcp::jsonrpc::Message;
 use crate::mcp::shared::Shared;
-use crate::mcp::sse::SseDecoder;
+use crate::mcp::sse;
 use std::collections::{HashSet, VecDeque};
 use std::io::Read;
 use std::sync::Arc;
@@ -67,7 +67,7 @@ pub(super) fn read_events(
     stream: &mut Stream,
     done: impl Fn() -> bool,
 ) -> ReadOutcome {
-    let mut decoder = SseDecoder::new();
+    let mut decoder = sse::decoder();
     decoder.set_last_event_id(&stream.last_event_id);
     let mut chunk = vec![0u8; 16 << 10];
     let mut outcome = ReadOutcome { delivered: false, broken: None };
@@ -79,7 +79,7 @@ pub(super) fn read_events(
             Err(_) => break,
         };
         decoder.feed(&chunk[..n]);
-        while let Some(event) = decoder.next_event() {
+        while let Some(event) = decoder.next() {
             let event = match event {
                 Ok(event) => event,
                 Err(error) => {
@@ -87,10 +87,11 @@ pub(super) fn read_events(
                     return outcome;
                 }
             };
-            if event.id.as_deref().is_some_and(|id| !stream.first_sight(id)) {
+            let Some(data) = sse::message(&event) else { continue };
+            if event.own_id && event.id.as_deref().is_some_and(|id| !stream.first_sight(id)) {
                 continue; // a replay of an event already handled
             }
-            match Message::parse_batch(event.data.as_bytes()) {
+            match Message::parse_batch(data.as_bytes()) {
                 Ok(messages) => {
                     outcome.delivered = true;
                     messages.into_iter().for_each(|m| shared.feed(m));
