@@ -2,7 +2,7 @@
 //! results in emission order (SPEC TOOL, DEFER-01, EVT-02).
 
 use super::ids::{Answer, IdKind};
-use super::io::{ApiMisuse, Command, Outcome, ToolCallId, ToolOutcome};
+use super::vocabulary::{ApiMisuse, Command, Outcome, ToolCallId, ToolOutcome};
 use super::limits;
 use super::{Phase, RunMachine};
 use crate::deferral::{DeferKind, DeferredRequests, PendingCall};

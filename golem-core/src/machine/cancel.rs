@@ -1,6 +1,6 @@
 //! Cancellation as an input (SPEC MACH-07, ERR-02, ERR-05).
 
-use super::io::CancelMode;
+use super::vocabulary::CancelMode;
 use super::{Phase, RunMachine};
 use crate::error::{CancelReason, Cause, Stage};
 use crate::event::EventKind;

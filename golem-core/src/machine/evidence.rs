@@ -2,7 +2,7 @@
 //! (SPEC ERR-03, ERR-05, RUN-08), and the ids every message it adds carries
 //! (SPEC EXTRA-01).
 
-use super::io::RunSummary;
+use super::vocabulary::RunSummary;
 use crate::error::PartialResult;
 use crate::message::{FinishReason, Message, Usage};
 

@@ -1,6 +1,6 @@
 //! Machine-minted ids and the answers they are owed (SPEC MACH-03, MSG-07).
 
-use super::io::ApiMisuse;
+use super::vocabulary::ApiMisuse;
 
 /// What an id was minted for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -17,14 +17,14 @@ mod batch;
 mod cancel;
 mod evidence;
 mod ids;
-mod io;
+mod vocabulary;
 mod limits;
 mod model_call;
 mod output;
 mod recover;
 mod resume;
 
-pub use io::*;
+pub use vocabulary::*;
 
 use crate::config::RunConfig;
 use crate::error::{Cause, RunError, Stage};

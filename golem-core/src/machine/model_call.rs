@@ -3,7 +3,7 @@
 
 use super::backoff;
 use super::ids::{Answer, IdKind};
-use super::io::{ApiMisuse, Command, ModelCallId, WaitReason};
+use super::vocabulary::{ApiMisuse, Command, ModelCallId, WaitReason};
 use super::limits;
 use super::{Phase, RunMachine};
 use crate::config::{OutputMode, ToolChoice};

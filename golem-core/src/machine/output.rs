@@ -2,7 +2,7 @@
 //! OUT-06, RUN-11).
 
 use super::ids::{Answer, IdKind};
-use super::io::{ApiMisuse, Command, DecodeId, Outcome, Verdict};
+use super::vocabulary::{ApiMisuse, Command, DecodeId, Outcome, Verdict};
 use super::{Phase, RunMachine};
 use crate::error::{Cause, DecodeFailure, Stage};
 use crate::event::EventKind;

@@ -2,7 +2,7 @@
 //! approved re-runs (SPEC DEFER-02..05).
 
 use super::ids::IdKind;
-use super::io::{Command, Prompt, SetupError, Start, ToolCallId, ToolOutcome};
+use super::vocabulary::{Command, Prompt, SetupError, Start, ToolCallId, ToolOutcome};
 use super::limits;
 use super::{Phase, RunMachine};
 use crate::deferral::{DeferredResults, ResolutionError};

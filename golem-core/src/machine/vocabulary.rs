@@ -1,4 +1,6 @@
-//! The machine's vocabulary: what goes in, what comes out (DESIGN.md).
+//! The machine's vocabulary: the commands it emits, the inputs it takes,
+//! the ids correlating them and the outcome it ends with (DESIGN.md). Named
+//! for what it holds: the crate does no I/O.
 
 use crate::deferral::{DeferKind, DeferredRequests, DeferredResults};
 use crate::error::{CancelReason, CauseRecord, RunError};
