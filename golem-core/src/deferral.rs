@@ -61,6 +61,31 @@ impl DeferredRequests {
     pub fn is_empty(&self) -> bool {
         self.approvals.is_empty() && self.external.is_empty()
     }
+
+    /// Check that `results` resolve only what these requests ask for —
+    /// approvals only for approval requests, external results only for
+    /// external ones — before a paused run is resumed from its log, which
+    /// fails closed (SPEC DEFER-06).
+    ///
+    /// ```
+    /// use golem_core::deferral::{Approval, DeferredRequests, DeferredResults, PendingCall, ResolutionError};
+    ///
+    /// let mut pending = DeferredRequests::default();
+    /// pending.external.push(PendingCall::new("c1", "lookup", "{}"));
+    /// let approve_it = DeferredResults::new().approval("c1", Approval::approve());
+    /// assert_eq!(pending.admits(&approve_it), Err(ResolutionError::ApprovalNotPending("c1".into())));
+    /// assert_eq!(pending.admits(&DeferredResults::new().external("c1", "42")), Ok(()));
+    /// ```
+    pub fn admits(&self, results: &DeferredResults) -> Result<(), ResolutionError> {
+        let asked = |calls: &[PendingCall], id: &str| calls.iter().any(|p| p.call_id == id);
+        if let Some(id) = results.approvals.keys().find(|id| !asked(&self.approvals, id)) {
+            return Err(ResolutionError::ApprovalNotPending(id.clone()));
+        }
+        if let Some(id) = results.external.keys().find(|id| !asked(&self.external, id)) {
+            return Err(ResolutionError::ExternalNotPending(id.clone()));
+        }
+        Ok(())
+    }
 }
 
 /// A decision on one approval request.

@@ -976,3 +976,23 @@ fn err_02_cancel_while_decoding_fails_at_model_stage() {
     assert!(error.is_canceled());
     assert_eq!(error.partial.unwrap().messages.last().unwrap().content, "4");
 }
+
+/// SPEC DEFER-06: resuming a paused run from its log fails closed — a
+/// resolution must name a call the run deferred, of the kind it deferred it
+/// as (golem-core decides; the drivers only ask).
+#[test]
+fn defer_06_resolutions_must_match_the_kind_of_each_pending_call() {
+    use golem_core::deferral::{Approval, DeferredRequests, DeferredResults, PendingCall};
+    let mut pending = DeferredRequests::default();
+    pending.approvals.push(PendingCall::new("a1", "refund", r#"{"amount":5}"#));
+    pending.external.push(PendingCall::new("e1", "lookup", "{}"));
+    let both = DeferredResults::new().approval("a1", Approval::deny("no")).external("e1", "42");
+    assert_eq!(pending.admits(&both), Ok(()));
+    assert_eq!(pending.admits(&DeferredResults::new()), Ok(()), "leaving calls pending is the machine's call");
+    let approve_external = DeferredResults::new().approval("e1", Approval::approve());
+    assert_eq!(pending.admits(&approve_external), Err(ResolutionError::ApprovalNotPending("e1".into())));
+    let answer_approval = DeferredResults::new().external("a1", "done");
+    assert_eq!(pending.admits(&answer_approval), Err(ResolutionError::ExternalNotPending("a1".into())));
+    let unknown = DeferredResults::new().external("zz", "?");
+    assert_eq!(pending.admits(&unknown), Err(ResolutionError::ExternalNotPending("zz".into())));
+}

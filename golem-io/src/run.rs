@@ -418,18 +418,7 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
         let Some(golem_core::machine::Outcome::Paused { summary, deferred }) = replay.machine.outcome() else {
             return Err(Error::NotResumable("the logged run did not pause on deferred calls".into()));
         };
-        let approvals: Vec<&str> = deferred.approvals.iter().map(|p| p.call_id.as_str()).collect();
-        let external: Vec<&str> = deferred.external.iter().map(|p| p.call_id.as_str()).collect();
-        if let Some(id) = results.approvals.keys().find(|id| !approvals.contains(&id.as_str())) {
-            return Err(
-                SetupError::Resolution(golem_core::deferral::ResolutionError::ApprovalNotPending(id.clone())).into()
-            );
-        }
-        if let Some(id) = results.external.keys().find(|id| !external.contains(&id.as_str())) {
-            return Err(
-                SetupError::Resolution(golem_core::deferral::ResolutionError::ExternalNotPending(id.clone())).into()
-            );
-        }
+        deferred.admits(&results).map_err(SetupError::Resolution)?;
         let history = summary.messages.clone();
         if self.conversation_id.is_none() && !log.header.conversation_id.is_empty() {
             self.conversation_id = Some(log.header.conversation_id.clone());
