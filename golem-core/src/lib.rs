@@ -43,6 +43,7 @@ pub mod log;
 pub mod machine;
 pub mod message;
 pub mod model;
+pub mod output;
 pub mod sim;
 pub mod stream;
 pub mod testing;

@@ -1,9 +1,10 @@
-//! Resolving how the final answer is requested: text, native schema, or an
-//! output tool (SPEC OUT-03..05, OUT-07), with the decoder that reads it.
+//! Gathering what the builder was told about the final answer for golem-core
+//! to choose its mode ([`golem_core::output::choose`]; SPEC OUT-03..05,
+//! OUT-07), and pairing the choice with the decoder that reads it.
 
 use crate::decode::{Decoder, JsonDecoder, SharedDecoder};
-use crate::schema::{needs_response_wrapper, schema_for, short_type_name, wrap_in_response};
-use golem_core::model::OutputSchema;
+use crate::schema::{schema_for, short_type_name};
+use golem_core::output::{choose, OutputRequest, TypedSchema};
 use golem_core::{BuildError, Capabilities, OutputMode};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -96,66 +97,32 @@ pub(crate) struct OutputPlan {
 }
 
 impl OutputPlan {
-    /// The output mode for the machine and the decoder that reads it.
-    /// Explicit settings win over the typed output's automatic choice.
+    /// The output mode for the machine and the decoder that reads it: the
+    /// typed decoder that unwraps `{"response": T}` when golem-core wrapped
+    /// the schema, else `decoder`.
     pub(crate) fn resolve<O: 'static, Deps>(
         self,
         typed: Option<TypedOutput<O>>,
         decoder: SharedDecoder<O, Deps>,
         caps: Capabilities,
     ) -> Result<(OutputMode, SharedDecoder<O, Deps>), BuildError> {
-        let schema = self.schema.map(RawSchema::into_value).transpose()?.filter(|v| !v.is_null());
-        let name = typed.as_ref().map_or_else(|| "output".to_string(), |t| t.name.clone());
-        let mode = match (schema, self.tool) {
-            (Some(_), Some(_)) => return Err(BuildError::SchemaAndOutputTool),
-            (Some(schema), None) => OutputMode::Native { schema: OutputSchema::new(name, schema) },
-            (None, Some((name, description, schema))) => {
-                OutputMode::Tool { name, description, schema: schema.into_value()? }
-            }
-            (None, None) => match typed {
-                None => OutputMode::Text,
-                Some(t) => return t.resolve(decoder, caps),
-            },
+        let mut request = OutputRequest::default();
+        if let Some(schema) = self.schema {
+            request = request.with_schema(schema.into_value()?);
+        }
+        if let Some((name, description, schema)) = self.tool {
+            request = request.with_tool(name, description, schema.into_value()?);
+        }
+        let (typed, wrapped) = match typed {
+            Some(t) => (Some(TypedSchema::new(t.name, t.schema, t.wrapped.is_some())), t.wrapped),
+            None => (None, None),
         };
-        Ok((mode, decoder))
-    }
-}
-
-impl<O> TypedOutput<O> {
-    /// Native mode when the models take a schema alongside tools, else the
-    /// output tool. Either way a type whose schema is not a plain object
-    /// travels as `{"response": T}` and is unwrapped before decoding (SPEC
-    /// OUT-03): tool arguments must be an object, and so must OpenAI's
-    /// structured-output root. A custom decoder cannot read that wrapper,
-    /// so with one such a type is a build error rather than a request the
-    /// provider refuses.
-    fn resolve<Deps>(
-        self,
-        decoder: SharedDecoder<O, Deps>,
-        caps: Capabilities,
-    ) -> Result<(OutputMode, SharedDecoder<O, Deps>), BuildError>
-    where
-        O: 'static,
-    {
-        let (schema, decoder) = match self.wrapped {
-            _ if !needs_response_wrapper(&self.schema) => (self.schema, decoder),
-            Some(wrapped) => (wrap_in_response(self.schema), crate::decode::for_any_deps(wrapped)),
-            None => {
-                return Err(BuildError::SchemaNotObject(format!(
-                    "the output type {} read by a custom decoder (only the typed decoder unwraps {{\"response\": …}})",
-                    self.name
-                )))
-            }
+        request.typed = typed;
+        let choice = choose(request, caps)?;
+        let decoder = match wrapped.filter(|_| choice.wrapped) {
+            Some(wrapped) => crate::decode::for_any_deps(wrapped),
+            None => decoder,
         };
-        let mode = if caps.native_schema_with_tools {
-            OutputMode::Native { schema: OutputSchema::new(self.name, schema) }
-        } else {
-            OutputMode::Tool {
-                name: OUTPUT_TOOL_NAME.to_string(),
-                description: OUTPUT_TOOL_DESCRIPTION.to_string(),
-                schema,
-            }
-        };
-        Ok((mode, decoder))
+        Ok((choice.mode, decoder))
     }
 }

@@ -34,33 +34,6 @@ pub(crate) fn object_schema_for<T: JsonSchema>() -> Value {
     schema
 }
 
-/// Keywords that make a schema more than a plain object at its root.
-/// OpenAI refuses each of them there, for tool parameters and structured
-/// output alike ("schema must have type 'object' and not have
-/// 'oneOf'/'anyOf'/'allOf'/'enum'/'not' at the top level").
-const ROOT_COMBINATORS: [&str; 6] = ["anyOf", "oneOf", "allOf", "enum", "not", "const"];
-
-/// True when an output schema must travel as `{"response": <schema>}`:
-/// its root is not a plain `"type": "object"` — a list, a scalar, an
-/// enum's `oneOf`/`enum`, an `Option`'s `anyOf` or `["object", "null"]`
-/// (SPEC OUT-03).
-pub(crate) fn needs_response_wrapper(schema: &Value) -> bool {
-    !is_object_schema(schema) || ROOT_COMBINATORS.iter().any(|keyword| schema.get(keyword).is_some())
-}
-
-/// `{"response": <schema>}`: the form of an output type whose schema is
-/// not a plain object (SPEC OUT-03), in tool mode (tool arguments must be
-/// an object) and in native mode (OpenAI's structured output wants an
-/// object root) alike.
-pub(crate) fn wrap_in_response(schema: Value) -> Value {
-    serde_json::json!({
-        "type": "object",
-        "properties": { "response": schema },
-        "required": ["response"],
-        "additionalProperties": false,
-    })
-}
-
 /// A type's name without module paths: `Vec<my::Weather>` → `Vec<Weather>`.
 pub(crate) fn short_type_name<T: ?Sized>() -> String {
     let full = std::any::type_name::<T>();
@@ -115,7 +88,7 @@ mod tests {
     fn scalars_are_not_object_schemas() {
         assert!(!is_object_schema(&schema_for::<u32>()));
         assert!(!is_object_schema(&schema_for::<Vec<String>>()));
-        assert!(is_object_schema(&wrap_in_response(schema_for::<u32>())));
+        assert!(is_object_schema(&golem_core::output::wrap_in_response(schema_for::<u32>())));
     }
 
     #[allow(dead_code)]
@@ -134,6 +107,7 @@ mod tests {
 
     #[test]
     fn only_plain_object_roots_go_unwrapped() {
+        use golem_core::output::{needs_response_wrapper, wrap_in_response};
         assert!(!needs_response_wrapper(&schema_for::<Weather>()));
         for schema in [
             schema_for::<u32>(),

@@ -46,8 +46,11 @@ pub fn fake_script() -> String {
     fixtures().join("fake.py").display().to_string()
 }
 
+/// Requests' timeout: generous, since the reference server is Python that
+/// imports the MCP SDK at start, which a loaded machine (parallel tests,
+/// CI neighbours) has been seen to take past 20 s over.
 pub fn options() -> ClientOptions {
-    ClientOptions::new().timeout(Duration::from_secs(20))
+    ClientOptions::new().timeout(Duration::from_secs(60))
 }
 
 /// The reference server over stdio.
