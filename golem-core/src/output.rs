@@ -195,7 +195,10 @@ mod tests {
         ] {
             let choice = choose(typed(schema.clone(), true), native()).unwrap();
             assert!(choice.wrapped, "{schema}");
-            assert_eq!(choice.mode, OutputMode::Native { schema: OutputSchema::new("T", wrap_in_response(schema.clone())) });
+            assert_eq!(
+                choice.mode,
+                OutputMode::Native { schema: OutputSchema::new("T", wrap_in_response(schema.clone())) }
+            );
             assert!(!needs_response_wrapper(&wrap_in_response(schema.clone())));
             let refused = choose(typed(schema.clone(), false), native());
             assert!(matches!(refused, Err(BuildError::SchemaNotObject(_))), "{schema}");

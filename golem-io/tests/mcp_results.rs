@@ -145,8 +145,5 @@ fn sse_bounds_hold() {
     let mut ok_then_big = b"data: ok\n\n".to_vec();
     ok_then_big.extend_from_slice(&[b'y'; 200]);
     ok_then_big.extend_from_slice(b"\n\ndata: never\n\n");
-    assert_eq!(
-        decode(&[&ok_then_big], 64),
-        [Ok("ok".to_string()), Err(SseError::LineTooLong { line: 3, limit: 64 })]
-    );
+    assert_eq!(decode(&[&ok_then_big], 64), [Ok("ok".to_string()), Err(SseError::LineTooLong { line: 3, limit: 64 })]);
 }

@@ -78,7 +78,10 @@ fn event_id_and_retry_fields() {
     );
     assert_eq!(events[0].event_type(), "delta");
     // The id persists; the type and retry do not.
-    assert_eq!(events[1], SseEvent { event: String::new(), data: "y".into(), id: Some("7".into()), retry: None, own_id: false });
+    assert_eq!(
+        events[1],
+        SseEvent { event: String::new(), data: "y".into(), id: Some("7".into()), retry: None, own_id: false }
+    );
     assert_eq!(events[1].event_type(), "message");
     // An empty id resets it; an id with NUL and a non-numeric retry are ignored.
     assert_eq!(events[2].id, None);

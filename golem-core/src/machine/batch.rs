@@ -2,8 +2,8 @@
 //! results in emission order (SPEC TOOL, DEFER-01, EVT-02).
 
 use super::ids::{Answer, IdKind};
-use super::vocabulary::{ApiMisuse, Command, Outcome, ToolCallId, ToolOutcome};
 use super::limits;
+use super::vocabulary::{ApiMisuse, Command, Outcome, ToolCallId, ToolOutcome};
 use super::{Phase, RunMachine};
 use crate::deferral::{DeferKind, DeferredRequests, PendingCall};
 use crate::error::{CancelReason, Cause, CauseRecord, Stage, ToolFailure, ToolFailureKind};

@@ -17,12 +17,12 @@ mod batch;
 mod cancel;
 mod evidence;
 mod ids;
-mod vocabulary;
 mod limits;
 mod model_call;
 mod output;
 mod recover;
 mod resume;
+mod vocabulary;
 
 pub use vocabulary::*;
 

@@ -3,8 +3,8 @@
 
 use super::backoff;
 use super::ids::{Answer, IdKind};
-use super::vocabulary::{ApiMisuse, Command, ModelCallId, WaitReason};
 use super::limits;
+use super::vocabulary::{ApiMisuse, Command, ModelCallId, WaitReason};
 use super::{Phase, RunMachine};
 use crate::config::{OutputMode, ToolChoice};
 use crate::error::{Cause, DeclineReason, Stage};

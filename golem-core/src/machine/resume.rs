@@ -2,8 +2,8 @@
 //! approved re-runs (SPEC DEFER-02..05).
 
 use super::ids::IdKind;
-use super::vocabulary::{Command, Prompt, SetupError, Start, ToolCallId, ToolOutcome};
 use super::limits;
+use super::vocabulary::{Command, Prompt, SetupError, Start, ToolCallId, ToolOutcome};
 use super::{Phase, RunMachine};
 use crate::deferral::{DeferredResults, ResolutionError};
 use crate::error::{CancelReason, Cause, CauseRecord, Stage, ToolFailure, ToolFailureKind};
