@@ -3,8 +3,9 @@
 
 use super::elicitation::{ElicitationHandler, ElicitationRequest, ElicitationResponse};
 use super::error::McpError;
-use super::http::{HttpConfig, HttpTransport, ListenState};
-use super::listing::{McpTool, Pager};
+use super::http::{HttpConfig, HttpTransport};
+use super::listen_state::ListenState;
+use super::listing::{Cursor, McpTool, Pager};
 use super::progress::CallOptions;
 use super::session::{LogMessage, ServerInfo, Session, SessionConfig, DEFAULT_TIMEOUT};
 use super::shared::{LogSink, Shared, Transport};
@@ -314,5 +315,25 @@ impl fmt::Debug for McpClient {
             .field("protocol_version", &inner.session.protocol_version())
             .field("pending", &inner.session.pending_count())
             .finish_non_exhaustive()
+    }
+}
+
+impl McpClient {
+    /// Every item a listing holds, page after page, each read by `parse`.
+    pub(crate) fn list_all<T>(
+        &self,
+        method: &'static str,
+        key: &str,
+        parse: impl Fn(&Value) -> Result<T, McpError>,
+    ) -> Result<Vec<T>, McpError> {
+        let mut cursor = Cursor::new(method);
+        let mut items = Vec::new();
+        while let Some(params) = cursor.next_params() {
+            let result = self.request(method, params, None)?;
+            for item in cursor.page(&result, key)? {
+                items.push(parse(item)?);
+            }
+        }
+        Ok(items)
     }
 }

@@ -2,7 +2,6 @@
 //! holds, and the cursor guard every listing (tools, resources, prompts)
 //! shares to stay finite.
 
-use super::client::McpClient;
 use super::error::McpError;
 use serde_json::{json, Value};
 use std::collections::HashSet;
@@ -123,24 +122,6 @@ impl Cursor {
         }
         Ok(items)
     }
-}
-
-/// Every item a listing holds, page after page, each read by `parse`.
-pub(crate) fn list_all<T>(
-    client: &McpClient,
-    method: &'static str,
-    key: &str,
-    parse: impl Fn(&Value) -> Result<T, McpError>,
-) -> Result<Vec<T>, McpError> {
-    let mut cursor = Cursor::new(method);
-    let mut items = Vec::new();
-    while let Some(params) = cursor.next_params() {
-        let result = client.request(method, params, None)?;
-        for item in cursor.page(&result, key)? {
-            items.push(parse(item)?);
-        }
-    }
-    Ok(items)
 }
 
 /// Walks `tools/list` pages: the params of each request, the tools of each

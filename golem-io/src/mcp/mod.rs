@@ -59,6 +59,7 @@ mod error;
 pub mod fuzzing;
 mod http;
 mod jsonrpc;
+mod listen_state;
 mod listing;
 mod progress;
 mod prompts;
@@ -79,8 +80,9 @@ pub use bridge::{
 pub use client::{ClientOptions, McpClient};
 pub use elicitation::{ElicitationRequest, ElicitationResponse};
 pub use error::{AuthStage, McpError, BODY_EXCERPT};
-pub use http::{HttpConfig, ListenState, MAX_BODY};
+pub use http::{HttpConfig, MAX_BODY};
 pub use jsonrpc::{Id, Message, ParseError, RpcError, METHOD_NOT_FOUND};
+pub use listen_state::ListenState;
 pub use listing::{McpTool, Pager, TaskSupport, MAX_PAGES};
 pub use progress::{CallOptions, Progress};
 pub use prompts::{McpPrompt, McpPromptResult, PromptArgument, PromptMessage};

@@ -3,7 +3,6 @@
 
 use super::client::McpClient;
 use super::error::McpError;
-use super::listing::list_all;
 use serde_json::{json, Map, Value};
 
 /// One prompt template as the server lists it.
@@ -107,7 +106,7 @@ impl McpClient {
     /// Every prompt the server lists, following `nextCursor` with the same
     /// guards as [`list_tools`](Self::list_tools) (SPEC MCP-11).
     pub fn list_prompts(&self) -> Result<Vec<McpPrompt>, McpError> {
-        list_all(self, "prompts/list", "prompts", McpPrompt::from_value)
+        self.list_all("prompts/list", "prompts", McpPrompt::from_value)
     }
 
     /// Prompt `name` filled in with `arguments` (name and value pairs;

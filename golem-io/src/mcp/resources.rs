@@ -3,7 +3,6 @@
 
 use super::client::McpClient;
 use super::error::McpError;
-use super::listing::list_all;
 use base64::Engine as _;
 use serde_json::{json, Value};
 
@@ -121,7 +120,7 @@ impl McpClient {
     /// Every resource the server lists, following `nextCursor` with the
     /// same guards as [`list_tools`](Self::list_tools) (SPEC MCP-11).
     pub fn list_resources(&self) -> Result<Vec<McpResource>, McpError> {
-        list_all(self, "resources/list", "resources", McpResource::from_value)
+        self.list_all("resources/list", "resources", McpResource::from_value)
     }
 
     /// Read the resource at `uri`: one or more contents items.

@@ -4,8 +4,8 @@
 
 use super::elicitation::{self, ElicitationHandler, ElicitationRequest};
 use super::error::McpError;
-use super::http::ListenState;
 use super::jsonrpc::{Id, Message};
+use super::listen_state::ListenState;
 use super::progress::{Progress, ProgressSink};
 use super::session::{LogMessage, Session, SessionEvent};
 use crate::cancel::CancellationToken;

@@ -17,119 +17,17 @@
 //! server (`ureq::Agent::shutdown`).
 
 use super::backoff::Backoff;
+use super::connection::{header, HttpInner, ACCEPT_SSE};
 use super::stream::{read_events, Stream};
-use super::{header, HttpInner, ACCEPT_SSE};
+use crate::mcp::listen_state::ListenState;
 use crate::mcp::shared::Shared;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
-use std::thread::JoinHandle;
+use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
 /// How long closing waits for the listener thread before leaving it to end
 /// on its own (a TCP connect in progress is not interrupted; it ends at the
 /// connect timeout and then sees the client is closed).
 const JOIN_WAIT: Duration = Duration::from_secs(2);
-
-/// What the standalone GET stream is doing.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ListenState {
-    /// No stream: a stdio client, [`HttpConfig::listen(false)`], or not
-    /// started yet.
-    ///
-    /// [`HttpConfig::listen(false)`]: super::HttpConfig::listen
-    Off,
-    /// Connecting, or waiting to connect again (after a stream ended, a
-    /// failed attempt, or a 404 until a request starts a new session).
-    Connecting,
-    /// The server answered with an event stream; the client is reading it.
-    Open,
-    /// The server offers no stream (405 Method Not Allowed).
-    Unsupported,
-    /// Given up: too many failed attempts in a row, or an answer that will
-    /// not change (401, 403, a body that is not an event stream); the log
-    /// sink got the reason.
-    Failed,
-    /// Stopped because the client closed.
-    Closed,
-}
-
-/// The listener's state and its stop signal, shared by the client and the
-/// listener thread.
-pub(super) struct Control {
-    inner: Mutex<ControlInner>,
-    cond: Condvar,
-}
-
-struct ControlInner {
-    state: ListenState,
-    stopping: bool,
-    thread: Option<JoinHandle<()>>,
-    running: bool,
-}
-
-impl Control {
-    pub(super) fn new() -> Self {
-        let inner = ControlInner { state: ListenState::Off, stopping: false, thread: None, running: false };
-        Control { inner: Mutex::new(inner), cond: Condvar::new() }
-    }
-
-    fn lock(&self) -> MutexGuard<'_, ControlInner> {
-        self.inner.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    pub(super) fn state(&self) -> ListenState {
-        self.lock().state
-    }
-
-    fn set(&self, state: ListenState) {
-        let mut inner = self.lock();
-        if !inner.stopping {
-            inner.state = state;
-        }
-    }
-
-    fn stopping(&self) -> bool {
-        self.lock().stopping
-    }
-
-    /// Something the listener may wait for changed (the session id).
-    pub(super) fn wake(&self) {
-        let _inner = self.lock();
-        self.cond.notify_all();
-    }
-
-    /// Wait until `done` or a stop; true when stopping.
-    fn wait_until(&self, deadline: Option<Instant>, mut done: impl FnMut() -> bool) -> bool {
-        let mut inner = self.lock();
-        loop {
-            if inner.stopping {
-                return true;
-            }
-            if done() {
-                return false;
-            }
-            inner = match deadline {
-                None => self.cond.wait(inner).unwrap_or_else(|p| p.into_inner()),
-                Some(deadline) => {
-                    let left = deadline.saturating_duration_since(Instant::now());
-                    if left.is_zero() {
-                        return false;
-                    }
-                    self.cond.wait_timeout(inner, left).unwrap_or_else(|p| p.into_inner()).0
-                }
-            };
-        }
-    }
-
-    fn finished(&self) {
-        let mut inner = self.lock();
-        inner.running = false;
-        if inner.stopping {
-            inner.state = ListenState::Closed;
-        }
-        self.cond.notify_all();
-    }
-}
 
 /// Start listening, once, if the configuration asks for it.
 pub(super) fn start(inner: &Arc<HttpInner>, shared: &Arc<Shared>) {
@@ -179,21 +77,9 @@ pub(super) fn stop(inner: &HttpInner) {
     if thread.thread().id() == std::thread::current().id() {
         return; // closed from the listener's own thread (a log sink): it ends on its way out
     }
-    if wait_not_running(&inner.listen, Instant::now() + JOIN_WAIT) {
+    if inner.listen.wait_not_running(Instant::now() + JOIN_WAIT) {
         let _ = thread.join();
     }
-}
-
-fn wait_not_running(control: &Control, deadline: Instant) -> bool {
-    let mut inner = control.lock();
-    while inner.running {
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return false;
-        }
-        inner = control.cond.wait_timeout(inner, left).unwrap_or_else(|p| p.into_inner()).0;
-    }
-    true
 }
 
 /// Where to resume: event ids and `retry:` belong to one session.

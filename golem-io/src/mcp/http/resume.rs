@@ -8,8 +8,9 @@
 //! gets here ([`Stream::resumable`]).
 
 use super::backoff::Backoff;
+use super::connection::{header, HttpInner, ACCEPT_SSE};
+use super::status::Refusal;
 use super::stream::{read_events, Stream};
-use super::{header, HttpInner, ACCEPT_SSE};
 use crate::mcp::error::McpError;
 use crate::mcp::shared::Shared;
 use std::sync::atomic::Ordering;
@@ -83,7 +84,7 @@ fn reconnect(inner: &HttpInner, shared: &Arc<Shared>, id: u64, stream: &mut Stre
     match status {
         200..=299 => {}
         408 | 409 | 425 | 429 | 500..=599 => return Ok(None),
-        _ => return Err(inner.refused(super::status::Refusal::read(response))),
+        _ => return Err(inner.refused(Refusal::read(response))),
     }
     let content_type = header(&response, "content-type").unwrap_or_default().to_ascii_lowercase();
     if !content_type.starts_with("text/event-stream") {
