@@ -2,12 +2,11 @@
 //! and output decoder (SPEC ARCH-03).
 
 use crate::any_model::AnyModel;
-use crate::builder::AgentBuilder;
 use crate::decode::Decoder;
 use crate::history::Processor;
 use crate::instructions::Instructions;
 use crate::tool::Tool;
-use golem_core::{AsyncModel, Model, RunConfig, RunEvent};
+use golem_core::{RunConfig, RunEvent};
 use std::fmt;
 use std::sync::Arc;
 
@@ -20,8 +19,9 @@ pub(crate) type Observer = Arc<dyn Fn(&RunEvent) + Send + Sync>;
 /// An agent holds no per-run state: it is cheap to clone (one `Arc`), and
 /// any number of runs may use it at once, from any threads.
 ///
-/// Build one with [`Agent::builder`]; run it with [`Agent::run`] or
-/// [`Agent::run_with`].
+/// Build one with [`Agent::builder`] (in the builder's room, which knows
+/// what an agent is made of; this one knows nothing of building); run it
+/// with [`Agent::run`] or [`Agent::run_with`].
 pub struct Agent<Deps, O = String> {
     pub(crate) inner: Arc<AgentInner<Deps, O>>,
 }
@@ -41,45 +41,6 @@ pub(crate) struct AgentInner<Deps, O> {
     pub(crate) history_processor: Option<Processor>,
     /// Agent-scoped observers, called before run-scoped ones.
     pub(crate) observers: Vec<Observer>,
-}
-
-impl<Deps: Send + Sync + 'static> Agent<Deps, String> {
-    /// Start building an agent on `model`. The output is text until
-    /// [`AgentBuilder::output`] or [`AgentBuilder::decoder`] says otherwise.
-    ///
-    /// `Deps` is inferred from the tools, the instructions function or the
-    /// deps given to `run`; name it when nothing else does:
-    /// `Agent::<MyDeps>::builder(model)`.
-    pub fn builder(model: impl Model + 'static) -> AgentBuilder<Deps, String> {
-        AgentBuilder::new(AnyModel::Blocking(Arc::new(model)))
-    }
-
-    /// Start building an agent on an async model. It runs natively under
-    /// the async driver and, through a minimal `block_on` (no runtime),
-    /// under the blocking one — unless it offers a blocking face
-    /// ([`AsyncModel::as_blocking`]), which the blocking driver then uses.
-    ///
-    /// ```
-    /// use golem_core::model::{AsyncModel, BoxFuture, ModelError, Request, Response};
-    /// use golem_io::Agent;
-    ///
-    /// // An async-only model: no blocking face at all.
-    /// struct Oracle;
-    /// impl AsyncModel for Oracle {
-    ///     fn generate_async<'a>(&'a self, _: &'a Request) -> BoxFuture<'a, Result<Response, ModelError>> {
-    ///         Box::pin(async { Ok(Response::text("42")) })
-    ///     }
-    /// }
-    ///
-    /// let agent = Agent::<()>::builder_async(Oracle).build()?;
-    /// assert_eq!(agent.run((), "the answer?")?.output, "42");
-    /// let answer = futures_lite::future::block_on(agent.run_async((), "the answer?"))?;
-    /// assert_eq!(answer.output, "42");
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn builder_async(model: impl AsyncModel + 'static) -> AgentBuilder<Deps, String> {
-        AgentBuilder::new(AnyModel::Async(Arc::new(model)))
-    }
 }
 
 impl<Deps, O> Agent<Deps, O> {

@@ -20,6 +20,45 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+impl<Deps: Send + Sync + 'static> Agent<Deps, String> {
+    /// Start building an agent on `model`. The output is text until
+    /// [`AgentBuilder::output`] or [`AgentBuilder::decoder`] says otherwise.
+    ///
+    /// `Deps` is inferred from the tools, the instructions function or the
+    /// deps given to `run`; name it when nothing else does:
+    /// `Agent::<MyDeps>::builder(model)`.
+    pub fn builder(model: impl Model + 'static) -> AgentBuilder<Deps, String> {
+        AgentBuilder::new(AnyModel::Blocking(Arc::new(model)))
+    }
+
+    /// Start building an agent on an async model. It runs natively under
+    /// the async driver and, through a minimal `block_on` (no runtime),
+    /// under the blocking one — unless it offers a blocking face
+    /// ([`AsyncModel::as_blocking`]), which the blocking driver then uses.
+    ///
+    /// ```
+    /// use golem_core::model::{AsyncModel, BoxFuture, ModelError, Request, Response};
+    /// use golem_io::Agent;
+    ///
+    /// // An async-only model: no blocking face at all.
+    /// struct Oracle;
+    /// impl AsyncModel for Oracle {
+    ///     fn generate_async<'a>(&'a self, _: &'a Request) -> BoxFuture<'a, Result<Response, ModelError>> {
+    ///         Box::pin(async { Ok(Response::text("42")) })
+    ///     }
+    /// }
+    ///
+    /// let agent = Agent::<()>::builder_async(Oracle).build()?;
+    /// assert_eq!(agent.run((), "the answer?")?.output, "42");
+    /// let answer = futures_lite::future::block_on(agent.run_async((), "the answer?"))?;
+    /// assert_eq!(answer.output, "42");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn builder_async(model: impl AsyncModel + 'static) -> AgentBuilder<Deps, String> {
+        AgentBuilder::new(AnyModel::Async(Arc::new(model)))
+    }
+}
+
 type BackoffFn = Arc<dyn Fn(u32) -> Duration + Send + Sync>;
 
 /// The settings that do not depend on the output type, so a type-changing
