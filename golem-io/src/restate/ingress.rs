@@ -148,3 +148,29 @@ fn segment(key: &str) -> Result<&str, IngressError> {
     }
     Ok(key)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_must_be_plain_path_segments() {
+        for key in ["order-17", "a.b_c", "X"] {
+            assert_eq!(segment(key).unwrap(), key);
+        }
+        let long = "k".repeat(129);
+        for key in ["", ".", "..", "a/b", "a b", "ä", "a?b", long.as_str()] {
+            assert!(matches!(segment(key), Err(IngressError::Key(_))), "{key:?}");
+        }
+    }
+
+    #[test]
+    fn an_unreachable_ingress_is_a_transport_error() {
+        // A port nobody listens on: bound, then released.
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let ingress = Ingress::new(format!("http://127.0.0.1:{port}/"));
+        let error = ingress.status("run-1").unwrap_err();
+        assert!(matches!(error, IngressError::Transport(_)), "{error}");
+        assert!(matches!(ingress.start("bad key", &RunRequest::new("a", "p")), Err(IngressError::Key(_))));
+    }
+}

@@ -142,3 +142,50 @@ impl DurableOutcome {
         self.result.as_ref().map(|r| &r.output)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    // The shapes the durable-runs guide documents for plain HTTP callers.
+    #[test]
+    fn resolutions_read_and_write_the_documented_json() {
+        let cases = [
+            (Resolution::approve("c1"), json!({"callId": "c1", "decision": "approve"})),
+            (Resolution::deny("c1", "too much"), json!({"callId": "c1", "decision": "deny", "reason": "too much"})),
+            (Resolution::result("c1", "42"), json!({"callId": "c1", "decision": "result", "content": "42"})),
+        ];
+        for (resolution, wire) in cases {
+            assert_eq!(serde_json::to_value(&resolution).unwrap(), wire);
+            assert_eq!(serde_json::from_value::<Resolution>(wire).unwrap(), resolution);
+        }
+    }
+
+    #[test]
+    fn a_resolution_answers_one_kind_of_deferral() {
+        assert_eq!(Resolution::approve("c").kind(), DeferKind::Approval);
+        assert_eq!(Resolution::deny("c", "no").kind(), DeferKind::Approval);
+        assert_eq!(Resolution::result("c", "x").kind(), DeferKind::External);
+    }
+
+    #[test]
+    fn bad_resolutions_are_errors_not_panics() {
+        for wire in [
+            json!({"callId": "c1"}),
+            json!({"callId": "c1", "decision": "maybe"}),
+            json!({"callId": "c1", "decision": "deny"}),
+            json!({"decision": "approve"}),
+            json!("approve"),
+        ] {
+            assert!(serde_json::from_value::<Resolution>(wire.clone()).is_err(), "{wire}");
+        }
+    }
+
+    #[test]
+    fn a_run_request_needs_only_agent_and_prompt() {
+        let request: RunRequest = serde_json::from_value(json!({"agent": "a", "prompt": "p"})).unwrap();
+        assert_eq!(request, RunRequest::new("a", "p"));
+        assert_eq!(serde_json::to_value(&request).unwrap(), json!({"agent": "a", "prompt": "p"}));
+    }
+}
