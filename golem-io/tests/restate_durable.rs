@@ -6,8 +6,11 @@
 //! files, outside the process that makes them.
 
 use crate::restate_support::{free_port, server_binary, Server};
+use golem_core::Backoff;
 use golem_io::restate::{DurableAgents, Ingress, IngressError, Resolution, RunRequest};
-use golem_io::{Agent, Model, ModelError, Request, Response, Role, Tool, ToolCall, ToolContext, ToolError};
+use golem_io::{
+    Agent, Model, ModelError, Request, Response, RetryPolicy, Role, Tool, ToolCall, ToolContext, ToolError,
+};
 use serde_json::json;
 use std::fs::OpenOptions;
 use std::io::Write;
@@ -39,6 +42,21 @@ impl Model for Counted {
             Some(result) => Response::text(format!("done: {}", result.content)),
             None => Response::tool_calls(vec![ToolCall::new("call-1", self.tool, "{}")]),
         })
+    }
+}
+
+/// Fails its first call ever (a retryable 503), then answers.
+struct Flaky {
+    dir: PathBuf,
+}
+
+impl Model for Flaky {
+    fn generate(&self, _: &Request) -> Result<Response, ModelError> {
+        count(&self.dir, "flaky");
+        if counted(&self.dir, "flaky") == 1 {
+            return Err(ModelError::api(503, "busy"));
+        }
+        Ok(Response::text("recovered"))
     }
 }
 
@@ -89,7 +107,11 @@ fn agents(dir: &Path) -> DurableAgents {
     };
     let echo = Tool::new("echo", "Echo.", json!({"type": "object"}), |_ctx: ToolContext<()>, _args| Ok("echoed"));
     let model = |tool| Counted { dir: dir.to_path_buf(), tool };
+    // A retry two seconds after the failure: long enough to crash in.
+    let retry = RetryPolicy::new().max_attempts(3).backoff(Backoff::Table { delays: vec![Duration::from_secs(2)] });
+    let flaky = Agent::<()>::builder(Flaky { dir: dir.to_path_buf() }).retry_policy(retry).build().unwrap();
     DurableAgents::new()
+        .agent("flaky", flaky, ())
         .agent("charge", Agent::builder(model("charge")).tool(charge).build().unwrap(), ())
         .agent("refund", Agent::builder(model("refund")).tool(refund).build().unwrap(), ())
         .agent("echo", Agent::builder(model("echo")).tool(echo).build().unwrap(), ())
@@ -209,6 +231,25 @@ fn a_run_killed_mid_tool_and_between_model_calls_completes_with_each_body_run_on
     let replayed = golem_core::log::replay(&log).unwrap();
     assert!(replayed.machine.is_done());
     assert!(outcome.logs[0].contains("\"recover\""), "{}", outcome.logs[0]);
+}
+
+#[test]
+fn a_retry_wait_is_a_durable_sleep_that_a_crash_does_not_undo() {
+    let Some((_scratch, _server, mut service)) = setup("restate_durable (retry)") else { return };
+    let dir = service.dir.clone();
+    let ingress = Ingress::new(_server.ingress_url());
+    ingress.start("flaky-1", &RunRequest::new("flaky", "hello")).unwrap();
+    // The first call failed and its failure is journaled; the run sleeps
+    // before its retry (a sleep entry in Restate's journal). Crash there.
+    _server.wait_for_journal_entry("Sleep");
+    assert_eq!(counted(&dir, "flaky"), 1);
+    service.crash_and_restart();
+    let outcome = ingress.outcome("flaky-1").unwrap();
+    assert_eq!(outcome.output(), Some(&json!("recovered")), "{:?}", outcome.error);
+    // The failed call is journaled: not made again after the crash.
+    assert_eq!(counted(&dir, "flaky"), 2);
+    // golem's log holds the failed attempt the retry followed.
+    assert!(outcome.logs[0].contains("busy"), "{}", outcome.logs[0]);
 }
 
 #[test]

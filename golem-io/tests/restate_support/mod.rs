@@ -128,6 +128,33 @@ impl Server {
     }
 }
 
+impl Server {
+    /// Wait until some invocation's journal has an entry whose type
+    /// contains `kind` (the admin API's SQL view `sys_journal`).
+    pub fn wait_for_journal_entry(&self, kind: &str) {
+        let agent = ureq::Agent::config_builder().http_status_as_error(false).build().new_agent();
+        let url = format!("http://127.0.0.1:{}/query", self.admin);
+        let query = r#"{"query": "SELECT entry_type FROM sys_journal"}"#;
+        let started = Instant::now();
+        let mut last = String::new();
+        while started.elapsed() < Duration::from_secs(60) {
+            let response = agent
+                .post(&url)
+                .header("Content-Type", "application/json")
+                .header("Accept", "application/json")
+                .send(query.as_bytes());
+            if let Ok(mut response) = response {
+                last = response.body_mut().read_to_string().unwrap_or_default();
+                if last.contains(kind) {
+                    return;
+                }
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        panic!("no {kind} entry in any journal; sys_journal says: {last}");
+    }
+}
+
 impl Drop for Server {
     fn drop(&mut self) {
         self.kill();
