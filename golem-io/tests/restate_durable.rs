@@ -110,7 +110,15 @@ fn agents(dir: &Path) -> DurableAgents {
     // A retry two seconds after the failure: long enough to crash in.
     let retry = RetryPolicy::new().max_attempts(3).backoff(Backoff::Table { delays: vec![Duration::from_secs(2)] });
     let flaky = Agent::<()>::builder(Flaky { dir: dir.to_path_buf() }).retry_policy(retry).build().unwrap();
+    // A tool that outlasts its timeout: the journaled step ends at the
+    // deadline, and the run fails at the tool stage (the default policy).
+    let nap = Tool::new("nap", "Nap.", json!({"type": "object"}), |_ctx: ToolContext<()>, _args| {
+        std::thread::sleep(Duration::from_secs(3));
+        Ok("rested")
+    });
+    let slow = Agent::builder(model("nap")).tool(nap).tool_timeout(Duration::from_millis(200)).build().unwrap();
     DurableAgents::new()
+        .agent("slow", slow, ())
         .agent("flaky", flaky, ())
         .agent("charge", Agent::builder(model("charge")).tool(charge).build().unwrap(), ())
         .agent("refund", Agent::builder(model("refund")).tool(refund).build().unwrap(), ())
@@ -250,6 +258,21 @@ fn a_retry_wait_is_a_durable_sleep_that_a_crash_does_not_undo() {
     assert_eq!(counted(&dir, "flaky"), 2);
     // golem's log holds the failed attempt the retry followed.
     assert!(outcome.logs[0].contains("busy"), "{}", outcome.logs[0]);
+}
+
+#[test]
+fn a_tool_past_its_timeout_fails_the_run_with_its_evidence() {
+    let Some((_scratch, server, service)) = setup("restate_durable (timeout)") else { return };
+    let ingress = Ingress::new(server.ingress_url());
+    ingress.start("slow-1", &RunRequest::new("slow", "nap")).unwrap();
+    let outcome = ingress.outcome("slow-1").unwrap();
+    let error = outcome.error.as_ref().unwrap_or_else(|| panic!("completed: {:?}", outcome.output()));
+    assert_eq!(error.stage, golem_io::Stage::Tool, "{error}");
+    assert!(outcome.result.is_none());
+    assert_eq!(counted(&service.dir, "model-1"), 1);
+    assert_eq!(counted(&service.dir, "model-2"), 0);
+    let log = golem_core::log::EventLog::parse(&outcome.logs[0]).unwrap();
+    assert!(golem_core::log::replay(&log).unwrap().machine.is_done());
 }
 
 #[test]

@@ -22,6 +22,7 @@ use crate::Error;
 use futures_lite::future;
 use golem_core::log::LogHeader;
 use golem_core::machine::{Command, Input, Output, Start};
+use golem_core::model::BoxError;
 use golem_core::{Moment, RunMachine};
 use restate_sdk::context::{ContextSideEffects, ContextTimers, RunFuture, WorkflowContext};
 use restate_sdk::errors::{HandlerError, HandlerResult, TerminalError};
@@ -116,8 +117,15 @@ where
                 ids.clone(),
             );
             let tools = Arc::clone(&agent.tools);
-            let window = limit.map(|d| d.saturating_duration_since(now));
+            // Only the work's own deadline cuts it short: the machine still
+            // waits for its answer past any other of its deadlines.
+            let until = limit;
+            let window = until.map(|d| d.saturating_duration_since(now));
             let name = format!("golem tool {} {}", call.name, call.id);
+            // The error object of a failing body, for `RunError::source`:
+            // kept in this process only (a replay has the record alone).
+            let error_slot: Arc<Mutex<Option<BoxError>>> = Arc::default();
+            let slot = Arc::clone(&error_slot);
             // The body is built inside the step: a replayed step must not
             // so much as construct it (a blocking tool starts on creation).
             let done = journal(ctx, name, move || async move {
@@ -128,16 +136,25 @@ where
                 }
                 let body = call_tool_async(&tools, tool_ctx, &call);
                 timed(window, async move {
-                    let (outcome, _error) = body.await;
+                    let (outcome, error) = body.await;
+                    if let (Some(error), Ok(mut slot)) = (error, slot.lock()) {
+                        *slot = Some(error);
+                    }
                     Input::ToolFinished { id, outcome }
                 })
                 .await
             })
             .await?;
             now = now.saturating_add(Duration::from_nanos(done.elapsed_ns));
+            if let Some(error) = error_slot.lock().ok().and_then(|mut slot| slot.take()) {
+                kept.tool_error(id, error);
+            }
             next = Some(match done.end {
                 End::Answer(input) => *input,
-                End::Deadline => Input::Tick,
+                End::Deadline => {
+                    now = until.map_or(now, |until| now.max(until));
+                    Input::Tick
+                }
                 End::Unknown => {
                     // Everything else in the batch is issued again.
                     pending.clear();
@@ -175,7 +192,8 @@ where
                         continue;
                     };
                     let models = Arc::clone(&agent.models);
-                    let window = limit.map(|d| d.saturating_duration_since(now));
+                    let until = limit;
+                    let window = until.map(|d| d.saturating_duration_since(now));
                     let done = journal(ctx, format!("golem model call {}", id.0), move || async move {
                         // Built inside the step, like a tool's body.
                         let call = models[member].call_async(request, None::<NoDeltas>);
@@ -185,7 +203,10 @@ where
                     now = now.saturating_add(Duration::from_nanos(done.elapsed_ns));
                     match done.end {
                         End::Answer(input) => *input,
-                        End::Deadline | End::Unknown => Input::Tick,
+                        End::Deadline | End::Unknown => {
+                            now = until.map_or(now, |until| now.max(until));
+                            Input::Tick
+                        }
                     }
                 }
             });
