@@ -11,6 +11,7 @@
 
 mod install;
 
+use std::io::Write;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -27,7 +28,10 @@ pub fn server_binary(test: &str) -> Option<PathBuf> {
         Ok(binary) => Some(binary),
         Err(why) if required => panic!("GOLEM_REQUIRE_RESTATE=1 but no Restate server: {why}"),
         Err(why) => {
-            eprintln!(
+            // Straight to the process's stderr: libtest captures `eprintln!`
+            // of passing tests, and this notice must be seen.
+            let _ = writeln!(
+                std::io::stderr().lock(),
                 "\n*** SKIPPED {test}: no Restate server ({why}).\n*** Install Node.js/npm (the tests install \
                  @restatedev/restate-server@{RESTATE_VERSION} under target/ once) or set GOLEM_RESTATE_SERVER; \
                  GOLEM_REQUIRE_RESTATE=1 makes this a failure.\n"
