@@ -243,13 +243,13 @@ fn a_run_killed_mid_tool_and_between_model_calls_completes_with_each_body_run_on
 
 #[test]
 fn a_retry_wait_is_a_durable_sleep_that_a_crash_does_not_undo() {
-    let Some((_scratch, _server, mut service)) = setup("restate_durable (retry)") else { return };
+    let Some((_scratch, server, mut service)) = setup("restate_durable (retry)") else { return };
     let dir = service.dir.clone();
-    let ingress = Ingress::new(_server.ingress_url());
+    let ingress = Ingress::new(server.ingress_url());
     ingress.start("flaky-1", &RunRequest::new("flaky", "hello")).unwrap();
     // The first call failed and its failure is journaled; the run sleeps
     // before its retry (a sleep entry in Restate's journal). Crash there.
-    _server.wait_for_journal_entry("Sleep");
+    server.wait_for_journal_entry("Sleep");
     assert_eq!(counted(&dir, "flaky"), 1);
     service.crash_and_restart();
     let outcome = ingress.outcome("flaky-1").unwrap();
