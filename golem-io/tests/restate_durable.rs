@@ -273,6 +273,13 @@ fn a_tool_past_its_timeout_fails_the_run_with_its_evidence() {
     assert_eq!(counted(&service.dir, "model-2"), 0);
     let log = golem_core::log::EventLog::parse(&outcome.logs[0]).unwrap();
     assert!(golem_core::log::replay(&log).unwrap().machine.is_done());
+
+    // A run of an agent nobody serves ends at once, with a terminal error
+    // that names the agents served.
+    ingress.start("ghost-1", &RunRequest::new("ghost", "boo")).unwrap();
+    let error = ingress.outcome("ghost-1").unwrap_err();
+    let IngressError::Status { message, .. } = &error else { panic!("{error}") };
+    assert!(message.contains("no agent named \"ghost\"") && message.contains("charge"), "{message}");
 }
 
 #[test]
