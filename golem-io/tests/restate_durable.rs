@@ -117,7 +117,12 @@ fn agents(dir: &Path) -> DurableAgents {
         Ok("rested")
     });
     let slow = Agent::builder(model("nap")).tool(nap).tool_timeout(Duration::from_millis(200)).build().unwrap();
+    let lookup = Tool::new("lookup", "Stock level.", json!({"type": "object"}), |_ctx: ToolContext<()>, _args| {
+        Err::<String, _>(ToolError::external("the warehouse answers"))
+    });
+    let stock = Agent::builder(model("lookup")).tool(lookup).build().unwrap();
     DurableAgents::new()
+        .agent("stock", stock, ())
         .agent("slow", slow, ())
         .agent("flaky", flaky, ())
         .agent("charge", Agent::builder(model("charge")).tool(charge).build().unwrap(), ())
@@ -314,6 +319,29 @@ fn an_approval_waits_across_a_crash_of_the_service_and_the_server() {
     // One log for the run up to its pause, one for the resume.
     assert_eq!(outcome.logs.len(), 2);
     assert!(again.status("refund-1").unwrap().waiting.is_empty());
+}
+
+#[test]
+fn external_results_and_denials_resolve_by_call_id() {
+    let Some((_scratch, server, service)) = setup("restate_durable (external, deny)") else { return };
+    let ingress = Ingress::new(server.ingress_url());
+
+    ingress.start("stock-1", &RunRequest::new("stock", "how many?")).unwrap();
+    let status = ingress.wait_until_waiting("stock-1", Duration::from_secs(60)).unwrap();
+    let waiting = &status.waiting[0];
+    assert_eq!((waiting.kind, waiting.call.reason.as_str()), (golem_io::DeferKind::External, "the warehouse answers"));
+    let wrong = ingress.resolve("stock-1", &Resolution::approve(&waiting.call.call_id)).unwrap_err();
+    assert!(matches!(wrong, IngressError::Status { status: 400, .. }), "{wrong}");
+    ingress.resolve("stock-1", &Resolution::result(&waiting.call.call_id, "42 in stock")).unwrap();
+    assert_eq!(ingress.outcome("stock-1").unwrap().output(), Some(&json!("done: 42 in stock")));
+
+    ingress.start("refund-2", &RunRequest::new("refund", "refund order 2")).unwrap();
+    let status = ingress.wait_until_waiting("refund-2", Duration::from_secs(60)).unwrap();
+    ingress.resolve("refund-2", &Resolution::deny(&status.waiting[0].call.call_id, "over the limit")).unwrap();
+    let outcome = ingress.outcome("refund-2").unwrap();
+    let output = outcome.output().and_then(|o| o.as_str()).unwrap_or_default().to_string();
+    assert!(output.starts_with("done: ") && output.contains("over the limit"), "{output}");
+    assert_eq!(counted(&service.dir, "tool-refund"), 0, "a denied call never runs");
 }
 
 #[test]
