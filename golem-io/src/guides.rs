@@ -6,7 +6,7 @@
 //! `docs/`.
 //!
 //! The guides of the common tools and the MCP client need their features
-//! (`web-fetch`, `file-read`, `command`, `skills`, `mcp`): `cargo test
+//! (`web-fetch`, `file-read`, `command`, `skills`, `mcp`, `restate`): `cargo test
 //! --workspace` enables them through the examples crate; alone, run
 //! `cargo test -p golem-io --doc --features web-fetch,file-read,command,skills,mcp`.
 //! Without a guide's feature its item is not compiled and its blocks are not
@@ -109,6 +109,11 @@ pub struct DriversAndRuntimes;
 /// `docs/guides/record-replay-resume.md`
 #[doc = include_str!("../../docs/guides/record-replay-resume.md")]
 pub struct RecordReplayResume;
+
+/// `docs/guides/durable-runs.md`
+#[cfg(all(doctest, feature = "restate"))]
+#[doc = include_str!("../../docs/guides/durable-runs.md")]
+pub struct DurableRuns;
 
 /// `docs/guides/security.md` (its `golem-providers` block is `no_run`).
 #[doc = include_str!("../../docs/guides/security.md")]

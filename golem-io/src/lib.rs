@@ -74,6 +74,7 @@
 //! | `command` | no | the `run_command` tool ([`tools::command`], Unix) |
 //! | `skills` | no | the `skill` tool (`tools::skills`) |
 //! | `mcp` | no | the MCP client and bridge (`mcp`) |
+//! | `restate` | no | durable runs on a Restate server (`restate`); brings tokio and `restate-sdk` (Rust 1.90+) |
 //!
 //! Either model kind and either tool kind works with either driver; without
 //! `async`, async models and tools under the blocking driver are driven by a
@@ -143,6 +144,8 @@ mod instructions;
 pub mod mcp;
 mod output;
 mod record;
+#[cfg(feature = "restate")]
+pub mod restate;
 mod result;
 mod run;
 #[cfg(feature = "async")]

@@ -495,6 +495,16 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
         asynchronous::drive(self.launch()?).await
     }
 
+    /// The processed start of a fresh run — the preamble, without a
+    /// driver: the Restate driver runs its own machine loop.
+    #[cfg(feature = "restate")]
+    pub(crate) fn fresh_start(self) -> Result<Start, Error> {
+        match self.launch()?.begin {
+            Begin::Fresh(start) => Ok(start),
+            Begin::Continue { .. } => Err(Error::NotResumable("a continued log is no fresh start".into())),
+        }
+    }
+
     /// The preamble (SPEC RUN-02, RUN-03): everything before the machine.
     fn launch(self) -> Result<Launch<'a, Deps, O>, Error> {
         let inner = &self.agent.inner;

@@ -9,6 +9,8 @@ mod crash_support;
 mod log_buffer;
 #[cfg(feature = "mcp")]
 mod mcp_support;
+#[cfg(all(unix, feature = "restate"))]
+mod restate_support;
 #[cfg(any(feature = "web-fetch", feature = "file-read", feature = "command", feature = "skills"))]
 mod tools_support;
 
@@ -50,6 +52,8 @@ mod mcp_stdio;
 mod output;
 mod policy;
 mod record_replay;
+#[cfg(all(unix, feature = "restate"))]
+mod restate_durable;
 mod run_ids;
 mod secrets;
 mod setup;

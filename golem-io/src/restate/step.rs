@@ -1,0 +1,58 @@
+//! The journaled steps of a durable run and what each stores in Restate's
+//! journal. Everything the machine is fed comes out of one of these, so a
+//! replayed handler feeds the machine the same inputs at the same moments
+//! and reaches the same state (SPEC DUR-01) — golem's event log is the same
+//! byte for byte.
+
+use golem_core::machine::Input;
+use serde::{Deserialize, Serialize};
+
+/// The run's non-deterministic beginnings, minted once.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Minted {
+    pub(crate) run_id: String,
+    pub(crate) conversation_id: String,
+    pub(crate) jitter_phase: u64,
+    pub(crate) unix_ms: u64,
+}
+
+impl Minted {
+    pub(crate) fn now() -> Self {
+        Minted {
+            run_id: crate::ids::uuid_v7(),
+            conversation_id: crate::ids::uuid_v7(),
+            jitter_phase: crate::ids::jitter_phase(),
+            unix_ms: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+                .unwrap_or(0),
+        }
+    }
+}
+
+/// How one model call or tool execution ended, and how long it took: the
+/// run's clock advances by `elapsed_ns`, as journaled, on replay too.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Done {
+    pub(crate) elapsed_ns: u64,
+    pub(crate) end: End,
+}
+
+/// The end of a step.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum End {
+    /// The work answered: feed this. Boxed: an input is large, and the
+    /// other ends are empty.
+    Answer(Box<Input>),
+    /// The machine's deadline for the work came first: its clock reaches
+    /// the deadline and the machine decides (retry, time-out policy).
+    Deadline,
+    /// A tool body started in an earlier attempt of the handler (its start
+    /// is journaled) and never journaled an end: the process died while it
+    /// ran. Its outcome is unknown, and it is not run again here; the
+    /// machine applies the tool's `UnknownOutcome` policy (SPEC LOG-06).
+    Unknown,
+}
