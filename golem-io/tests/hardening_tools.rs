@@ -6,6 +6,7 @@
 
 /// The most an error text may be: a fixed sentence around a 200-byte
 /// quote and a length.
+#[cfg(any(feature = "file-read", feature = "web-fetch", all(feature = "command", unix), feature = "skills"))]
 const SHORT: usize = 600;
 
 #[cfg(feature = "file-read")]
