@@ -43,6 +43,7 @@ pub mod log;
 pub mod machine;
 pub mod message;
 pub mod model;
+pub mod price;
 pub mod sim;
 pub mod stream;
 pub mod testing;
@@ -60,5 +61,6 @@ pub use model::{
     AsyncModel, AsyncStreamingModel, Capabilities, Delta, DeltaSink, Model, ModelError, ModelErrorKind, Request,
     Response, StreamingModel,
 };
+pub use price::Price;
 pub use time::Moment;
 pub use tool::{ToolDefinition, ToolSpec};

@@ -141,6 +141,7 @@ pub mod ids;
 mod instructions;
 #[cfg(feature = "mcp")]
 pub mod mcp;
+pub mod observe;
 mod output;
 mod record;
 mod result;
@@ -187,7 +188,7 @@ pub use golem_core::model::BoxError;
 pub use golem_core::{
     Approval, AsyncModel, AsyncStreamingModel, Capabilities, Cause, DeclineReason, DeferKind, DeferredRequests,
     DeferredResults, Delta, DeltaSink, EventKind, FinishReason, Interruption, Message, Model, ModelError,
-    ModelErrorKind, Part, PartKind, PartialResult, PendingCall, Request, Response, RetryPolicy, Role, RunError,
+    ModelErrorKind, Part, PartKind, PartialResult, PendingCall, Price, Request, Response, RetryPolicy, Role, RunError,
     RunEvent, Stage, StreamingModel, ThinkingBlock, ToolCall, ToolEndOutcome, Usage, UsageLimitError, UsageLimits,
 };
 

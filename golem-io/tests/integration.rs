@@ -47,6 +47,8 @@ mod mcp_results;
 mod mcp_resume;
 mod mcp_session;
 mod mcp_stdio;
+#[cfg(feature = "tracing")]
+mod observe_trace;
 mod output;
 mod policy;
 mod record_replay;
