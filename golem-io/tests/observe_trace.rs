@@ -281,3 +281,174 @@ fn a_streamed_run_traces_like_the_plain_one_plus_its_fragment_counts() {
         ]
     );
 }
+
+/// Every attribute and span-event field of every span, as text.
+fn everything(spans: &[SpanData]) -> String {
+    let mut all = String::new();
+    for span in spans {
+        all.push_str(&span.name);
+        for kv in &span.attributes {
+            all.push_str(&format!(" {}={}", kv.key.as_str(), text(&kv.value)));
+        }
+        for event in span.events.iter() {
+            for kv in &event.attributes {
+                all.push_str(&format!(" {}={}", kv.key.as_str(), text(&kv.value)));
+            }
+        }
+        all.push('\n');
+    }
+    all
+}
+
+#[test]
+fn content_is_on_spans_only_when_opted_in() {
+    let (without, _) = run(Scenario::Tool, false, false);
+    let without = everything(&without);
+    for absent in ["4111", "Lagos", "sunny", "pack light", "gen_ai.input.messages", "gen_ai.tool.call.arguments"] {
+        assert!(!without.contains(absent), "{absent} is on a span without opting in:\n{without}");
+    }
+    let (with, log) = run(Scenario::Tool, true, true);
+    let attrs_of = |name: &str| with.iter().filter(|s| s.name == name).map(attrs).collect::<Vec<_>>();
+    let tool = &attrs_of("execute_tool forecast")[0];
+    assert_eq!(tool["gen_ai.tool.call.arguments"], r#"{"city":"Lagos"}"#);
+    assert_eq!(tool["gen_ai.tool.call.result"], "Lagos: sunny, 31°C");
+    let chats = attrs_of("chat gpt-4o-mini");
+    assert!(chats[0]["gen_ai.input.messages"].contains(SECRET_PROMPT), "{:?}", chats[0]);
+    assert!(chats[1]["gen_ai.output.messages"].contains("Sunny: pack light clothes."), "{:?}", chats[1]);
+    // A replay with content on says the same.
+    let ((), replayed) = traced(|| trace_log(&log, &settings().record_content(true)).expect("the log replays"));
+    assert_eq!(outline(&with, Times::Keep), outline(&replayed, Times::Keep));
+}
+
+#[test]
+fn span_times_are_the_runs_own_and_replay_keeps_them() {
+    let (live, log) = run(Scenario::Retry, false, false);
+    let start = log.header.started_at_unix_ms * 1_000_000;
+    let nanos = |span: &SpanData, key: &str| attrs(span)[key].parse::<u64>().expect("a time in nanoseconds");
+    let root = live.iter().find(|s| s.name == "invoke_agent forecaster").expect("a root span");
+    assert_eq!(nanos(root, "golem.start_time_unix_nano"), start);
+    let attempts: Vec<_> = live.iter().filter(|s| s.name.starts_with("chat")).collect();
+    let (first, second) = (attempts[0], attempts[1]);
+    // The second attempt waited out the 1 ms backoff after the first ended.
+    assert!(nanos(first, "golem.start_time_unix_nano") <= nanos(first, "golem.end_time_unix_nano"));
+    assert!(nanos(second, "golem.start_time_unix_nano") >= nanos(first, "golem.end_time_unix_nano") + 1_000_000);
+    assert!(nanos(root, "golem.end_time_unix_nano") >= nanos(second, "golem.end_time_unix_nano"));
+    // Replayed much later, the trace still says when the run happened.
+    std::thread::sleep(Duration::from_millis(5));
+    let ((), replayed) = traced(|| trace_log(&log, &settings()).expect("the log replays"));
+    let again = replayed.iter().find(|s| s.name == "invoke_agent forecaster").expect("a root span");
+    assert_eq!(nanos(again, "golem.end_time_unix_nano"), nanos(root, "golem.end_time_unix_nano"));
+}
+
+/// A loopback OpenAI-compatible server that answers one chat completion.
+fn one_completion_server() -> (String, std::thread::JoinHandle<String>) {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a loopback port");
+    let url = format!("http://{}/v1", listener.local_addr().expect("an address"));
+    let handle = std::thread::spawn(move || {
+        let (stream, _) = listener.accept().expect("one connection");
+        let mut reader = BufReader::new(stream.try_clone().expect("a second handle"));
+        let (mut head, mut length) = (String::new(), 0);
+        loop {
+            let mut line = String::new();
+            if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                break;
+            }
+            if let Some(value) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                length = value.trim().parse().unwrap_or(0);
+            }
+            head.push_str(&line);
+        }
+        let mut body = vec![0; length];
+        let _ = reader.read_exact(&mut body);
+        let answer = serde_json::json!({
+            "id": "chatcmpl-1", "object": "chat.completion", "model": "gpt-4o-mini",
+            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "Noted."}}],
+            "usage": {"prompt_tokens": 9, "completion_tokens": 2, "total_tokens": 11}
+        })
+        .to_string();
+        let mut stream = stream;
+        let _ = write!(
+            stream,
+            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{answer}",
+            answer.len()
+        );
+        head
+    });
+    (url, handle)
+}
+
+#[test]
+fn the_api_key_is_on_no_span_even_with_content_recorded() {
+    const KEY: &str = "sk-obs-test-5ecret-key";
+    let (url, server) = one_completion_server();
+    let model =
+        golem_providers::OpenAi::builder().model("gpt-4o-mini").base_url(url).api_key(KEY).build().expect("a client");
+    let agent = Agent::<()>::builder(model)
+        .trace(TraceSettings::new().model(ModelInfo::new("openai", "gpt-4o-mini")).record_content(true))
+        .build()
+        .expect("the agent builds");
+    let (result, spans) = traced(|| agent.run((), "remember this"));
+    assert_eq!(result.expect("the run completes").output, "Noted.");
+    let head = server.join().expect("the server thread");
+    assert!(head.contains(KEY), "the request did carry the key, so its absence below means something");
+    let all = everything(&spans);
+    assert!(all.contains("remember this") && all.contains("Noted."), "content was recorded:\n{all}");
+    assert!(!all.contains("5ecret"), "the key reached a span:\n{all}");
+}
+
+#[test]
+fn model_calls_feed_the_gen_ai_client_histograms() {
+    use opentelemetry_sdk::metrics::data::{AggregatedMetrics, MetricData};
+    use opentelemetry_sdk::metrics::{InMemoryMetricExporter, PeriodicReader, SdkMeterProvider};
+    let exporter = InMemoryMetricExporter::default();
+    let provider = SdkMeterProvider::builder().with_reader(PeriodicReader::builder(exporter.clone()).build()).build();
+    let subscriber = tracing_subscriber::registry().with(tracing_opentelemetry::MetricsLayer::new(provider.clone()));
+    let agent = agent(Scenario::Retry, false);
+    tracing::subscriber::with_default(subscriber, || agent.run((), "hi")).expect("the run completes");
+    provider.force_flush().expect("the metrics flush");
+    let mut seen = BTreeMap::new();
+    for resource in exporter.get_finished_metrics().expect("the exporter answers") {
+        for scope in resource.scope_metrics() {
+            for metric in scope.metrics() {
+                let points: Vec<(String, u64, f64)> = match metric.data() {
+                    AggregatedMetrics::U64(MetricData::Histogram(h)) => {
+                        h.data_points().map(|p| (labels(p.attributes()), p.count(), p.sum() as f64)).collect()
+                    }
+                    AggregatedMetrics::F64(MetricData::Histogram(h)) => {
+                        h.data_points().map(|p| (labels(p.attributes()), p.count(), p.sum())).collect()
+                    }
+                    other => panic!("{} is not a histogram: {other:?}", metric.name()),
+                };
+                seen.insert(metric.name().to_string(), points);
+            }
+        }
+    }
+    // Token usage: of the successful call only, per token type.
+    let mut tokens = seen["gen_ai.client.token.usage"].clone();
+    tokens.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(
+        tokens,
+        [
+            ("gen_ai.operation.name=chat gen_ai.provider.name=openai gen_ai.request.model=gpt-4o-mini gen_ai.token.type=input".to_string(), 1, 160.0),
+            ("gen_ai.operation.name=chat gen_ai.provider.name=openai gen_ai.request.model=gpt-4o-mini gen_ai.token.type=output".to_string(), 1, 12.0),
+        ]
+    );
+    // Duration: both attempts, the failed one with its error type.
+    let mut durations: Vec<(String, u64)> =
+        seen["gen_ai.client.operation.duration"].iter().map(|(l, n, _)| (l.clone(), *n)).collect();
+    durations.sort();
+    assert_eq!(
+        durations,
+        [
+            ("error.type=api gen_ai.operation.name=chat gen_ai.provider.name=openai gen_ai.request.model=gpt-4o-mini".to_string(), 1),
+            ("gen_ai.operation.name=chat gen_ai.provider.name=openai gen_ai.request.model=gpt-4o-mini".to_string(), 1),
+        ]
+    );
+}
+
+fn labels<'a>(attributes: impl Iterator<Item = &'a opentelemetry::KeyValue>) -> String {
+    let mut labels: Vec<String> = attributes.map(|kv| format!("{}={}", kv.key.as_str(), text(&kv.value))).collect();
+    labels.sort();
+    labels.join(" ")
+}
