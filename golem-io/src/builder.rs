@@ -667,6 +667,12 @@ impl<Deps: Send + Sync + 'static, O: 'static> AgentBuilder<Deps, O> {
         config.output = output;
         config.models = u32::try_from(models.len()).unwrap_or(u32::MAX);
         config.tools = tools.iter().map(|t| t.spec().clone()).collect();
+        // Prices the trace settings give price the run too (cost on the
+        // result, a cost limit); none given leaves the config unpriced.
+        config.prices = (0..config.models).map(|m| trace.model_info(m).and_then(|i| i.price())).collect();
+        if config.prices.iter().all(Option::is_none) {
+            config.prices.clear();
+        }
         config.tool_choice = tool_choice.map(|(name, force)| {
             if force && caps.forced_tool_choice {
                 ToolChoice::Force(name)

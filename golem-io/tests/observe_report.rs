@@ -118,3 +118,21 @@ fn a_log_that_does_not_replay_is_a_typed_error() {
     log.records.remove(0);
     assert!(matches!(render_html(&log, &TraceSettings::new()), Err(ReportError::Replay(_))));
 }
+
+#[test]
+fn the_result_carries_the_cost_and_a_cost_limit_stops_the_run() {
+    let model = || ScriptedModel::new().respond(Response::text("ok").with_usage(Usage::new(1_000, 1_000)));
+    let result = Agent::<()>::builder(model()).trace(priced()).build().expect("the agent builds").run((), "hi");
+    // 1000 × $0.15 + 1000 × $0.60 per million.
+    let cost = result.expect("the run completes").cost.expect("the model is priced");
+    assert!((cost - 0.00075).abs() < 1e-12, "{cost}");
+    let limited = Agent::<()>::builder(model())
+        .trace(priced())
+        .usage_limits(golem_io::UsageLimits::new().cost_usd(0.0005))
+        .build()
+        .expect("the agent builds");
+    let error = limited.run((), "hi").expect_err("the run costs more than its bound");
+    assert!(error.to_string().contains("run exceeded the cost (micro-USD) limit of 500 (used 750)"), "{error}");
+    let unpriced = Agent::<()>::builder(model()).usage_limits(golem_io::UsageLimits::new().cost_usd(1.0)).build();
+    assert!(unpriced.is_err(), "a cost limit without a price does not build");
+}
