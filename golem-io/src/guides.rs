@@ -110,6 +110,10 @@ pub struct DriversAndRuntimes;
 #[doc = include_str!("../../docs/guides/record-replay-resume.md")]
 pub struct RecordReplayResume;
 
+/// `docs/guides/observability.md`
+#[doc = include_str!("../../docs/guides/observability.md")]
+pub struct Observability;
+
 /// `docs/guides/security.md` (its `golem-providers` block is `no_run`).
 #[doc = include_str!("../../docs/guides/security.md")]
 pub struct Security;

@@ -74,6 +74,11 @@
 //! | `command` | no | the `run_command` tool ([`tools::command`], Unix) |
 //! | `skills` | no | the `skill` tool (`tools::skills`) |
 //! | `mcp` | no | the MCP client and bridge (`mcp`) |
+//! | `tracing` | no | OpenTelemetry GenAI spans and metrics of every run, through `tracing` ([`observe`]) |
+//!
+//! **Watching runs.** [`observe`] holds the trace settings, cost estimates
+//! and [`observe::render_html`], which turns an event log into one
+//! self-contained HTML page.
 //!
 //! Either model kind and either tool kind works with either driver; without
 //! `async`, async models and tools under the blocking driver are driven by a
