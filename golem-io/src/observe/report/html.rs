@@ -84,10 +84,10 @@ fn write_page(out: &mut String, t: &Timeline) -> std::fmt::Result {
     writeln!(out, "<h1>golem run <span class=\"outcome-{0}\" id=\"outcome\">{0}</span></h1>", ending.kind)?;
     writeln!(
         out,
-        "<div class=\"meta\">run <code id=\"run-id\">{}</code> · conversation <code>{}</code> · started {} ms since 1970</div>",
+        "<div class=\"meta\">run <code id=\"run-id\">{}</code> · conversation <code>{}</code> · started <time id=\"started\">{}</time></div>",
         escape(&t.run_id),
         escape(&t.conversation_id),
-        t.started_at_unix_ms
+        utc(t.started_at_unix_ms)
     )?;
     if let Some(error) = &ending.error {
         writeln!(out, "<pre class=\"outcome-failed\" id=\"run-error\">{}</pre>", escape(error))?;
@@ -129,6 +129,25 @@ fn write_page(out: &mut String, t: &Timeline) -> std::fmt::Result {
         message_block(out, message)?;
     }
     writeln!(out, "</div></body></html>")
+}
+
+/// `unix_ms` as `YYYY-MM-DD HH:MM:SS.mmm UTC` (proleptic Gregorian, from
+/// the day count; logs written before runs had a start time read 1970).
+fn utc(unix_ms: u64) -> String {
+    let (days, ms) = (unix_ms / 86_400_000, unix_ms % 86_400_000);
+    // Days since 1970-01-01 to a civil date: eras of 400 years (146,097
+    // days) starting on 0000-03-01, so leap days fall at the end of a year.
+    let z = days + 719_468;
+    let era = z / 146_097;
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + u64::from(month <= 2);
+    let (h, m, s) = (ms / 3_600_000, ms / 60_000 % 60, ms / 1_000 % 60);
+    format!("{year:04}-{month:02}-{day:02} {h:02}:{m:02}:{s:02}.{:03} UTC", ms % 1_000)
 }
 
 fn duration(t: &Timeline, started: golem_core::Moment, ended: Option<golem_core::Moment>) -> (f64, String) {
@@ -274,4 +293,20 @@ fn message_block(out: &mut String, message: &Message) -> std::fmt::Result {
         )?;
     }
     writeln!(out, "</div>")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::utc;
+
+    #[test]
+    fn civil_dates_from_unix_milliseconds() {
+        assert_eq!(utc(0), "1970-01-01 00:00:00.000 UTC");
+        // A leap day, and the day after a century non-leap February.
+        assert_eq!(utc(951_782_400_000), "2000-02-29 00:00:00.000 UTC");
+        assert_eq!(utc(4_107_542_400_000), "2100-03-01 00:00:00.000 UTC");
+        assert_eq!(utc(1_796_314_238_577), "2026-12-03 16:10:38.577 UTC");
+        // Far past any log, still no panic.
+        assert!(utc(u64::MAX).ends_with(" UTC"));
+    }
 }
