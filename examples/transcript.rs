@@ -3,11 +3,15 @@
 //!
 //! ```sh
 //! cargo run -p golem-examples --bin transcript -- run.log.jsonl
+//! cargo run -p golem-examples --bin transcript -- --html run.html run.log.jsonl
 //! ```
 //!
 //! Without a path it records a small offline run (a retried model call, a
 //! tool turn, an answer) and prints that. The log is replayed — no model and
-//! no tools are needed to read it.
+//! no tools are needed to read it. `--html FILE` also writes the run as one
+//! self-contained page ([`golem_io::observe::render_html`]): a timeline of
+//! turns, attempts and tool calls with durations, tokens, errors and
+//! retries, the messages expandable; open it in any browser.
 
 use golem_core::log::{replay, EventLog};
 use golem_core::machine::{Input, Outcome, Output};
@@ -16,13 +20,29 @@ use golem_core::{EventKind, ModelError, Response, ToolCall, ToolEndOutcome, Usag
 use golem_io::{Agent, Tool, ToolContext};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let bytes = match std::env::args().nth(1) {
+    let mut args = std::env::args().skip(1);
+    let (mut html, mut path) = (None, None);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--html" => html = Some(args.next().ok_or("--html needs a file to write the page to")?),
+            _ if path.is_none() => path = Some(arg),
+            _ => return Err(format!("unexpected argument {arg:?}; usage: transcript [--html FILE] [LOG]").into()),
+        }
+    }
+    let bytes = match path {
         Some(path) => std::fs::read(path)?,
         None => demo_log()?.into_bytes(),
     };
     // Bytes, not text: a crash may have left a torn tail that is not UTF-8.
     let log = EventLog::read_bytes(&bytes)?.log;
     print!("{}", transcript(&log)?);
+    if let Some(file) = html {
+        // The log does not name its models; a program that knows them can
+        // say so (and price them) in the settings.
+        let page = golem_io::observe::render_html(&log, &golem_io::observe::TraceSettings::new())?;
+        std::fs::write(&file, &page)?;
+        println!("run report: {file} ({} bytes)", page.len());
+    }
     Ok(())
 }
 

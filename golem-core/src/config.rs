@@ -244,13 +244,25 @@ pub struct UsageLimits {
     /// Tool dispatches.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_calls: Option<u64>,
+    /// Estimated cost in millionths of a US dollar (SPEC USAGE-03,
+    /// USAGE-07), priced by [`RunConfig::prices`]; whole micro-dollars keep
+    /// the bound exact and the error's numbers integers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_micro_usd: Option<u64>,
 }
 
 impl UsageLimits {
     /// No bounds; add them with the setters:
     /// `UsageLimits::new().total_tokens(1000).requests(5)`.
     pub const fn new() -> Self {
-        UsageLimits { input_tokens: None, output_tokens: None, total_tokens: None, requests: None, tool_calls: None }
+        UsageLimits {
+            input_tokens: None,
+            output_tokens: None,
+            total_tokens: None,
+            requests: None,
+            tool_calls: None,
+            cost_micro_usd: None,
+        }
     }
 
     /// Builder-style: bound cumulative input tokens.
@@ -281,6 +293,25 @@ impl UsageLimits {
     /// Builder-style: bound tool dispatches; `0` allows none.
     pub const fn tool_calls(mut self, limit: u64) -> Self {
         self.tool_calls = Some(limit);
+        self
+    }
+
+    /// Builder-style: bound the estimated cost, in US dollars (rounded to
+    /// the micro-dollar; a negative or non-finite bound allows nothing). It
+    /// needs a price for every model of the chain ([`RunConfig::prices`]),
+    /// else the configuration does not validate. Checked after every
+    /// response, like tokens (SPEC USAGE-04); the error reports
+    /// micro-dollars: `run exceeded the cost (micro-USD) limit of 10000 (used 10450)`.
+    ///
+    /// ```
+    /// use golem_core::UsageLimits;
+    ///
+    /// assert_eq!(UsageLimits::new().cost_usd(0.25).cost_micro_usd, Some(250_000));
+    /// ```
+    pub fn cost_usd(mut self, limit: f64) -> Self {
+        let micro = if limit.is_finite() && limit > 0.0 { (limit * 1e6).round() } else { 0.0 };
+        // Saturating float-to-int: a bound past u64 is no bound in practice.
+        self.cost_micro_usd = Some(micro as u64);
         self
     }
 }
@@ -321,6 +352,11 @@ pub struct RunConfig {
     /// Deadline of the whole run.
     #[serde(default, skip_serializing_if = "Option::is_none", with = "crate::time::duration_ms::option")]
     pub run_deadline: Option<Duration>,
+    /// What each fallback member's tokens cost, by member (SPEC USAGE-07);
+    /// empty when nothing is priced. The run's cost is the sum over members
+    /// of each one's usage priced at its rate.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prices: Vec<Option<crate::price::Price>>,
     /// Seed mixed into every run's jitter. Each run also draws a phase of
     /// its own (SPEC RETRY-02), so a fixed seed alone never makes runs wait
     /// alike; a fixed seed *and* phase are for tests.
@@ -349,12 +385,32 @@ impl Default for RunConfig {
             limits: UsageLimits::default(),
             model_deadline: Some(Duration::from_secs(300)),
             run_deadline: None,
+            prices: Vec::new(),
             seed: 0,
         }
     }
 }
 
 impl RunConfig {
+    /// Fallback member `member`'s price, when it has one.
+    pub fn price(&self, member: u32) -> Option<crate::price::Price> {
+        self.prices.get(usize::try_from(member).ok()?).copied().flatten()
+    }
+
+    /// The estimated cost in US dollars of `usage` per member (index =
+    /// member); `None` unless every member that reported usage has a price.
+    pub fn cost(&self, usage_by_member: &[crate::message::Usage]) -> Option<f64> {
+        let mut total = None;
+        for (member, usage) in usage_by_member.iter().enumerate() {
+            match self.price(u32::try_from(member).ok()?) {
+                Some(price) => *total.get_or_insert(0.0) += price.cost(usage),
+                None if *usage == crate::message::Usage::default() => {}
+                None => return None,
+            }
+        }
+        total
+    }
+
     /// The production preset (issue 17): the defaults, with
     /// [`RetryPolicy::recommended`], each model call bounded to
     /// [`PRODUCTION_MODEL_DEADLINE`] (120 s) and the whole run to
@@ -386,6 +442,13 @@ impl RunConfig {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum BuildError {
+    /// A cost limit is set, but some model of the fallback chain has no
+    /// price, so the run's cost could not be known (SPEC CFG-03).
+    #[error("a cost limit needs a price for every model of the chain; {unpriced} have none")]
+    CostLimitWithoutPrice {
+        /// How many members lack a price.
+        unpriced: usize,
+    },
     /// `max_iterations` is 0.
     #[error("max iterations must be at least 1")]
     ZeroMaxIterations,
@@ -454,6 +517,12 @@ impl RunConfig {
         }
         if self.models == 0 {
             return Err(BuildError::NoModel);
+        }
+        if self.limits.cost_micro_usd.is_some() {
+            let priced = (0..self.models).filter(|&m| self.price(m).is_some()).count();
+            if priced < self.models as usize {
+                return Err(BuildError::CostLimitWithoutPrice { unpriced: self.models as usize - priced });
+            }
         }
         let mut names = std::collections::BTreeSet::new();
         for tool in &self.tools {

@@ -44,6 +44,7 @@ pub mod machine;
 pub mod message;
 pub mod model;
 pub mod output;
+pub mod price;
 pub mod sim;
 pub mod stream;
 pub mod testing;
@@ -61,5 +62,6 @@ pub use model::{
     AsyncModel, AsyncStreamingModel, Capabilities, Delta, DeltaSink, Model, ModelError, ModelErrorKind, Request,
     Response, StreamingModel,
 };
+pub use price::Price;
 pub use time::Moment;
 pub use tool::{ToolDefinition, ToolSpec};

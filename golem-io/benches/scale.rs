@@ -14,7 +14,13 @@
 //! overhead beyond the messages (target ≤ 16 KB).
 //!
 //! `cargo bench -p golem-io --bench scale` (runs: `GOLEM_SCALE_RUNS`,
-//! default 10,000). Linux only for the memory figures.
+//! default 10,000). Linux only for the memory and CPU figures.
+//!
+//! Tracing overhead (SPEC OBS-01): built with `--features tracing`, the
+//! runs are traced; `GOLEM_SCALE_SUBSCRIBER=none` (default) leaves tracing's
+//! no-op default in place, `enabled` installs a subscriber that accepts
+//! every span and event and drops it — so every attribute is built and
+//! recorded, and only exporting is left out.
 
 use futures::channel::oneshot;
 use futures::future::{join_all, FutureExt, Shared};
@@ -128,7 +134,44 @@ fn message_bytes(messages: &[Message]) -> usize {
         .sum()
 }
 
+/// Process CPU time (user + system) in milliseconds, from /proc (Linux).
+fn cpu_ms() -> u64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the parenthesised command name; utime and stime are the
+    // 12th and 13th of them, in clock ticks (100 per second on Linux).
+    let rest = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let fields: Vec<u64> = rest.split_whitespace().filter_map(|f| f.parse().ok()).collect();
+    fields.get(10..12).map_or(0, |t| (t[0] + t[1]) * 10)
+}
+
+/// A subscriber that wants everything and keeps nothing.
+#[cfg(feature = "tracing")]
+struct EnabledNoop(AtomicUsize);
+
+#[cfg(feature = "tracing")]
+impl tracing::Subscriber for EnabledNoop {
+    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+        true
+    }
+    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+        tracing::span::Id::from_u64(self.0.fetch_add(1, Ordering::Relaxed) as u64 + 1)
+    }
+    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+    fn event(&self, _: &tracing::Event<'_>) {}
+    fn enter(&self, _: &tracing::span::Id) {}
+    fn exit(&self, _: &tracing::span::Id) {}
+}
+
 fn main() {
+    #[cfg(feature = "tracing")]
+    let subscriber = std::env::var("GOLEM_SCALE_SUBSCRIBER").unwrap_or_else(|_| "none".to_string());
+    #[cfg(feature = "tracing")]
+    if subscriber == "enabled" {
+        tracing::subscriber::set_global_default(EnabledNoop(AtomicUsize::new(0))).unwrap();
+    }
+    #[cfg(not(feature = "tracing"))]
+    let subscriber = "tracing feature off".to_string();
     let runs: usize = std::env::var("GOLEM_SCALE_RUNS").ok().and_then(|n| n.parse().ok()).unwrap_or(10_000);
     let gate = Arc::new(StartGate::new(runs));
     let lookup = Tool::typed_async("lookup", "Look a number up.", |_: ToolContext<()>, args: Lookup| async move {
@@ -152,6 +195,7 @@ fn main() {
     let peak_in_flight = AtomicUsize::new(0);
 
     let started = Instant::now();
+    let cpu_before = cpu_ms();
     let results = async_io::block_on(join_all(prompts.iter().map(|prompt| {
         let (agent, in_flight, peak_in_flight) = (&agent, &in_flight, &peak_in_flight);
         async move {
@@ -163,6 +207,7 @@ fn main() {
         }
     })));
     let wall = started.elapsed();
+    let cpu = cpu_ms().saturating_sub(cpu_before);
     let peak = status_kb("VmHWM");
 
     assert_eq!(peak_in_flight.load(Ordering::SeqCst), runs, "every run was in flight at once");
@@ -178,6 +223,7 @@ fn main() {
     let message_per_run = messages / runs;
     println!("scale: {runs} concurrent runs, 2 model turns + 1 tool each, one thread (async_io::block_on + join_all)");
     println!("  all results checked; peak in flight: {}", peak_in_flight.load(Ordering::SeqCst));
+    println!("  tracing: {subscriber}; CPU time {cpu} ms ({:.1} µs per run)", cpu as f64 * 1e3 / runs as f64);
     println!(
         "  wall time: {:.1} ms ({:.1} µs per run)",
         wall.as_secs_f64() * 1e3,

@@ -41,6 +41,10 @@ pub(crate) struct AgentInner<Deps, O> {
     pub(crate) history_processor: Option<Processor>,
     /// Agent-scoped observers, called before run-scoped ones.
     pub(crate) observers: Vec<Observer>,
+    /// What the run's trace knows beyond its events (SPEC OBS-01); read
+    /// only with the `tracing` feature.
+    #[cfg_attr(not(feature = "tracing"), allow(dead_code))]
+    pub(crate) trace: Arc<crate::observe::TraceSettings>,
 }
 
 impl<Deps, O> Agent<Deps, O> {

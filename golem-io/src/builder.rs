@@ -73,6 +73,7 @@ struct Settings<Deps> {
     plan: OutputPlan,
     history_processor: Option<Processor>,
     observers: Vec<Observer>,
+    trace: crate::observe::TraceSettings,
 }
 
 /// Builds an [`Agent`]; see [`Agent::builder`]. Nothing is checked until
@@ -105,6 +106,7 @@ impl<Deps: Send + Sync + 'static> AgentBuilder<Deps, String> {
                 plan: OutputPlan::default(),
                 history_processor: None,
                 observers: Vec::new(),
+                trace: crate::observe::TraceSettings::new(),
             },
             decoder: Arc::new(TextDecoder),
             typed: None,
@@ -592,6 +594,26 @@ impl<Deps: Send + Sync + 'static, O: 'static> AgentBuilder<Deps, O> {
         self
     }
 
+    /// What this agent's runs' traces say beyond their events (SPEC OBS-01,
+    /// OBS-02): the models behind the fallback chain, the agent's name, and
+    /// whether message content may be recorded (off by default). With the
+    /// `tracing` feature every run is traced whether or not this is set.
+    ///
+    /// ```
+    /// use golem_core::testing::ScriptedModel;
+    /// use golem_io::observe::{ModelInfo, TraceSettings};
+    /// use golem_io::Agent;
+    ///
+    /// let agent = Agent::<()>::builder(ScriptedModel::new().text("hi"))
+    ///     .trace(TraceSettings::new().agent_name("greeter").model(ModelInfo::new("openai", "gpt-4o-mini")))
+    ///     .build()?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn trace(mut self, settings: crate::observe::TraceSettings) -> Self {
+        self.settings.trace = settings;
+        self
+    }
+
     /// The deadline of each model call (default 300 s): a `Duration`,
     /// `Some(d)`, or `None` for none. Overrunning it cancels the call as a
     /// retryable timeout (SPEC RETRY-07).
@@ -677,12 +699,19 @@ impl<Deps: Send + Sync + 'static, O: 'static> AgentBuilder<Deps, O> {
             plan,
             history_processor,
             observers,
+            trace,
         } = settings;
         let caps = models.iter().map(|m| m.capabilities()).reduce(Capabilities::intersect).unwrap_or_default();
         let (output, decoder) = plan.resolve(typed, decoder, caps)?;
         config.output = output;
         config.models = u32::try_from(models.len()).unwrap_or(u32::MAX);
         config.tools = tools.iter().map(|t| t.spec().clone()).collect();
+        // Prices the trace settings give price the run too (cost on the
+        // result, a cost limit); none given leaves the config unpriced.
+        config.prices = (0..config.models).map(|m| trace.model_info(m).and_then(|i| i.price())).collect();
+        if config.prices.iter().all(Option::is_none) {
+            config.prices.clear();
+        }
         config.tool_choice = tool_choice.map(|(name, force)| {
             if force && caps.forced_tool_choice {
                 ToolChoice::Force(name)
@@ -697,7 +726,9 @@ impl<Deps: Send + Sync + 'static, O: 'static> AgentBuilder<Deps, O> {
         config.validate()?;
         let streams = models.iter().all(AnyModel::streams);
         let (models, tools) = (Arc::from(models), Arc::from(tools));
-        let inner = AgentInner { config, models, streams, tools, instructions, decoder, history_processor, observers };
+        let trace = Arc::new(trace);
+        let inner =
+            AgentInner { config, models, streams, tools, instructions, decoder, history_processor, observers, trace };
         Ok(Agent { inner: Arc::new(inner) })
     }
 }

@@ -114,6 +114,9 @@ pub struct RecordReplayResume;
 #[cfg(all(doctest, feature = "restate"))]
 #[doc = include_str!("../../docs/guides/durable-runs.md")]
 pub struct DurableRuns;
+/// `docs/guides/observability.md`
+#[doc = include_str!("../../docs/guides/observability.md")]
+pub struct Observability;
 
 /// `docs/guides/security.md` (its `golem-providers` block is `no_run`).
 #[doc = include_str!("../../docs/guides/security.md")]

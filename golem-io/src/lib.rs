@@ -75,6 +75,11 @@
 //! | `skills` | no | the `skill` tool (`tools::skills`) |
 //! | `mcp` | no | the MCP client and bridge (`mcp`) |
 //! | `restate` | no | durable runs on a Restate server (`restate`); brings tokio and `restate-sdk` (Rust 1.90+) |
+//! | `tracing` | no | OpenTelemetry GenAI spans and metrics of every run, through `tracing` ([`observe`]) |
+//!
+//! **Watching runs.** [`observe`] holds the trace settings, cost estimates
+//! and [`observe::render_html`], which turns an event log into one
+//! self-contained HTML page.
 //!
 //! Either model kind and either tool kind works with either driver; without
 //! `async`, async models and tools under the blocking driver are driven by a
@@ -142,6 +147,7 @@ pub mod ids;
 mod instructions;
 #[cfg(feature = "mcp")]
 pub mod mcp;
+pub mod observe;
 mod output;
 mod record;
 #[cfg(feature = "restate")]
@@ -190,7 +196,7 @@ pub use golem_core::model::BoxError;
 pub use golem_core::{
     Approval, AsyncModel, AsyncStreamingModel, Capabilities, Cause, DeclineReason, DeferKind, DeferredRequests,
     DeferredResults, Delta, DeltaSink, EventKind, FinishReason, Interruption, Message, Model, ModelError,
-    ModelErrorKind, Part, PartKind, PartialResult, PendingCall, Request, Response, RetryPolicy, Role, RunError,
+    ModelErrorKind, Part, PartKind, PartialResult, PendingCall, Price, Request, Response, RetryPolicy, Role, RunError,
     RunEvent, Stage, StreamingModel, ThinkingBlock, ToolCall, ToolEndOutcome, Usage, UsageLimitError, UsageLimits,
 };
 

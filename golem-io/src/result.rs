@@ -27,6 +27,11 @@ pub struct RunResult<O> {
     pub messages: Vec<Message>,
     /// Usage summed over every turn.
     pub usage: Usage,
+    /// The estimated cost in US dollars (SPEC OBS-05): present when the
+    /// agent prices every model the run used
+    /// ([`ModelInfo::with_price`](crate::observe::ModelInfo::with_price)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<f64>,
     /// The final turn's finish reason.
     pub finish_reason: FinishReason,
     /// Provider calls, failed attempts included.
@@ -49,6 +54,7 @@ impl<O> RunResult<O> {
             output,
             messages: summary.messages,
             usage: summary.usage,
+            cost: summary.cost,
             finish_reason: summary.finish_reason,
             requests: summary.requests,
             tool_calls: summary.tool_calls,

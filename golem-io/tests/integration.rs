@@ -49,6 +49,10 @@ mod mcp_results;
 mod mcp_resume;
 mod mcp_session;
 mod mcp_stdio;
+mod observe_browser;
+mod observe_report;
+#[cfg(feature = "tracing")]
+mod observe_trace;
 mod output;
 mod policy;
 mod record_replay;

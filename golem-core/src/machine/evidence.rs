@@ -12,6 +12,10 @@ pub(crate) struct Evidence {
     /// so none misses its ids; history comes in whole at the start.
     pub(crate) messages: Vec<Message>,
     pub(crate) usage: Usage,
+    /// Usage per fallback member (index = member), for cost.
+    pub(crate) usage_by_member: Vec<Usage>,
+    /// The estimated cost so far, when every member used has a price.
+    pub(crate) cost: Option<f64>,
     pub(crate) finish_reason: FinishReason,
     pub(crate) requests: u64,
     pub(crate) tool_calls: u64,
@@ -49,6 +53,7 @@ impl Evidence {
         RunSummary {
             messages: self.messages.clone(),
             usage: self.usage,
+            cost: self.cost,
             finish_reason: self.finish_reason,
             requests: self.requests,
             tool_calls: self.tool_calls,

@@ -11,11 +11,19 @@ fn crossed(kind: &str, limit: Option<u64>, actual: u64) -> Option<UsageLimitErro
     }
 }
 
-/// After a model response: tokens, in the order input, output, total.
-pub(crate) fn after_response(limits: &UsageLimits, usage: &Usage) -> Option<UsageLimitError> {
+/// After a model response: tokens, in the order input, output, total, then
+/// the estimated cost (SPEC USAGE-05) in micro-dollars, rounded to the
+/// nearest (so float noise in a sum of prices cannot tip a bound).
+pub(crate) fn after_response(limits: &UsageLimits, usage: &Usage, cost: Option<f64>) -> Option<UsageLimitError> {
     crossed("input token", limits.input_tokens, usage.input_tokens)
         .or_else(|| crossed("output token", limits.output_tokens, usage.output_tokens))
         .or_else(|| crossed("total token", limits.total_tokens, usage.total_tokens()))
+        .or_else(|| {
+            // A validated configuration prices every member, so `cost` is
+            // known whenever a cost bound is set.
+            let micro = cost.map_or(0, |usd| (usd * 1e6).round() as u64);
+            crossed("cost (micro-USD)", limits.cost_micro_usd, micro)
+        })
 }
 
 /// Before a request: would one more cross the bound?

@@ -169,10 +169,16 @@ impl RunMachine {
             }
         }
         self.ev.usage.add(&usage);
+        let index = member as usize;
+        if self.ev.usage_by_member.len() <= index {
+            self.ev.usage_by_member.resize(index + 1, Usage::default());
+        }
+        self.ev.usage_by_member[index].add(&usage);
+        self.ev.cost = self.cfg.cost(&self.ev.usage_by_member);
         self.ev.finish_reason = finish_reason;
         self.ev.completed_turns += 1;
         self.ev.add(message);
-        if let Some(crossed) = limits::after_response(&self.cfg.limits, &self.ev.usage) {
+        if let Some(crossed) = limits::after_response(&self.cfg.limits, &self.ev.usage, self.ev.cost) {
             self.fail(Stage::Usage, Cause::Usage(crossed));
             return;
         }

@@ -381,6 +381,10 @@ pub struct RunSummary {
     pub messages: Vec<Message>,
     /// Summed usage.
     pub usage: Usage,
+    /// The estimated cost in US dollars (SPEC USAGE-07, OBS-05): present
+    /// when the configuration prices every model the run used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<f64>,
     /// The final turn's finish reason.
     pub finish_reason: FinishReason,
     /// Provider calls, failed attempts included.

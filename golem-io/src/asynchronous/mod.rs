@@ -28,7 +28,8 @@ where
     Deps: Send + Sync + 'static,
 {
     let Launch { agent, deps, begin, mut observers, sub_events, clock, cancel, log } = run;
-    let (mut machine, mut next) = exec::begin(&agent.config, begin, clock.as_ref(), log, cancel.as_ref())?;
+    let (mut machine, mut next) =
+        exec::begin(&agent.config, begin, clock.as_ref(), log, cancel.as_ref(), &agent.trace)?;
     let mut work = Executor::new(agent, deps, Arc::clone(&clock), machine.ids(), sub_events, cancel);
     loop {
         if let Some(input) = next.take() {

@@ -61,26 +61,40 @@ pub(crate) fn begin<'a>(
     clock: &dyn Clock,
     log: Option<LogOut<'a>>,
     cancel: Option<&CancellationToken>,
+    trace: &std::sync::Arc<crate::observe::TraceSettings>,
 ) -> Result<(Stepper<'a>, Option<Input>), Error> {
+    #[cfg(not(feature = "tracing"))]
+    let _ = trace;
     let canceled = cancel.filter(|t| t.is_canceled()).map(|t| super::caller_cancel(&t.after_turn_flag()));
     match begin {
         Begin::Fresh(start) => {
             let now = clock.now();
             // A run that cannot start leaves no log behind.
             let machine = RunMachine::new(config.clone(), start.clone(), now)?;
+            // One wall-clock reading for the log and the trace, so a
+            // replayed trace carries the live one's timestamps.
+            let started_at_unix_ms = unix_ms();
             let recorder = match log {
                 Some(out) => {
                     let mut header = LogHeader::new(config.clone(), start);
                     header.epoch = now.as_nanos();
-                    header.started_at_unix_ms = unix_ms();
+                    header.started_at_unix_ms = started_at_unix_ms;
                     header.fed_before_start = canceled.is_some();
                     Some(Recorder::new(out, header, true)?)
                 }
                 None => None,
             };
-            Ok((Stepper::new(machine, recorder), canceled))
+            let stepper = Stepper::new(machine, recorder);
+            #[cfg(feature = "tracing")]
+            let stepper = stepper.traced(trace, crate::observe::TraceClock { epoch: now, unix_ms: started_at_unix_ms });
+            Ok((stepper, canceled))
         }
         Begin::Continue { machine, header, marked, answer } => {
+            #[cfg(feature = "tracing")]
+            let clock = crate::observe::TraceClock {
+                epoch: golem_core::Moment::from_nanos(header.epoch),
+                unix_ms: header.started_at_unix_ms,
+            };
             let recorder = match log {
                 Some(out) => Some(Recorder::new(out, *header, false)?),
                 None => None,
@@ -90,7 +104,10 @@ pub(crate) fn begin<'a>(
                 return Ok((Stepper::finished(*machine, recorder, marked, answer.map(|a| *a)), None));
             }
             // Whatever was in flight died with the old process.
-            Ok((Stepper::new(*machine, recorder), Some(canceled.unwrap_or(Input::Recover))))
+            let stepper = Stepper::new(*machine, recorder);
+            #[cfg(feature = "tracing")]
+            let stepper = stepper.traced(trace, clock);
+            Ok((stepper, Some(canceled.unwrap_or(Input::Recover))))
         }
     }
 }

@@ -13,11 +13,34 @@ pub(crate) struct Stepper<'a> {
     recorder: Option<Recorder<'a>>,
     buffered: VecDeque<Output>,
     ended: bool,
+    /// The run's spans (SPEC OBS-01): built here, from what the machine
+    /// consumes and produces, so both drivers trace alike.
+    #[cfg(feature = "tracing")]
+    tracer: Option<crate::observe::RunTracer>,
 }
 
 impl<'a> Stepper<'a> {
     pub(crate) fn new(machine: RunMachine, recorder: Option<Recorder<'a>>) -> Self {
-        Stepper { machine, recorder, buffered: VecDeque::new(), ended: false }
+        Stepper {
+            machine,
+            recorder,
+            buffered: VecDeque::new(),
+            ended: false,
+            #[cfg(feature = "tracing")]
+            tracer: None,
+        }
+    }
+
+    /// Trace the run from here on, its timeline starting at `clock`.
+    #[cfg(feature = "tracing")]
+    pub(crate) fn traced(
+        mut self,
+        settings: &std::sync::Arc<crate::observe::TraceSettings>,
+        clock: crate::observe::TraceClock,
+    ) -> Self {
+        let (run_id, conversation_id) = (self.machine.run_id(), self.machine.conversation_id());
+        self.tracer = crate::observe::RunTracer::start(std::sync::Arc::clone(settings), clock, run_id, conversation_id);
+        self
     }
 
     /// A logged run that had reached its outcome when its process died
@@ -32,7 +55,14 @@ impl<'a> Stepper<'a> {
         answer: Option<(DecodeId, Response)>,
     ) -> Self {
         let buffered = answer.map(|(id, response)| Output::Command(Command::Decode { id, response })).into_iter();
-        Stepper { machine, recorder, buffered: buffered.collect(), ended: marked }
+        Stepper {
+            machine,
+            recorder,
+            buffered: buffered.collect(),
+            ended: marked,
+            #[cfg(feature = "tracing")]
+            tracer: None,
+        }
     }
 
     /// The run's ids as the machine holds them (given, minted, or the log's).
@@ -42,12 +72,30 @@ impl<'a> Stepper<'a> {
 
     /// The next output (SPEC MACH-01: drained until `Wait` or `Done`).
     pub(crate) fn poll(&mut self) -> Output {
-        self.buffered.pop_front().unwrap_or_else(|| self.machine.poll_output())
+        let output = self.buffered.pop_front().unwrap_or_else(|| self.machine.poll_output());
+        #[cfg(feature = "tracing")]
+        self.trace(&output);
+        output
+    }
+
+    #[cfg(feature = "tracing")]
+    fn trace(&mut self, output: &Output) {
+        if matches!(output, Output::Done) {
+            if let (Some(tracer), Some(outcome)) = (self.tracer.take(), self.machine.outcome()) {
+                tracer.finish(Some(outcome));
+            }
+        } else if let Some(tracer) = &mut self.tracer {
+            tracer.output(output);
+        }
     }
 
     /// Feed one input at `now`; when recording, write it (flushed) before
     /// anything it caused can run.
     pub(crate) fn feed(&mut self, now: Moment, input: Input) -> Result<(), Error> {
+        #[cfg(feature = "tracing")]
+        if let Some(tracer) = &mut self.tracer {
+            tracer.input(now, &input);
+        }
         let Some(recorder) = &mut self.recorder else {
             return self.machine.handle_input(now, input).map_err(Error::Misuse);
         };

@@ -169,6 +169,7 @@ fn to_json<O: Serialize>(result: RunResult<O>) -> Result<RunResult<serde_json::V
         tool_calls: result.tool_calls,
         run_id: result.run_id,
         conversation_id: result.conversation_id,
+        cost: result.cost,
     })
 }
 
