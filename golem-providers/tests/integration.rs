@@ -22,6 +22,8 @@ mod support;
 #[path = "support/transports.rs"]
 mod transports;
 
+mod anthropic_client;
+mod anthropic_codec;
 mod anthropic_recorded;
 mod bedrock_agent;
 mod bedrock_client;
