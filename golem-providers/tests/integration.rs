@@ -22,6 +22,7 @@ mod support;
 #[path = "support/transports.rs"]
 mod transports;
 
+mod anthropic_agent;
 mod anthropic_client;
 mod anthropic_codec;
 mod anthropic_recorded;
