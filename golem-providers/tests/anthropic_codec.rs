@@ -393,3 +393,67 @@ fn calls_without_ids_get_deterministic_ones_and_odd_bodies_are_typed_errors() {
     let error = codec().decode(&request, &ok(), overloaded).unwrap_err();
     assert_eq!((error.kind, error.status, error.retryable), (ModelErrorKind::Api, Some(529), true));
 }
+
+/// TOOL-05: arguments that are not valid JSON at the end of a stream are
+/// the tool's business (a correctable rejection), not a decode failure;
+/// and what a failed stream assembled so far is its partial evidence.
+#[test]
+fn invalid_tool_input_passes_through_and_a_failed_stream_keeps_its_partial_message() {
+    use golem_providers::codec::StreamDecoder;
+    let request = Request::new(vec![Message::user("q")]);
+    let stream = [
+        message_start(1),
+        block_start(0, json!({"type": "tool_use", "id": "toolu_1", "name": "weather", "input": {}})),
+        block_delta(0, json!({"type": "input_json_delta", "partial_json": "{\"city\": "})),
+        block_stop(0),
+        message_delta("tool_use", 4),
+        message_stop(),
+    ]
+    .concat();
+    let response = run_stream(&codec(), &request, &ok(), [&stream]).1.unwrap();
+    assert_eq!(response.message.tool_calls[0].args.as_str(), "{\"city\": ");
+
+    let mut decoder = codec().stream_decoder(&request, &ok());
+    decoder.feed(&[message_start(1), block_start(0, json!({"type": "text", "text": "Half an ans"}))].concat());
+    while decoder.next_delta().is_some() {}
+    decoder.feed(b"event: content_block_delta\ndata: {broken\n\n");
+    let error = std::iter::from_fn(|| decoder.next_delta()).find_map(Result::err).unwrap();
+    assert_eq!((error.kind, error.retryable), (ModelErrorKind::Decode, true));
+    assert_eq!(decoder.partial().content, "Half an ans");
+}
+
+#[test]
+fn from_env_reads_the_three_variables_and_a_stand_in_gets_no_key_header() {
+    let vars = [("ANTHROPIC_BASE_URL", "http://127.0.0.1:8080/"), ("ANTHROPIC_MODEL", "claude-haiku-4-5")];
+    let lookup = |name: &str| vars.iter().find(|(n, _)| *n == name).map(|(_, v)| v.to_string());
+    let config = Config::from_env(lookup).unwrap();
+    assert_eq!((config.model(), config.base_url()), ("claude-haiku-4-5", "http://127.0.0.1:8080"));
+    let http = Codec::new(config).encode(&Request::new(vec![Message::user("hi")]), true).unwrap();
+    assert_eq!(http.url, "http://127.0.0.1:8080/v1/messages");
+    assert!(http.header("x-api-key").is_none());
+    assert!(Config::from_env(|_| None).is_err(), "Anthropic's endpoint needs a key");
+    let beta = codec_with(|b| b.beta("files-api-2025-04-14").beta("context-1m-2025-08-07"));
+    let http = beta.encode(&Request::new(vec![Message::user("hi")]), false).unwrap();
+    assert_eq!(http.header("anthropic-beta").unwrap().expose(), "files-api-2025-04-14,context-1m-2025-08-07");
+}
+
+#[test]
+fn count_tokens_sends_what_counts_and_reads_input_tokens() {
+    let request = Request::new(vec![Message::system("S"), Message::user("hi")]).with_tools(vec![weather()]);
+    let codec = codec_with(|b| {
+        b.tuning(Tuning::new().max_tokens(4096).temperature(0.5)).thinking(Thinking::Enabled { budget_tokens: 2048 })
+    });
+    let http = codec.encode_count_tokens(&request).unwrap();
+    assert_eq!(http.url, "https://api.anthropic.com/v1/messages/count_tokens");
+    let sent: Value = serde_json::from_slice(&http.body).unwrap();
+    let mut fields: Vec<&str> = sent.as_object().unwrap().keys().map(String::as_str).collect();
+    fields.sort_unstable();
+    assert_eq!(fields, ["messages", "model", "system", "thinking", "tools"]);
+    assert_eq!(codec.decode_count_tokens(&ok(), br#"{"input_tokens": 42}"#).unwrap(), 42);
+    assert_eq!(codec.decode_count_tokens(&ok(), b"{}").unwrap_err().kind, ModelErrorKind::Decode);
+    let denied = br#"{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}"#;
+    assert_eq!(
+        codec.decode_count_tokens(&HttpResponseHead::new(401, vec![]), denied).unwrap_err().kind,
+        ModelErrorKind::Auth
+    );
+}
