@@ -1,6 +1,6 @@
-//! Codec benchmarks (issue 5, 14): SSE decode throughput, full Chat
-//! Completions, Bedrock ConverseStream and Gemini stream decoding side by
-//! side, and request encoding for histories of 10, 100 and 1000 messages
+//! Codec benchmarks (issue 5, 14, 12): SSE decode throughput, full Chat
+//! Completions, Bedrock ConverseStream, Gemini and Anthropic stream decoding
+//! side by side, and request encoding for histories of 10, 100 and 1000 messages
 //! (cost must grow linearly), for each codec.
 //!
 //! The stream bodies are built from the recorded OpenAI chunks in
@@ -8,7 +8,9 @@
 //! the fixtures are absent), repeated to a few MiB and fed in 16 KiB pieces,
 //! as a transport would. The Bedrock stream repeats the text frames of the
 //! recorded ConverseStream bodies in `shared/fixtures/recorded/bedrock`,
-//! the Gemini stream the text chunks of `shared/fixtures/recorded/gemini`.
+//! the Gemini stream the text chunks of `shared/fixtures/recorded/gemini`,
+//! the Anthropic stream the `text_delta` events of
+//! `shared/fixtures/recorded/anthropic` (moved to one text block).
 //!
 //! Run with `cargo bench -p golem-providers --bench codec`.
 
@@ -295,6 +297,55 @@ fn gemini_request_encode(c: &mut Criterion) {
     encode_group(c, "gemini_request_encode", &gemini_codec());
 }
 
+/// The `text_delta` events of the recorded Anthropic streams, each moved
+/// to content block 0 so one text block takes them all.
+fn anthropic_text_events() -> Vec<String> {
+    let fallback = "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Hello there\"}}\n\n";
+    recorded_sse_events("anthropic", |e| e.contains("\"text_delta\""), fallback)
+        .into_iter()
+        .map(|event| {
+            let data = event.lines().find_map(|l| l.strip_prefix("data:")).unwrap_or_default();
+            let mut value: serde_json::Value = serde_json::from_str(data.trim()).unwrap();
+            value["index"] = json!(0);
+            format!("event: content_block_delta\ndata: {value}\n\n")
+        })
+        .collect()
+}
+
+/// A Messages stream the decoder accepts in full: a start, the recorded
+/// text deltas repeated, then the closing events.
+fn anthropic_body(size: usize) -> Vec<u8> {
+    let events = anthropic_text_events();
+    let mut body = Vec::with_capacity(size + 4096);
+    body.extend_from_slice(
+        b"event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":9}}}\n\n",
+    );
+    body.extend_from_slice(b"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n");
+    while body.len() < size {
+        for event in &events {
+            body.extend_from_slice(event.as_bytes());
+        }
+    }
+    body.extend_from_slice(b"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n");
+    body.extend_from_slice(b"event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":5}}\n\n");
+    body.extend_from_slice(b"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n");
+    body
+}
+
+fn anthropic_codec() -> golem_providers::anthropic::Codec {
+    let config = golem_providers::anthropic::Config::builder("claude-sonnet-4-5").api_key("bench-key").build().unwrap();
+    golem_providers::anthropic::Codec::new(config)
+}
+
+fn anthropic_stream_decode(c: &mut Criterion) {
+    let body = anthropic_body(2 << 20);
+    stream_group(c, "anthropic_stream_decode", "recorded_text_deltas_2MiB", &anthropic_codec(), &body);
+}
+
+fn anthropic_request_encode(c: &mut Criterion) {
+    encode_group(c, "anthropic_request_encode", &anthropic_codec());
+}
+
 /// A request-encoding benchmark group: histories of 10, 100 and 1000
 /// messages through `codec`.
 fn encode_group<C: HttpCodec>(c: &mut Criterion, group: &str, codec: &C) {
@@ -325,6 +376,8 @@ fn benches() {
     bedrock_request_encode(&mut criterion);
     gemini_stream_decode(&mut criterion);
     gemini_request_encode(&mut criterion);
+    anthropic_stream_decode(&mut criterion);
+    anthropic_request_encode(&mut criterion);
 }
 
 criterion_main!(benches);

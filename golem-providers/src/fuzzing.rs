@@ -173,6 +173,37 @@ pub fn gemini_response(data: &[u8]) {
     let _ = crate::codec::HttpCodec::decode(&codec, &request, &HttpResponseHead::new(status, vec![]), body);
 }
 
+/// The Anthropic Messages stream decoder: whole input versus two chunks,
+/// and the deltas of a successful stream assemble to its response.
+#[cfg(feature = "anthropic")]
+pub fn anthropic_stream(data: &[u8]) {
+    let (cut, body) = split(data);
+    let (codec, request) = anthropic_fixture();
+    let whole = stream_outcome(&codec, &request, &[body]);
+    let chunked = stream_outcome(&codec, &request, &[&body[..cut], &body[cut..]]);
+    assert_eq!(whole, chunked, "stream outcome depends on chunking");
+    if let (deltas, Ok(response)) = &whole {
+        let mut assembler = golem_core::stream::StreamAssembler::new().with_provider(crate::anthropic::FAMILY);
+        for delta in deltas.iter().flatten() {
+            let _ = assembler.push(delta);
+        }
+        assert_eq!(assembler.finish(), response.message, "deltas assemble to the response");
+    }
+}
+
+/// The Messages body decoder, under a status chosen by the first byte
+/// (2xx half the time).
+#[cfg(feature = "anthropic")]
+pub fn anthropic_response(data: &[u8]) {
+    let (first, body) = match data.split_first() {
+        Some((first, body)) => (*first, body),
+        None => (0, data),
+    };
+    let status = if first < 128 { 200 } else { 300 + u16::from(first) };
+    let (codec, request) = anthropic_fixture();
+    let _ = crate::codec::HttpCodec::decode(&codec, &request, &HttpResponseHead::new(status, vec![]), body);
+}
+
 /// The HTTP-date parser and Retry-After reading.
 pub fn http_date(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
@@ -227,11 +258,21 @@ fn gemini_fixture() -> (crate::gemini::Codec, golem_core::model::Request) {
     (crate::gemini::Codec::new(config), golem_core::model::Request::new(vec![golem_core::Message::user("fuzz")]))
 }
 
-#[cfg(any(feature = "openai", feature = "bedrock", feature = "gemini"))]
+#[cfg(feature = "anthropic")]
+fn anthropic_fixture() -> (crate::anthropic::Codec, golem_core::model::Request) {
+    let config = crate::anthropic::Config::builder("fuzz")
+        .api_key("fuzz-key")
+        .build()
+        .unwrap_or_else(|e| panic!("fixture config: {e}"));
+    let request = golem_core::model::Request::new(vec![golem_core::Message::user("fuzz")]);
+    (crate::anthropic::Codec::new(config), request)
+}
+
+#[cfg(any(feature = "openai", feature = "bedrock", feature = "gemini", feature = "anthropic"))]
 type Outcome =
     (Vec<Result<golem_core::Delta, golem_core::ModelError>>, Result<golem_core::Response, golem_core::ModelError>);
 
-#[cfg(any(feature = "openai", feature = "bedrock", feature = "gemini"))]
+#[cfg(any(feature = "openai", feature = "bedrock", feature = "gemini", feature = "anthropic"))]
 fn stream_outcome<C: crate::codec::HttpCodec>(
     codec: &C,
     request: &golem_core::model::Request,

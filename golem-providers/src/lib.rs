@@ -22,13 +22,15 @@
 //! transport settings ([`TransportConfig`], a [`Proxy`]); `from_env()` is
 //! the short form that reads the environment. `Bedrock::builder()` takes
 //! region, model and credentials (or a credentials provider) and the same
-//! transport settings; [`Gemini`]`::builder()` a model and an API key.
+//! transport settings; [`Gemini`]`::builder()` and [`Anthropic`]`::builder()`
+//! a model and an API key.
 //!
 //! Providers: [`openai`] (OpenAI and the OpenAI-compatible presets) and
 //! [`azure`] (Azure OpenAI deployments), both speaking the
 //! [`chat_completions`] wire format, [`bedrock`] (AWS Bedrock
 //! Converse, on [`sigv4`] signing and the [`eventstream`] decoder), and
-//! [`gemini`] (Google Gemini `generateContent`).
+//! [`gemini`] (Google Gemini `generateContent`), and [`anthropic`]
+//! (Anthropic Messages, thinking with signatures).
 //!
 //! **Cargo features.** Each names a capability and only adds (SPEC
 //! ARCH-04); all are on by default. The shared pieces (HTTP as data, SSE,
@@ -39,6 +41,7 @@
 //! | feature | adds |
 //! |---|---|
 //! | `openai` | the [`openai`] codec and its presets, the [`OpenAi`] client (with a transport feature) |
+//! | `anthropic` | the [`anthropic`] codec, the [`Anthropic`] client (with a transport feature) |
 //! | `azure` | the [`azure`] codec, the [`AzureOpenAi`] client (with a transport feature) |
 //! | `bedrock` | the [`bedrock`] codec, [`sigv4`] and [`eventstream`] (sha2, hmac, crc32fast), the [`Bedrock`] client (with a transport feature) |
 //! | `gemini` | the [`gemini`] codec, the [`Gemini`] client (with a transport feature) |
@@ -73,6 +76,8 @@
 //! ```
 #![deny(missing_docs)]
 
+#[cfg(feature = "anthropic")]
+pub mod anthropic;
 #[cfg(feature = "azure")]
 pub mod azure;
 #[cfg(feature = "bedrock")]
@@ -91,7 +96,7 @@ pub mod http;
 pub mod http_date;
 #[cfg(feature = "openai")]
 pub mod openai;
-#[cfg(feature = "gemini")]
+#[cfg(any(feature = "gemini", feature = "anthropic"))]
 mod outbox;
 pub mod percent;
 pub mod retry_after;
@@ -99,7 +104,7 @@ pub mod secret;
 #[cfg(feature = "bedrock")]
 pub mod sigv4;
 pub mod sse;
-#[cfg(any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini"))]
+#[cfg(any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini", feature = "anthropic"))]
 mod validate;
 
 #[cfg(any(feature = "openai", feature = "azure"))]
@@ -110,6 +115,8 @@ pub use secret::Secret;
 pub mod client;
 #[cfg(any(feature = "blocking", feature = "async"))]
 pub mod transport;
+#[cfg(all(feature = "anthropic", any(feature = "blocking", feature = "async")))]
+pub use client::Anthropic;
 #[cfg(all(feature = "azure", any(feature = "blocking", feature = "async")))]
 pub use client::AzureOpenAi;
 #[cfg(all(feature = "bedrock", any(feature = "blocking", feature = "async")))]

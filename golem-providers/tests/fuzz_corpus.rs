@@ -36,5 +36,7 @@ seed_tests!(
     bedrock_events,
     bedrock_response,
     gemini_stream,
-    gemini_response
+    gemini_response,
+    anthropic_stream,
+    anthropic_response
 );

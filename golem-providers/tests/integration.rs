@@ -4,6 +4,8 @@
 //! runs one of them.
 
 // Helpers shared by several files, compiled once.
+#[path = "support/anthropic.rs"]
+mod anthropic;
 #[path = "support/bedrock.rs"]
 mod bedrock;
 #[path = "support/drivers.rs"]
@@ -20,6 +22,10 @@ mod support;
 #[path = "support/transports.rs"]
 mod transports;
 
+mod anthropic_agent;
+mod anthropic_client;
+mod anthropic_codec;
+mod anthropic_recorded;
 mod bedrock_agent;
 mod bedrock_client;
 mod bedrock_codec;

@@ -228,3 +228,49 @@ fn a_reflected_key_never_appears_in_any_gemini_error() {
         }
     }
 }
+
+#[test]
+fn a_reflected_key_never_appears_in_any_anthropic_error() {
+    use golem_providers::anthropic;
+
+    let codec = anthropic::Codec::new(anthropic::Config::builder("claude-sonnet-4-5").api_key(SECRET).build().unwrap());
+    let request = request();
+    let reflected =
+        format!(r#"{{"type":"error","error":{{"type":"invalid_request_error","message":"bad key {SECRET}"}}}}"#);
+    for status in [200, 400, 401, 429, 529] {
+        for head in reflecting_heads(status, SECRET) {
+            let bodies: [&[u8]; 5] = [
+                br#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
+                reflected.as_bytes(),
+                b"{not json",
+                b"{}",
+                b"<html>gateway</html>",
+            ];
+            let mut errors: Vec<ModelError> =
+                bodies.iter().filter_map(|body| codec.decode(&request, &head, body).err()).collect();
+            if head.is_success() {
+                let error_event = format!(
+                    "data: {{\"type\":\"error\",\"error\":{{\"type\":\"api_error\",\"message\":\"{SECRET}\"}}}}\n\n"
+                );
+                let streams: [&[u8]; 4] = [
+                    error_event.as_bytes(),
+                    b"data: {not json\n\n",
+                    b"data: {\"type\":\"message_start\",\"message\":{}}\n\n",
+                    b"data: {\"type\":\"content_block_delta\",\"index\":3,\"delta\":{\"type\":\"text_delta\",\"text\":\"x\"}}\n\n",
+                ];
+                for bytes in streams {
+                    let mut stream = codec.stream_decoder(&request, &head);
+                    stream.feed(bytes);
+                    stream.end();
+                    while stream.next_delta().is_some() {}
+                    errors.extend(stream.finish().err());
+                }
+            }
+            assert!(errors.len() >= 4, "every path fails: {errors:?}");
+            for error in &errors {
+                assert_hidden("anthropic error", error, &[SECRET]);
+                assert!(error.request_id.starts_with("req-7"), "the rest of the id stays: {error:?}");
+            }
+        }
+    }
+}

@@ -52,3 +52,29 @@ pub fn read_request(socket: &mut TcpStream) -> (String, Vec<u8>) {
     }
     (head, seen.split_off(head_end))
 }
+
+/// One request as a stand-in saw it: its head (as text) and body.
+pub type Seen = (String, Vec<u8>);
+
+/// A server on 127.0.0.1 answering successive requests, one connection
+/// each (the replies close it), with `bodies` in order as `content_type`;
+/// its URL, and a handle yielding every request's head and body.
+pub fn stand_in_sequence(content_type: &'static str, bodies: Vec<Vec<u8>>) -> (String, JoinHandle<Vec<Seen>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let server = std::thread::spawn(move || {
+        let mut seen = Vec::new();
+        for body in bodies {
+            let (mut socket, _) = listener.accept().unwrap();
+            seen.push(read_request(&mut socket));
+            let reply = format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                body.len()
+            );
+            socket.write_all(reply.as_bytes()).unwrap();
+            socket.write_all(&body).unwrap();
+        }
+        seen
+    });
+    (url, server)
+}

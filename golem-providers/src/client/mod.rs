@@ -7,7 +7,8 @@
 //! it natively. A face whose transport kind is compiled out is simply
 //! absent. [`OpenAi`] (OpenAI and every OpenAI-compatible preset, feature
 //! `openai`), [`AzureOpenAi`] (feature `azure`), [`Bedrock`] (feature
-//! `bedrock`) and [`Gemini`] (feature `gemini`) are its instances.
+//! `bedrock`), [`Gemini`] (feature `gemini`) and [`Anthropic`] (feature
+//! `anthropic`) are its instances.
 //!
 //! A call succeeds or fails as a unit. Transport faults, resets, bodies cut
 //! after the head, undecodable JSON, malformed SSE lines and streams
@@ -37,6 +38,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+#[cfg(feature = "anthropic")]
+mod anthropic;
 #[cfg(feature = "azure")]
 mod azure;
 #[cfg(feature = "bedrock")]
@@ -48,6 +51,8 @@ mod gemini;
 #[cfg(feature = "openai")]
 mod openai;
 
+#[cfg(feature = "anthropic")]
+pub use anthropic::AnthropicBuilder;
 #[cfg(feature = "azure")]
 pub use azure::AzureOpenAiBuilder;
 #[cfg(feature = "bedrock")]
@@ -85,6 +90,10 @@ pub type AzureOpenAi = Client<crate::azure::Codec>;
 /// An AWS Bedrock Converse client (SigV4-signed, event-stream streaming).
 #[cfg(feature = "bedrock")]
 pub type Bedrock = Client<crate::bedrock::Codec>;
+
+/// An Anthropic Messages client (SSE streaming, thinking with signatures).
+#[cfg(feature = "anthropic")]
+pub type Anthropic = Client<crate::anthropic::Codec>;
 
 /// A Google Gemini client (`generateContent`, SSE streaming).
 #[cfg(feature = "gemini")]
@@ -218,7 +227,7 @@ impl<C: HttpCodec + 'static> AsyncStreamingModel for Client<C> {
 }
 
 /// The process environment as a lookup; empty values count as unset.
-#[cfg(any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini"))]
+#[cfg(any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini", feature = "anthropic"))]
 pub(crate) fn env(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|value| !value.trim().is_empty())
 }

@@ -1,0 +1,263 @@
+//! Request bodies (SPEC PROV-ANT-02/03/04/07, THINK-03/04, MM-02..04,
+//! HIST-06).
+//!
+//! The Messages API takes `user` and `assistant` turns whose `content` is
+//! a list of typed blocks, the system texts apart in `system`. Tool
+//! results are `tool_result` blocks of a user turn, so a run of tool
+//! messages and the user message after it merge into one turn, as
+//! consecutive turns of one role must.
+
+use super::config::Config;
+use super::media;
+use super::FAMILY;
+use crate::classify::{encode_error, unsupported};
+use golem_core::message::{Message, Role, ThinkingBlock};
+use golem_core::model::{ModelError, Request, WireToolChoice};
+use serde_json::{json, Map, Value};
+
+/// The JSON body of a Messages call for `request`, streamed or not.
+///
+/// ```
+/// use golem_providers::anthropic::{encode_body, Config};
+/// use golem_core::model::Request;
+/// use golem_core::Message;
+///
+/// let config = Config::builder("claude-haiku-4-5").api_key("k").build().unwrap();
+/// let request = Request::new(vec![Message::system("Be brief."), Message::user("hi")]);
+/// let body: serde_json::Value = serde_json::from_slice(&encode_body(&request, &config, true).unwrap()).unwrap();
+/// assert_eq!(body, serde_json::json!({
+///     "model": "claude-haiku-4-5",
+///     "max_tokens": 1024,
+///     "system": "Be brief.",
+///     "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}],
+///     "stream": true,
+/// }));
+/// ```
+pub fn encode_body(request: &Request, config: &Config, stream: bool) -> Result<Vec<u8>, ModelError> {
+    let mut body = body(request, config)?;
+    body.insert("stream".into(), stream.into());
+    serde_json::to_vec(&Value::Object(body)).map_err(|e| encode_error(&e.to_string()))
+}
+
+/// The body of a `count_tokens` call (SPEC PROV-ANT-07): what `request`
+/// would send that counts — model, system, messages, tools, tool choice,
+/// thinking — without the generation settings the endpoint refuses.
+pub fn encode_count_tokens_body(request: &Request, config: &Config) -> Result<Vec<u8>, ModelError> {
+    let mut body = body(request, config)?;
+    body.retain(|field, _| {
+        ["model", "system", "messages", "tools", "tool_choice", "thinking"].contains(&field.as_str())
+    });
+    serde_json::to_vec(&Value::Object(body)).map_err(|e| encode_error(&e.to_string()))
+}
+
+fn body(request: &Request, config: &Config) -> Result<Map<String, Value>, ModelError> {
+    let mut system = Vec::new();
+    let mut turns: Vec<(&'static str, Vec<Value>)> = Vec::new();
+    let mut assistant_ordinal = 0;
+    for (index, message) in request.messages.iter().enumerate() {
+        let (role, blocks) = match message.role {
+            Role::System => {
+                no_parts(message, index)?;
+                if !message.content.is_empty() {
+                    system.push(message.content.as_str());
+                }
+                continue;
+            }
+            Role::User => ("user", user_blocks(message, index)?),
+            Role::Assistant => {
+                assistant_ordinal += 1;
+                ("assistant", assistant_blocks(message, index, assistant_ordinal)?)
+            }
+            Role::Tool => ("user", vec![tool_result(message, index)?]),
+        };
+        if blocks.is_empty() {
+            // Nothing to say (an empty message): the API refuses empty turns
+            // and empty text blocks, and leaving it out changes nothing.
+            continue;
+        }
+        match turns.last_mut() {
+            Some((last, content)) if *last == role => {
+                if role == "user" {
+                    // Tool results lead their user turn (SPEC PROV-ANT-03):
+                    // the API wants them before any text.
+                    let (results, rest): (Vec<Value>, Vec<Value>) = blocks.into_iter().partition(is_tool_result);
+                    let at = content.iter().position(|b| !is_tool_result(b)).unwrap_or(content.len());
+                    content.splice(at..at, results);
+                    content.extend(rest);
+                } else {
+                    content.extend(blocks);
+                }
+            }
+            _ => turns.push((role, blocks)),
+        }
+    }
+    if let Some(cache) = config.cache() {
+        mark_frontier(&mut turns, cache.wire());
+    }
+    let mut body = Map::new();
+    body.insert("model".into(), config.model().into());
+    body.insert("max_tokens".into(), config.tuning().effective_max_tokens().into());
+    if !system.is_empty() {
+        body.insert("system".into(), system.join("\n\n").into());
+    }
+    let messages = turns.into_iter().map(|(role, content)| json!({"role": role, "content": content})).collect();
+    body.insert("messages".into(), Value::Array(messages));
+    if !request.tools.is_empty() {
+        let tools = request
+            .tools
+            .iter()
+            .map(|tool| {
+                let mut spec = json!({"name": tool.name, "input_schema": tool.parameters});
+                if !tool.description.is_empty() {
+                    spec["description"] = Value::from(tool.description.as_str());
+                }
+                spec
+            })
+            .collect();
+        body.insert("tools".into(), Value::Array(tools));
+        // Forcing only, and never while thinking: the API refuses it then
+        // and the restriction of the tool list alone applies (PROV-ANT-04).
+        let choice = match &request.tool_choice {
+            _ if config.thinks() => None,
+            Some(WireToolChoice::Tool(name)) => Some(json!({"type": "tool", "name": name})),
+            Some(WireToolChoice::Auto) => Some(json!({"type": "auto"})),
+            None => None,
+        };
+        if let Some(choice) = choice {
+            body.insert("tool_choice".into(), choice);
+        }
+    }
+    let tuning = config.tuning();
+    if let Some(t) = tuning.temperature {
+        body.insert("temperature".into(), t.into());
+    }
+    if let Some(p) = tuning.top_p {
+        body.insert("top_p".into(), p.into());
+    }
+    if let Some(k) = tuning.top_k {
+        body.insert("top_k".into(), k.into());
+    }
+    if !tuning.stop.is_empty() {
+        body.insert("stop_sequences".into(), tuning.stop.clone().into());
+    }
+    if let Some(thinking) = config.thinking() {
+        body.insert("thinking".into(), thinking.wire());
+    }
+    let mut output = Map::new();
+    if let Some(schema) = request.output_schema.as_deref() {
+        if !schema.schema.is_object() {
+            return Err(encode_error("the output schema is not a JSON object"));
+        }
+        output.insert("format".into(), json!({"type": "json_schema", "schema": schema.schema}));
+    }
+    if let Some(effort) = config.effort() {
+        output.insert("effort".into(), effort.into());
+    }
+    if !output.is_empty() {
+        body.insert("output_config".into(), Value::Object(output));
+    }
+    Ok(body)
+}
+
+fn is_tool_result(block: &Value) -> bool {
+    block.get("type").and_then(Value::as_str) == Some("tool_result")
+}
+
+/// The cache breakpoint goes on the last block of the last turn that can
+/// carry one: thinking blocks cannot, so it walks back past them.
+fn mark_frontier(turns: &mut [(&'static str, Vec<Value>)], cache: Value) {
+    let blocks = turns.iter_mut().rev().flat_map(|(_, content)| content.iter_mut().rev());
+    for block in blocks {
+        let kind = block.get("type").and_then(Value::as_str).unwrap_or_default();
+        if kind == "thinking" || kind == "redacted_thinking" {
+            continue;
+        }
+        block["cache_control"] = cache;
+        return;
+    }
+}
+
+/// Text first (omitted when empty, SPEC PROV-ANT-03), then the parts.
+fn user_blocks(message: &Message, index: usize) -> Result<Vec<Value>, ModelError> {
+    let mut blocks = Vec::with_capacity(message.parts.len() + 1);
+    if !message.content.is_empty() {
+        blocks.push(json!({"type": "text", "text": message.content}));
+    }
+    for (n, part) in message.parts.iter().enumerate() {
+        blocks.push(media::block(part, index, n)?);
+    }
+    Ok(blocks)
+}
+
+/// Thinking first, then text, then tool calls (SPEC THINK-03).
+fn assistant_blocks(message: &Message, index: usize, ordinal: usize) -> Result<Vec<Value>, ModelError> {
+    no_parts(message, index)?;
+    let mut blocks: Vec<Value> = message.thinking.iter().filter_map(thinking_block).collect();
+    if !message.content.is_empty() {
+        blocks.push(json!({"type": "text", "text": message.content}));
+    }
+    for (n, call) in message.tool_calls.iter().enumerate() {
+        let input: Value = serde_json::from_str(&call.args.normalized_for_wire())
+            .map_err(|e| encode_error(&format!("message {index} tool call {n}: {e}")))?;
+        // A stored call without an id gets the id decoding would have given.
+        let id = if call.id.is_empty() { super::call_id(ordinal, n + 1) } else { call.id.clone() };
+        blocks.push(json!({"type": "tool_use", "id": id, "name": call.name, "input": input}));
+    }
+    Ok(blocks)
+}
+
+/// A thinking block as the API wants it back, byte for byte, or nothing
+/// when it cannot be replayed here (SPEC THINK-04): blocks of another
+/// provider family are dropped, as their signatures mean nothing to
+/// Anthropic; a block of no known family is replayed only when signed or
+/// redacted, the forms the API accepts.
+fn thinking_block(block: &ThinkingBlock) -> Option<Value> {
+    if !block.provider.is_empty() && block.provider != FAMILY {
+        return None;
+    }
+    if !block.redacted.is_empty() {
+        return block.text.is_empty().then(|| json!({"type": "redacted_thinking", "data": block.redacted}));
+    }
+    if block.signature.is_empty() {
+        return None;
+    }
+    Some(json!({"type": "thinking", "thinking": block.text, "signature": block.signature}))
+}
+
+/// A `tool_result` block: the text, then any media, and `is_error` for a
+/// failed result (SPEC MM-04).
+fn tool_result(message: &Message, index: usize) -> Result<Value, ModelError> {
+    if message.tool_call_id.is_empty() {
+        return Err(encode_error(&format!(
+            "message {index} is a tool result without a tool_call_id; repair the history (golem_core::history) first"
+        )));
+    }
+    let mut result = json!({"type": "tool_result", "tool_use_id": message.tool_call_id});
+    if message.parts.is_empty() {
+        result["content"] = Value::from(message.content.as_str());
+    } else {
+        let mut content = Vec::with_capacity(message.parts.len() + 1);
+        if !message.content.is_empty() {
+            content.push(json!({"type": "text", "text": message.content}));
+        }
+        for (n, part) in message.parts.iter().enumerate() {
+            content.push(media::block(part, index, n)?);
+        }
+        result["content"] = Value::Array(content);
+    }
+    if message.failed {
+        result["is_error"] = Value::Bool(true);
+    }
+    Ok(result)
+}
+
+/// System and assistant messages carry no media on this API.
+fn no_parts(message: &Message, index: usize) -> Result<(), ModelError> {
+    match message.parts.first() {
+        None => Ok(()),
+        Some(_) => Err(unsupported(
+            &format!("message {index}: parts on a {} message", message.role),
+            "Anthropic accepts media on user messages and tool results only; move the parts to a user message",
+        )),
+    }
+}

@@ -1,0 +1,188 @@
+//! Request settings (SPEC PROV-ANT-02, PROV-COMMON-02, THINK-02,
+//! PROV-ANT-07): sampling fields, extended thinking and prompt caching.
+//!
+//! Every sampling field is optional and stays off the wire while unset
+//! (`0.0` is a real temperature), except `max_tokens`, which the Messages
+//! API requires on every request. Ranges are checked once, when the config
+//! is built.
+
+use serde_json::{json, Value};
+
+/// The `max_tokens` sent when none is configured (SPEC PROV-ANT-02).
+pub const DEFAULT_MAX_TOKENS: u32 = 1024;
+
+/// The sampling fields of a Messages request.
+///
+/// ```
+/// use golem_providers::anthropic::Tuning;
+///
+/// let tuning = Tuning::new().max_tokens(4096).temperature(0.2).stop("END");
+/// assert!(tuning.validate().is_ok());
+/// assert!(Tuning::new().temperature(1.5).validate().is_err()); // Anthropic takes [0, 1]
+/// ```
+#[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
+pub struct Tuning {
+    /// `max_tokens` (≥ 1); [`DEFAULT_MAX_TOKENS`] when unset.
+    pub max_tokens: Option<u32>,
+    /// `temperature`, `[0, 1]`.
+    pub temperature: Option<f64>,
+    /// `top_p`, `[0, 1]`.
+    pub top_p: Option<f64>,
+    /// `top_k` (≥ 1).
+    pub top_k: Option<u32>,
+    /// `stop_sequences` (non-empty strings).
+    pub stop: Vec<String>,
+}
+
+impl Tuning {
+    /// No tuning: every field unset.
+    pub fn new() -> Self {
+        Tuning::default()
+    }
+
+    /// Set the output-token limit.
+    pub fn max_tokens(mut self, value: u32) -> Self {
+        self.max_tokens = Some(value);
+        self
+    }
+
+    /// Set the temperature.
+    pub fn temperature(mut self, value: f64) -> Self {
+        self.temperature = Some(value);
+        self
+    }
+
+    /// Set top_p.
+    pub fn top_p(mut self, value: f64) -> Self {
+        self.top_p = Some(value);
+        self
+    }
+
+    /// Set top_k.
+    pub fn top_k(mut self, value: u32) -> Self {
+        self.top_k = Some(value);
+        self
+    }
+
+    /// Add a stop sequence.
+    pub fn stop(mut self, value: impl Into<String>) -> Self {
+        self.stop.push(value.into());
+        self
+    }
+
+    /// The `max_tokens` the request carries.
+    pub fn effective_max_tokens(&self) -> u32 {
+        self.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS)
+    }
+
+    /// Check every set field.
+    pub fn validate(&self) -> Result<(), String> {
+        for (field, value) in [("temperature", self.temperature), ("top_p", self.top_p)] {
+            if let Some(v) = value.filter(|v| !(v.is_finite() && (0.0..=1.0).contains(v))) {
+                return Err(format!("{field} must be within [0, 1], got {v}"));
+            }
+        }
+        if self.max_tokens == Some(0) {
+            return Err("max_tokens must be at least 1".into());
+        }
+        if self.top_k == Some(0) {
+            return Err("top_k must be at least 1".into());
+        }
+        if self.stop.iter().any(|s| s.trim().is_empty()) {
+            return Err("stop sequences must hold something besides whitespace".into());
+        }
+        Ok(())
+    }
+}
+
+/// Extended thinking (`thinking`, SPEC THINK-02): exactly one mode.
+///
+/// ```
+/// use golem_providers::anthropic::Thinking;
+///
+/// assert_eq!(Thinking::Enabled { budget_tokens: 2048 }.wire(),
+///            serde_json::json!({"type": "enabled", "budget_tokens": 2048}));
+/// assert_eq!(Thinking::Adaptive.wire(), serde_json::json!({"type": "adaptive"}));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Thinking {
+    /// `{"type": "adaptive"}`: the model decides whether and how much to
+    /// think (newer models).
+    Adaptive,
+    /// `{"type": "enabled", "budget_tokens": N}`, 1024 ≤ N < `max_tokens`.
+    Enabled {
+        /// The thinking budget in tokens.
+        budget_tokens: u32,
+    },
+    /// `{"type": "disabled"}`.
+    Disabled,
+}
+
+impl Thinking {
+    /// The smallest budget the API accepts.
+    pub const MIN_BUDGET: u32 = 1024;
+
+    /// True for the modes that think (adaptive, enabled).
+    pub fn is_on(self) -> bool {
+        !matches!(self, Thinking::Disabled)
+    }
+
+    /// The `thinking` object.
+    pub fn wire(self) -> Value {
+        match self {
+            Thinking::Adaptive => json!({"type": "adaptive"}),
+            Thinking::Enabled { budget_tokens } => json!({"type": "enabled", "budget_tokens": budget_tokens}),
+            Thinking::Disabled => json!({"type": "disabled"}),
+        }
+    }
+}
+
+/// How long a prompt-cache entry lives (`cache_control.ttl`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CacheTtl {
+    /// Five minutes, the API's default (sent without `ttl`).
+    #[default]
+    FiveMinutes,
+    /// One hour (`"ttl": "1h"`).
+    OneHour,
+}
+
+/// Prompt caching (SPEC PROV-ANT-07): an ephemeral cache breakpoint on
+/// the last content block of the last message — the conversation
+/// frontier — so each turn reads the prefix the previous turn wrote.
+///
+/// ```
+/// use golem_providers::anthropic::{CacheControl, CacheTtl};
+///
+/// assert_eq!(CacheControl::new().wire(), serde_json::json!({"type": "ephemeral"}));
+/// assert_eq!(CacheControl::new().ttl(CacheTtl::OneHour).wire(),
+///            serde_json::json!({"type": "ephemeral", "ttl": "1h"}));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CacheControl {
+    ttl: CacheTtl,
+}
+
+impl CacheControl {
+    /// A breakpoint with the default (five-minute) lifetime.
+    pub fn new() -> Self {
+        CacheControl::default()
+    }
+
+    /// Builder-style: the lifetime.
+    pub fn ttl(mut self, ttl: CacheTtl) -> Self {
+        self.ttl = ttl;
+        self
+    }
+
+    /// The `cache_control` object.
+    pub fn wire(&self) -> Value {
+        match self.ttl {
+            CacheTtl::FiveMinutes => json!({"type": "ephemeral"}),
+            CacheTtl::OneHour => json!({"type": "ephemeral", "ttl": "1h"}),
+        }
+    }
+}
