@@ -79,7 +79,8 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
     ) -> Self {
         let (tx, rx) = channel();
         // With a caller's token or a run deadline, the driver must be free to
-        // stop waiting at any moment, so nothing runs on its thread (DRV-02).
+        // stop waiting at any moment, so nothing runs on its thread (DRV-02):
+        // every call goes to a pooled worker.
         let stay_free = cancel.is_some() || agent.config.run_deadline.is_some();
         let after_turn = cancel.as_ref().map(CancellationToken::after_turn_flag).unwrap_or_default();
         // The caller's cancellation wakes the driver like any answer would,

@@ -14,7 +14,9 @@
 //! `clear_refs`), p99 latency where runs overlap; and golem ÷ bare.
 //!
 //! `cargo bench -p golem-providers --bench e2e` (`GOLEM_BENCH_SCALE=0.2`
-//! for a quick look, `=5` for steadier numbers). Linux only for RSS.
+//! for a quick look, `=5` for steadier numbers; `GOLEM_BENCH_ONLY=stream`
+//! for the scenarios whose name holds a word, `GOLEM_BENCH_DRIVER=Blocking`
+//! or `Async` for one driver's pair). Linux only for RSS.
 
 mod bare;
 mod server;
@@ -249,12 +251,17 @@ fn main() {
         "| scenario | driver | golem runs/s | bare runs/s | golem ÷ bare | golem CPU/run | bare CPU/run | CPU golem ÷ bare | golem peak RSS | bare peak RSS | p99 golem ÷ bare |"
     );
     let _ = writeln!(table, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-    for scenario in &scenarios {
+    // `GOLEM_BENCH_ONLY=stream` runs the scenarios whose name holds it.
+    let only = std::env::var("GOLEM_BENCH_ONLY").unwrap_or_default();
+    // `GOLEM_BENCH_DRIVER=Blocking` (or `Async`) runs only those contenders.
+    let driver = std::env::var("GOLEM_BENCH_DRIVER").unwrap_or_default();
+    let wanted = |c: Contender| format!("{c:?}").contains(driver.as_str());
+    for scenario in scenarios.iter().filter(|s| s.name.contains(only.as_str())) {
         let server = Server::start(scenario.turns);
         let clients = clients(&server);
         // Warm up every contender with one unmeasured segment: the pool's
         // connections, worker threads, lazy statics, the allocator.
-        for &contender in scenario.contenders {
+        for &contender in scenario.contenders.iter().filter(|&&c| wanted(c)) {
             let mut ignored = Totals::default();
             measure(scenario, &clients, &server, contender, &mut ignored);
         }
@@ -263,12 +270,18 @@ fn main() {
             let n = scenario.contenders.len();
             for k in 0..n {
                 let index = (k + round) % n;
+                if !wanted(scenario.contenders[index]) {
+                    continue;
+                }
                 measure(scenario, &clients, &server, scenario.contenders[index], &mut totals[index]);
             }
         }
         for pair in [(GolemBlocking, BareBlocking, "blocking"), (GolemAsync, BareAsync, "async")] {
             let position = |c| scenario.contenders.iter().position(|&x| x == c);
             let (Some(g), Some(b)) = (position(pair.0), position(pair.1)) else { continue };
+            if totals[g].runs == 0 || totals[b].runs == 0 {
+                continue;
+            }
             let (mut golem, mut bare) = (totals[g].clone(), totals[b].clone());
             let rate = |t: &Totals| t.runs as f64 / t.wall.as_secs_f64();
             let cpu = |t: &Totals| t.cpu_ns as f64 / t.runs as f64 / 1e3;
