@@ -70,12 +70,28 @@ pub struct Request {
     /// A provider-native tool choice (forced choice only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_choice: Option<WireToolChoice>,
+    /// How long the caller waits for this call, counted from when it is
+    /// made. Drivers set it only for a model whose capabilities say it
+    /// [honours timeouts](Capabilities::honours_timeout): such a model
+    /// gives up by then with a [`ModelErrorKind::Timeout`] error, so the
+    /// blocking driver can make the call on its own thread instead of
+    /// watching it from another. Not part of the conversation, so never
+    /// serialized.
+    #[serde(skip)]
+    pub timeout: Option<Duration>,
 }
 
 impl Request {
     /// A request with the given messages and nothing else.
     pub fn new(messages: Vec<Message>) -> Self {
-        Request { messages, tools: Arc::new(Vec::new()), output_schema: None, tool_choice: None }
+        Request { messages, tools: Arc::new(Vec::new()), output_schema: None, tool_choice: None, timeout: None }
+    }
+
+    /// Builder-style: how long the caller waits for this call (see
+    /// [`Request::timeout`]).
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
     }
 
     /// Builder-style: the tools the model may call, in advertisement order.
@@ -442,6 +458,13 @@ pub struct Capabilities {
     pub native_schema_with_tools: bool,
     /// The provider can be forced to call a named tool.
     pub forced_tool_choice: bool,
+    /// The model stops by [`Request::timeout`] (a provider client on a
+    /// transport that turns it into a deadline for the whole exchange), so
+    /// a blocking driver calls it on its own thread. A model that does not
+    /// say so is watched from a thread of its own whenever a deadline
+    /// applies.
+    #[serde(default)]
+    pub honours_timeout: bool,
 }
 
 impl Capabilities {
@@ -449,7 +472,7 @@ impl Capabilities {
     /// otherwise. Add them with the setters:
     /// `Capabilities::new().native_schema_with_tools(true)`.
     pub const fn new() -> Self {
-        Capabilities { native_schema_with_tools: false, forced_tool_choice: false }
+        Capabilities { native_schema_with_tools: false, forced_tool_choice: false, honours_timeout: false }
     }
 
     /// Builder-style: the provider accepts a native output schema alongside tools.
@@ -464,11 +487,18 @@ impl Capabilities {
         self
     }
 
+    /// Builder-style: the model stops by [`Request::timeout`].
+    pub const fn honours_timeout(mut self, yes: bool) -> Self {
+        self.honours_timeout = yes;
+        self
+    }
+
     /// What both `self` and `other` support (a fallback chain's capabilities).
     pub fn intersect(self, other: Capabilities) -> Capabilities {
         Capabilities {
             native_schema_with_tools: self.native_schema_with_tools && other.native_schema_with_tools,
             forced_tool_choice: self.forced_tool_choice && other.forced_tool_choice,
+            honours_timeout: self.honours_timeout && other.honours_timeout,
         }
     }
 }

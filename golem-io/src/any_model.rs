@@ -35,6 +35,18 @@ impl AnyModel {
         }
     }
 
+    /// The model stops by a request's timeout when the blocking driver
+    /// calls it (SPEC DRV-02): it says so, through the face that driver
+    /// calls natively. An async-only model is raced by `block_on` against
+    /// its cancel token, which only a thread can fire at a deadline.
+    #[cfg(feature = "blocking")]
+    pub(crate) fn honours_timeout(&self) -> bool {
+        match self {
+            AnyModel::Blocking(m) => m.capabilities().honours_timeout,
+            AnyModel::Async(m) => m.as_blocking().is_some_and(|native| native.capabilities().honours_timeout),
+        }
+    }
+
     /// The model streams: the face it was given by implements streaming
     /// (SPEC MODEL-02), so it cannot claim what it does not do.
     pub(crate) fn streams(&self) -> bool {

@@ -29,6 +29,7 @@ mod delegation;
 mod delegation_drivers;
 mod delegation_events;
 mod driver;
+mod driver_deadlines;
 mod equivalence;
 mod hardening_command;
 mod hardening_mcp;

@@ -98,12 +98,23 @@ pub struct HttpRequest {
     pub headers: Vec<(String, HeaderValue)>,
     /// The body bytes.
     pub body: Bytes,
+    /// The longest the whole exchange may take — connecting, sending, the
+    /// head and the body — when the caller has a deadline (a model call's
+    /// [`Request::timeout`](golem_core::Request::timeout)). `None`: only
+    /// the transport's own connect and read timeouts apply.
+    pub timeout: Option<std::time::Duration>,
 }
 
 impl HttpRequest {
     /// A request with no headers and an empty body.
     pub fn new(method: Method, url: impl Into<String>) -> Self {
-        HttpRequest { method, url: url.into(), headers: Vec::new(), body: Bytes::new() }
+        HttpRequest { method, url: url.into(), headers: Vec::new(), body: Bytes::new(), timeout: None }
+    }
+
+    /// Builder-style: the longest the whole exchange may take.
+    pub fn with_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
     }
 
     /// A `POST` of a JSON body, accepting JSON — or an event stream when
@@ -144,6 +155,7 @@ impl fmt::Debug for HttpRequest {
             .field("url", &self.url)
             .field("headers", &self.headers)
             .field("body", &format_args!("<{} bytes>", self.body.len()))
+            .field("timeout", &self.timeout)
             .finish()
     }
 }

@@ -104,6 +104,7 @@ impl RunMachine {
             tools: self.wire_tools.clone(),
             output_schema: self.output_schema.clone(),
             tool_choice,
+            timeout: None,
         }
     }
 

@@ -6,6 +6,7 @@
 //! until in-flight work answers or the machine's deadline passes.
 
 mod job;
+mod pool;
 mod work;
 
 use crate::exec::{self, Launch};

@@ -2,14 +2,19 @@
 //! answers in the order they become available.
 //!
 //! Placement (SPEC DRV-02): a lone call without a deadline runs on the
-//! calling thread; calls with a deadline, streamed calls and calls of a
-//! parallel group run on their own threads and report through a channel, so
-//! the driver can stop waiting at a deadline. An abandoned thread keeps its
-//! own `Arc` of the deps; its late answer is forwarded (the machine reports
-//! it as a late result) or dropped once the run is over. Async work run
-//! here is dropped when abandoned, so it never answers late.
+//! calling thread, and so does a lone model call with a deadline when the
+//! model stops by it itself (it [honours a request's
+//! timeout](golem_core::Capabilities::honours_timeout), as the provider
+//! clients on their HTTP transports do). Tools with a deadline, streamed
+//! calls, other models' calls with a deadline and calls of a parallel group
+//! run on worker threads (reused, see `pool`) and report through a channel,
+//! so the driver can stop waiting at a deadline. An abandoned worker keeps
+//! its own `Arc` of the deps; its late answer is forwarded (the machine
+//! reports it as a late result) or dropped once the run is over. Async work
+//! run here is dropped when abandoned, so it never answers late.
 
 use super::job::{Job, Report};
+use super::pool;
 use crate::agent::AgentInner;
 use crate::any_model::AnyModel;
 use crate::cancel::CancellationToken;
@@ -24,7 +29,7 @@ use crate::tool::Tool;
 use crate::Error;
 use golem_core::machine::{Command, DecodeId, Input, ModelCallId, Outcome, ToolOutcome};
 use golem_core::model::BoxError;
-use golem_core::{CauseRecord, ModelError, Moment, Response};
+use golem_core::{CauseRecord, ModelError, ModelErrorKind, Moment, Response};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
 use std::sync::Arc;
@@ -74,7 +79,8 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
     ) -> Self {
         let (tx, rx) = channel();
         // With a caller's token or a run deadline, the driver must be free to
-        // stop waiting at any moment, so nothing runs on its thread (DRV-02).
+        // stop waiting at any moment, so nothing runs on its thread (DRV-02):
+        // every call goes to a pooled worker.
         let stay_free = cancel.is_some() || agent.config.run_deadline.is_some();
         let after_turn = cancel.as_ref().map(CancellationToken::after_turn_flag).unwrap_or_default();
         // The caller's cancellation wakes the driver like any answer would,
@@ -214,12 +220,17 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
         }
     }
 
-    fn launch(&mut self, work: Work) {
+    fn launch(&mut self, mut work: Work) {
         let alone = self.pending.is_empty() && self.in_flight.is_empty();
-        if alone && !self.stay_free && !needs_thread(&work) {
+        if alone && !self.stay_free && !self.needs_thread(&work) {
+            let deadline = self.bound_by_deadline(&mut work);
             // A lone call has no machine-side cancel; it hears the caller's.
             let token = self.cancel.as_ref().map_or_else(CancellationToken::new, |g| g.0.clone());
             match self.job(token).run(work, None) {
+                // The model stopped at its deadline: what the driver feeds
+                // when a deadline passes, as if it had watched the call
+                // from a thread, so the machine's timeout policy decides.
+                Some(report) if self.stopped_at(deadline, &report.input) => self.ready.push_back(Input::Tick),
                 Some(report) => {
                     self.keep(&report.input, report.error);
                     self.ready.push_back(report.input);
@@ -239,7 +250,7 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
         self.in_flight.insert(id, token.clone());
         let job = self.job(token);
         let tx = self.tx.clone();
-        let spawned = std::thread::Builder::new().name("golem-work".into()).spawn(move || {
+        let spawned = pool::spawn(move || {
             // The run may be over and the receiver gone: nobody wants it.
             if let Some(report) = job.run(work, Some(&tx)) {
                 let _ = tx.send(report);
@@ -249,6 +260,39 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
             self.in_flight.remove(&id);
             self.ready.push_back(spawn_failure(id, &e));
         }
+    }
+
+    /// Whether the driver must be free to stop waiting for `work`, so it
+    /// cannot run on the driver's thread.
+    fn needs_thread(&self, work: &Work) -> bool {
+        match work {
+            Work::Model { stream: true, .. } => true,
+            Work::Model { deadline: Some(_), member, .. } => {
+                !self.model(*member).is_some_and(AnyModel::honours_timeout)
+            }
+            Work::Model { deadline: None, .. } => false,
+            Work::Tool { deadline, .. } => deadline.is_some(),
+        }
+    }
+
+    /// A model call about to run on the driver's thread carries the time
+    /// left to its deadline, by which the model stops; the deadline, if any.
+    fn bound_by_deadline(&self, work: &mut Work) -> Option<Moment> {
+        let Work::Model { request, deadline: Some(deadline), .. } = work else { return None };
+        request.timeout = Some(deadline.saturating_duration_since(self.clock.now()));
+        Some(*deadline)
+    }
+
+    /// The call failed by timing out at or after its `deadline`: the model
+    /// stopped because the deadline came, not for a reason of its own.
+    fn stopped_at(&self, deadline: Option<Moment>, input: &Input) -> bool {
+        let timed_out =
+            matches!(input, Input::ModelFinished { result: Err(error), .. } if error.kind == ModelErrorKind::Timeout);
+        timed_out && deadline.is_some_and(|deadline| self.clock.now() >= deadline)
+    }
+
+    fn model(&self, member: u32) -> Option<&AnyModel> {
+        usize::try_from(member).ok().and_then(|m| self.models.get(m))
     }
 
     /// Keep a tool's error object for `RunError::source`, keyed by the
@@ -278,14 +322,6 @@ impl<Deps, O> Drop for Executor<Deps, O> {
         // However the run ended — even on a driver error — nothing it left
         // running should keep working for it.
         self.in_flight.values().for_each(CancellationToken::cancel);
-    }
-}
-
-/// Whether the driver must be free to stop waiting for the work.
-fn needs_thread(work: &Work) -> bool {
-    match work {
-        Work::Model { deadline, stream, .. } => deadline.is_some() || *stream,
-        Work::Tool { deadline, .. } => deadline.is_some(),
     }
 }
 

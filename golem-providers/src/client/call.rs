@@ -116,7 +116,10 @@ pub(crate) async fn exchange_async(
 /// read now (the client side of the codec seam does the I/O the codec
 /// must not, and reading the clock is I/O).
 fn prepare<C: HttpCodec>(codec: &C, request: &Request, stream: bool) -> Result<HttpRequest, ModelError> {
-    let http = codec.encode(request, stream)?;
+    let mut http = codec.encode(request, stream)?;
+    // The caller's deadline bounds the whole exchange (a transport that
+    // honours it stops there); it is not part of what gets signed.
+    http.timeout = request.timeout;
     codec.authorize(http, SystemTime::now())
 }
 

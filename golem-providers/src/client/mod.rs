@@ -160,6 +160,19 @@ impl<C: HttpCodec> Client<C> {
     }
 }
 
+impl<C: HttpCodec> Client<C> {
+    /// The codec's capabilities, and whether the blocking transport stops
+    /// at a call's deadline ([`Transport::honours_timeout`]); both faces
+    /// report the same.
+    fn model_capabilities(&self) -> Capabilities {
+        #[cfg(feature = "blocking")]
+        let honours = self.blocking.honours_timeout();
+        #[cfg(not(feature = "blocking"))]
+        let honours = false;
+        self.codec.capabilities().honours_timeout(honours)
+    }
+}
+
 impl<C: Clone> Clone for Client<C> {
     fn clone(&self) -> Self {
         Client {
@@ -193,7 +206,7 @@ impl<C: HttpCodec + 'static> StreamingModel for Client<C> {
     }
 
     fn capabilities(&self) -> Capabilities {
-        self.codec.capabilities()
+        self.model_capabilities()
     }
 
     #[cfg(feature = "async")]
@@ -217,7 +230,7 @@ impl<C: HttpCodec + 'static> AsyncStreamingModel for Client<C> {
     }
 
     fn capabilities(&self) -> Capabilities {
-        self.codec.capabilities()
+        self.model_capabilities()
     }
 
     #[cfg(feature = "blocking")]

@@ -8,11 +8,14 @@
 use super::body::{Body, BodyReader, Cap};
 use super::config::TransportConfig;
 use super::error::{TimeoutPhase, TransportError};
+use super::resolve::CachingResolver;
 use super::{host_of, now_unix, HttpResponse, Transport};
 use crate::http::{HttpRequest, HttpResponseHead};
 use bytes::Bytes;
 use std::io::{self, Read};
+use std::time::Duration;
 use ureq::tls::{Certificate, RootCerts, TlsConfig, TlsProvider};
+use ureq::unversioned::transport::DefaultConnector;
 
 /// Bytes read from ureq per chunk: large enough for few syscalls, small
 /// enough that a stream is handed on as soon as its bytes arrive (ureq
@@ -41,7 +44,7 @@ impl UreqTransport {
     /// A transport with `config`.
     pub fn new(config: TransportConfig) -> Self {
         let tls = TlsConfig::builder().provider(TlsProvider::Rustls).root_certs(roots(&config)).build();
-        let agent = ureq::Agent::config_builder()
+        let agent_config = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .max_redirects(0)
             .proxy(config.proxy.as_ref().map(super::Proxy::to_ureq))
@@ -51,20 +54,21 @@ impl UreqTransport {
             .timeout_resolve(Some(config.connect_timeout))
             .timeout_per_read(Some(config.read_timeout))
             .timeout_per_write(Some(config.read_timeout))
+            // ureq also caps idle connections across hosts (10 by
+            // default); the per-host bound is the one users set.
+            .max_idle_connections(config.max_idle_per_host)
             .max_idle_connections_per_host(config.max_idle_per_host)
             .max_idle_age(config.idle_timeout)
-            .build()
-            .new_agent();
+            .build();
+        // ureq's own connectors; only the name lookup is ours, so that no
+        // request starts a thread to resolve (see `resolve`).
+        let agent = ureq::Agent::with_parts(agent_config, DefaultConnector::default(), CachingResolver::default());
         UreqTransport { agent, config }
     }
 
     /// The configuration.
     pub fn config(&self) -> &TransportConfig {
         &self.config
-    }
-
-    fn error(&self, error: ureq::Error, host: &str) -> TransportError {
-        map_error(error, host, &self.config)
     }
 }
 
@@ -95,8 +99,12 @@ impl Transport for UreqTransport {
         }
         // The http crate's error names no header value, but say which
         // header it was ourselves rather than rely on that.
-        let http = builder.body(request.body.as_ref()).map_err(|_| invalid_request(request))?;
-        let response = self.agent.run(http).map_err(|e| self.error(e, &host))?;
+        let mut http = builder.body(request.body.as_ref()).map_err(|_| invalid_request(request))?;
+        if let Some(limit) = request.timeout {
+            // The caller's deadline bounds the whole exchange, body included.
+            http = self.agent.configure_request(http).timeout_global(Some(limit)).build();
+        }
+        let response = self.agent.run(http).map_err(|e| map_error(e, &host, &self.config, request.timeout))?;
         let (parts, body) = response.into_parts();
         let headers = parts
             .headers
@@ -111,8 +119,14 @@ impl Transport for UreqTransport {
             buf: vec![0; CHUNK],
             host,
             config: self.config.clone(),
+            deadline: request.timeout,
         };
         Ok(HttpResponse { head, body: Body::new(reader) })
+    }
+
+    /// A per-request timeout becomes ureq's global timeout for the call.
+    fn honours_timeout(&self) -> bool {
+        true
     }
 }
 
@@ -135,6 +149,8 @@ struct UreqBody {
     buf: Vec<u8>,
     host: String,
     config: TransportConfig,
+    /// The request's own timeout, for reporting it when it runs out.
+    deadline: Option<Duration>,
 }
 
 impl BodyReader for UreqBody {
@@ -160,17 +176,17 @@ impl BodyReader for UreqBody {
             }
             Err(e) => {
                 self.reader = None;
-                Err(map_io(e, &self.host, &self.config))
+                Err(map_io(e, &self.host, &self.config, self.deadline))
             }
         }
     }
 }
 
-fn map_error(error: ureq::Error, host: &str, config: &TransportConfig) -> TransportError {
+fn map_error(error: ureq::Error, host: &str, config: &TransportConfig, deadline: Option<Duration>) -> TransportError {
     use ureq::Error as E;
     match error {
-        E::Timeout(which) => timeout(which, config),
-        E::Io(e) => map_io(e, host, config),
+        E::Timeout(which) => timeout(which, config, deadline),
+        E::Io(e) => map_io(e, host, config, deadline),
         E::HostNotFound => TransportError::Connect { host: host.into(), detail: "host not found".into() },
         E::ConnectionFailed => TransportError::Connect { host: host.into(), detail: "connection failed".into() },
         E::Rustls(e) => TransportError::Tls { host: host.into(), detail: e.to_string() },
@@ -185,7 +201,16 @@ fn map_error(error: ureq::Error, host: &str, config: &TransportConfig) -> Transp
     }
 }
 
-fn timeout(which: ureq::Timeout, config: &TransportConfig) -> TransportError {
+fn timeout(which: ureq::Timeout, config: &TransportConfig, deadline: Option<Duration>) -> TransportError {
+    match (which, deadline) {
+        // ureq reports whichever budget ran out first; the global one is
+        // only ever the request's deadline.
+        (ureq::Timeout::Global, Some(after)) => TransportError::Timeout { phase: TimeoutPhase::Deadline, after },
+        _ => timeout_of(which, config),
+    }
+}
+
+fn timeout_of(which: ureq::Timeout, config: &TransportConfig) -> TransportError {
     match which {
         ureq::Timeout::Connect | ureq::Timeout::Resolve => {
             TransportError::Timeout { phase: TimeoutPhase::Connect, after: config.connect_timeout }
@@ -196,10 +221,10 @@ fn timeout(which: ureq::Timeout, config: &TransportConfig) -> TransportError {
 
 /// An I/O error from a socket or from ureq's body reader, which wraps its
 /// own errors in `io::Error`.
-fn map_io(error: io::Error, host: &str, config: &TransportConfig) -> TransportError {
+fn map_io(error: io::Error, host: &str, config: &TransportConfig, deadline: Option<Duration>) -> TransportError {
     if error.get_ref().is_some_and(|inner| inner.is::<ureq::Error>()) {
         if let Some(Ok(inner)) = error.into_inner().map(|inner| inner.downcast::<ureq::Error>()) {
-            return map_error(*inner, host, config);
+            return map_error(*inner, host, config, deadline);
         }
         return TransportError::reset("the connection failed");
     }

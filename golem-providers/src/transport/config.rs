@@ -26,6 +26,15 @@ pub const DEFAULT_MAX_BODY: u64 = 64 * 1024 * 1024;
 /// costs a retry, so we give up on them a little earlier.
 pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(50);
 
+/// How many idle keep-alive connections are kept per host by default: no
+/// count limit, like mainstream HTTP clients — an idle connection is
+/// closed after [`DEFAULT_IDLE_TIMEOUT`] instead. A count limit below the
+/// number of calls in flight makes every burst open (and the server
+/// accept) fresh connections, the costliest part of a call on a fast
+/// network. The price is one socket (and, over TLS, its session state) per
+/// connection the busiest moment needed, for up to the idle timeout.
+pub const DEFAULT_MAX_IDLE_PER_HOST: usize = usize::MAX;
+
 /// How a transport connects, waits and reads.
 ///
 /// TLS is always verified against the webpki (Mozilla) roots; extra roots
@@ -59,7 +68,7 @@ impl Default for TransportConfig {
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             read_timeout: DEFAULT_READ_TIMEOUT,
             max_body: DEFAULT_MAX_BODY,
-            max_idle_per_host: 8,
+            max_idle_per_host: DEFAULT_MAX_IDLE_PER_HOST,
             idle_timeout: DEFAULT_IDLE_TIMEOUT,
             extra_roots: Vec::new(),
             user_agent: concat!("golem/", env!("CARGO_PKG_VERSION")).to_string(),
@@ -95,7 +104,8 @@ impl TransportConfig {
     }
 
     /// How many idle connections are kept per host (0 turns keep-alive
-    /// reuse off).
+    /// reuse off). Unbounded by default ([`DEFAULT_MAX_IDLE_PER_HOST`]):
+    /// idle connections are closed after the idle timeout.
     pub fn max_idle_per_host(mut self, n: usize) -> Self {
         self.max_idle_per_host = n;
         self

@@ -13,6 +13,9 @@ pub enum TimeoutPhase {
     /// Waiting for the next bytes of the response (head or body), or for
     /// the server to take the request.
     Read,
+    /// The caller's deadline for the whole exchange
+    /// ([`HttpRequest::timeout`](crate::http::HttpRequest::timeout)).
+    Deadline,
 }
 
 impl std::fmt::Display for TimeoutPhase {
@@ -20,6 +23,7 @@ impl std::fmt::Display for TimeoutPhase {
         f.write_str(match self {
             TimeoutPhase::Connect => "connecting",
             TimeoutPhase::Read => "waiting for the server",
+            TimeoutPhase::Deadline => "at the call's deadline",
         })
     }
 }

@@ -38,6 +38,8 @@ mod error;
 #[cfg(feature = "async")]
 mod gzip;
 mod proxy;
+#[cfg(feature = "blocking")]
+mod resolve;
 mod shared;
 #[cfg(feature = "async")]
 mod tls;
@@ -51,7 +53,8 @@ pub use blocking::UreqTransport;
 #[cfg(feature = "blocking")]
 pub use body::{Body, BodyReader};
 pub use config::{
-    TransportConfig, DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_BODY, DEFAULT_READ_TIMEOUT,
+    TransportConfig, DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_BODY, DEFAULT_MAX_IDLE_PER_HOST,
+    DEFAULT_READ_TIMEOUT,
 };
 pub use error::{TimeoutPhase, TransportError};
 pub use proxy::{Proxy, ProxyError};
@@ -94,6 +97,16 @@ pub struct AsyncHttpResponse {
 pub trait Transport: Send + Sync {
     /// Send `request` and return once the response head is in.
     fn send(&self, request: &HttpRequest) -> Result<HttpResponse, TransportError>;
+
+    /// Whether the whole exchange — head and body — ends by
+    /// [`HttpRequest::timeout`] when one is set, failing with
+    /// [`TransportError::Timeout`]. A client on a transport that does
+    /// reports [`Capabilities::honours_timeout`](golem_core::model::Capabilities),
+    /// so the blocking driver runs its calls on the calling thread. `false`
+    /// unless the implementation says otherwise.
+    fn honours_timeout(&self) -> bool {
+        false
+    }
 }
 
 /// Sends HTTP requests asynchronously; the futures are `Send` and need no
@@ -108,6 +121,10 @@ pub trait AsyncTransport: Send + Sync {
 impl<T: Transport + ?Sized> Transport for std::sync::Arc<T> {
     fn send(&self, request: &HttpRequest) -> Result<HttpResponse, TransportError> {
         (**self).send(request)
+    }
+
+    fn honours_timeout(&self) -> bool {
+        (**self).honours_timeout()
     }
 }
 

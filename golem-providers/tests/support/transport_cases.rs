@@ -323,3 +323,42 @@ fn hostile_responses_never_panic() {
         server.join().unwrap();
     }
 }
+
+#[test]
+fn silence_past_the_requests_own_timeout_is_a_deadline_timeout() {
+    let (_hold, gate) = mpsc::channel::<()>();
+    let server = Server::start(vec![Reply::json(200, "late").before_head(Part::Gate(gate))]);
+    let request = post(&server.url()).with_timeout(Duration::from_millis(300));
+    let error = sender().send(&request).unwrap_err();
+    let expected = TransportError::Timeout { phase: TimeoutPhase::Deadline, after: Duration::from_millis(300) };
+    assert_eq!(error, expected);
+    let model: ModelError = error.into();
+    assert_eq!(model.kind, ModelErrorKind::Timeout);
+}
+
+#[test]
+fn a_body_still_arriving_at_the_requests_timeout_is_cut_there() {
+    // The server keeps the stream open: the per-read timeout (10 s) never
+    // fires, the request's own limit does.
+    let (_hold, gate) = mpsc::channel::<()>();
+    let server =
+        Server::start(vec![Reply::sse([b"data: first\n\n".to_vec()]).then(Part::Gate(gate)).data(b"never".to_vec())]);
+    let request = post(&server.url()).with_timeout(Duration::from_millis(500));
+    let (_, mut body) = sender().send(&request).unwrap();
+    assert!(body.next_chunk().unwrap().is_some());
+    let error = body.next_chunk().unwrap_err();
+    assert!(matches!(error, TransportError::Timeout { phase: TimeoutPhase::Deadline, .. }), "{error:?}");
+}
+
+#[test]
+fn an_answer_within_the_requests_timeout_is_unaffected_and_keeps_the_connection() {
+    let server = Server::start(vec![Reply::json(200, r#"{"ok":1}"#), Reply::json(200, r#"{"ok":2}"#)]);
+    let sender = sender();
+    for expected in [r#"{"ok":1}"#, r#"{"ok":2}"#] {
+        let request = post(&server.url()).with_timeout(Duration::from_secs(10));
+        let (head, body) = sender.send(&request).unwrap();
+        assert_eq!(head.status, 200);
+        assert_eq!(body.read_to_end().unwrap(), expected.as_bytes());
+    }
+    assert_eq!(server.accepted(), 1, "both requests went over one kept-alive connection");
+}

@@ -14,7 +14,7 @@ mod tunnel;
 use super::async_body::AsyncBody;
 use super::body::Cap;
 use super::config::TransportConfig;
-use super::error::TransportError;
+use super::error::{TimeoutPhase, TransportError};
 use super::gzip::Gunzip;
 use super::tls::client_config;
 use super::{AsyncHttpResponse, AsyncTransport};
@@ -27,6 +27,8 @@ use pool::Pool;
 use rustls::ClientConfig;
 use std::fmt;
 use std::sync::Arc;
+use std::time::Instant;
+use timeout::with_timeout;
 use ureq_proto::http::Uri;
 
 /// An async HTTP/1.1 transport with a keep-alive pool. Share one (in an
@@ -129,8 +131,35 @@ impl fmt::Debug for AsyncIoTransport {
 
 impl AsyncTransport for AsyncIoTransport {
     fn send<'a>(&'a self, request: &'a HttpRequest) -> BoxFuture<'a, Result<AsyncHttpResponse, TransportError>> {
-        Box::pin(self.send_inner(request))
+        let Some(limit) = request.timeout else { return Box::pin(self.send_inner(request)) };
+        Box::pin(async move {
+            // The request's own timeout bounds the whole exchange: the
+            // head here, the body through its reader.
+            let ends = Instant::now() + limit;
+            let error = TransportError::Timeout { phase: TimeoutPhase::Deadline, after: limit };
+            let response = with_timeout(limit, error.clone(), self.send_inner(request)).await?;
+            Ok(AsyncHttpResponse { head: response.head, body: until(response.body, ends, error) })
+        })
     }
+}
+
+/// `body`, failing with `error` if it has not ended by `ends`.
+fn until(body: AsyncBody, ends: Instant, error: TransportError) -> AsyncBody {
+    AsyncBody::new(futures_lite::stream::unfold(Some(body), move |slot| {
+        let error = error.clone();
+        async move {
+            let mut body = slot?;
+            let timer = async {
+                async_io::Timer::at(ends).await;
+                Err(error)
+            };
+            match futures_lite::future::or(body.next_chunk(), timer).await {
+                Ok(Some(bytes)) => Some((Ok(bytes), Some(body))),
+                Ok(None) => None,
+                Err(error) => Some((Err(error), None)),
+            }
+        }
+    }))
 }
 
 /// Scheme, host and port of an absolute http(s) URL.

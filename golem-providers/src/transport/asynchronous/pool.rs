@@ -39,12 +39,16 @@ impl Pool {
         if self.max_per_target == 0 {
             return;
         }
+        let now = Instant::now();
         let mut idle = self.idle.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         let conns = idle.entry(target).or_default();
-        conns.push((conn, Instant::now()));
-        if conns.len() > self.max_per_target {
-            conns.remove(0);
-        }
+        // Oldest first: the connections past their age lead the list, and
+        // go now, so the count is bounded by the idle timeout even when it
+        // has no limit of its own.
+        let stale = conns.iter().take_while(|(_, since)| now.duration_since(*since) >= self.max_age).count();
+        let over = (conns.len() - stale + 1).saturating_sub(self.max_per_target);
+        conns.drain(..stale + over);
+        conns.push((conn, now));
     }
 
     /// Forget every idle connection to `target` (after one proved stale,

@@ -1,0 +1,320 @@
+//! End to end (issue 20): golem with its defaults against a hand-written
+//! client on the same transports, interleaved in one process run.
+//!
+//! A scripted OpenAI-compatible server runs in this process on 127.0.0.1
+//! (its own threads; its CPU time is measured and subtracted). Each
+//! scenario runs every contender in turn, several rounds, rotating the
+//! order: the golem blocking driver and the bare blocking loop (both on
+//! `UreqTransport`), the golem async driver and the bare async loop (both
+//! on `AsyncIoTransport`). A run is one user prompt, `turns` tool calls
+//! (`lookup`) and a final answer, every answer checked.
+//!
+//! Reported per contender: runs/s, client CPU per run (process CPU time
+//! minus the server's), peak RSS of the segment (`VmHWM` after
+//! `clear_refs`), p99 latency where runs overlap; and golem ÷ bare.
+//!
+//! `cargo bench -p golem-providers --bench e2e` (`GOLEM_BENCH_SCALE=0.2`
+//! for a quick look, `=5` for steadier numbers; `GOLEM_BENCH_ONLY=stream`
+//! for the scenarios whose name holds a word, `GOLEM_BENCH_DRIVER=Blocking`
+//! or `Async` for one driver's pair). Linux only for RSS.
+
+mod bare;
+mod server;
+
+use golem_io::{Agent, Tool, ToolContext};
+use golem_providers::openai::{Config, Preset};
+use golem_providers::transport::{AsyncIoTransport, UreqTransport};
+use golem_providers::OpenAi;
+use serde_json::Value;
+use server::Server;
+use std::fmt::Write as _;
+use std::time::{Duration, Instant};
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Contender {
+    GolemBlocking,
+    BareBlocking,
+    GolemAsync,
+    BareAsync,
+}
+
+use Contender::*;
+
+#[derive(Clone, Copy)]
+enum Shape {
+    /// One run after another on the main thread.
+    Sequential { runs: usize },
+    /// `tasks` runs in flight at once, each task doing `each` runs, on an
+    /// executor of `threads` threads (async contenders only).
+    InFlight { threads: usize, tasks: usize, each: usize },
+}
+
+struct Scenario {
+    name: &'static str,
+    turns: usize,
+    stream: bool,
+    shape: Shape,
+    contenders: &'static [Contender],
+}
+
+/// Everything one contender needs.
+struct Clients {
+    url: String,
+    agent: Agent<()>,
+    ureq: UreqTransport,
+    async_io: AsyncIoTransport,
+    tools: Value,
+}
+
+#[derive(Default, Clone)]
+struct Totals {
+    runs: usize,
+    wall: Duration,
+    cpu_ns: u64,
+    peak_kb: usize,
+    latencies: Vec<Duration>,
+}
+
+fn scale() -> f64 {
+    std::env::var("GOLEM_BENCH_SCALE").ok().and_then(|s| s.parse().ok()).unwrap_or(1.0)
+}
+
+fn scaled(n: usize) -> usize {
+    ((n as f64 * scale()).round() as usize).max(1)
+}
+
+fn process_cpu_ns() -> u64 {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::ProcessCPUTime);
+    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
+}
+
+fn status_kb(field: &str) -> usize {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let line = status.lines().find(|l| l.starts_with(field));
+    line.and_then(|l| l.split_whitespace().nth(1)).and_then(|kb| kb.parse().ok()).unwrap_or(0)
+}
+
+fn clients(server: &Server) -> Clients {
+    let config = Config::builder(Preset::openai(), "m").base_url(server.url.clone()).api_key("k").build().unwrap();
+    let lookup = Tool::new("lookup", "Look a number up.", bare::tools()[0]["function"]["parameters"].clone(), {
+        |_: ToolContext<()>, args: Value| Ok(bare::lookup(&args))
+    });
+    // Defaults throughout, but for the turn limit the 20-turn scenario needs.
+    let agent = Agent::<()>::builder(OpenAi::new(config)).tool(lookup).max_iterations(64).build().unwrap();
+    Clients {
+        url: server.url.clone(),
+        agent,
+        ureq: UreqTransport::default(),
+        async_io: AsyncIoTransport::default(),
+        tools: bare::tools(),
+    }
+}
+
+fn prompt(i: usize) -> String {
+    format!("look up number {i}")
+}
+
+fn check(contender: Contender, output: &str) {
+    assert_eq!(output, "all done", "{contender:?}");
+}
+
+async fn one_async(clients: &Clients, contender: Contender, i: usize, stream: bool) {
+    let output = match contender {
+        GolemAsync => clients.agent.run_with(()).prompt(prompt(i)).stream(stream).call_async().await.unwrap().output,
+        BareAsync => bare::run_async(&clients.async_io, &clients.url, &clients.tools, &prompt(i), stream).await,
+        other => unreachable!("{other:?} is not async"),
+    };
+    check(contender, &output);
+}
+
+fn one_blocking(clients: &Clients, contender: Contender, i: usize, stream: bool) {
+    let output = match contender {
+        GolemBlocking => clients.agent.run_with(()).prompt(prompt(i)).stream(stream).call().unwrap().output,
+        BareBlocking => bare::run_blocking(&clients.ureq, &clients.url, &clients.tools, &prompt(i), stream),
+        other => unreachable!("{other:?} is not blocking"),
+    };
+    check(contender, &output);
+}
+
+/// One segment: `contender` runs the scenario's shape once.
+fn segment(scenario: &Scenario, clients: &Clients, contender: Contender) -> Vec<Duration> {
+    let stream = scenario.stream;
+    match scenario.shape {
+        Shape::Sequential { runs } => (0..runs)
+            .map(|i| {
+                let started = Instant::now();
+                match contender {
+                    GolemBlocking | BareBlocking => one_blocking(clients, contender, i, stream),
+                    GolemAsync | BareAsync => async_io::block_on(one_async(clients, contender, i, stream)),
+                }
+                started.elapsed()
+            })
+            .collect(),
+        Shape::InFlight { threads, tasks, each } => {
+            let task = |t: usize| async move {
+                let mut latencies = Vec::with_capacity(each);
+                for k in 0..each {
+                    let started = Instant::now();
+                    one_async(clients, contender, t * each + k, stream).await;
+                    latencies.push(started.elapsed());
+                }
+                latencies
+            };
+            if threads == 1 {
+                let all = async_io::block_on(futures::future::join_all((0..tasks).map(task)));
+                return all.into_iter().flatten().collect();
+            }
+            let executor = smol::Executor::new();
+            let (stop, stopped) = smol::channel::bounded::<()>(1);
+            std::thread::scope(|scope| {
+                for _ in 1..threads {
+                    scope.spawn(|| async_io::block_on(executor.run(stopped.recv())));
+                }
+                let handles: Vec<_> = (0..tasks).map(|t| executor.spawn(task(t))).collect();
+                let all = async_io::block_on(executor.run(futures::future::join_all(handles)));
+                drop(stop);
+                all.into_iter().flatten().collect()
+            })
+        }
+    }
+}
+
+fn runs_of(shape: Shape) -> usize {
+    match shape {
+        Shape::Sequential { runs } => runs,
+        Shape::InFlight { tasks, each, .. } => tasks * each,
+    }
+}
+
+fn measure(scenario: &Scenario, clients: &Clients, server: &Server, contender: Contender, totals: &mut Totals) {
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+    let (cpu, server_cpu) = (process_cpu_ns(), server.cpu_ns());
+    let started = Instant::now();
+    let latencies = segment(scenario, clients, contender);
+    totals.wall += started.elapsed();
+    let client_cpu = (process_cpu_ns() - cpu).saturating_sub(server.cpu_ns() - server_cpu);
+    totals.cpu_ns += client_cpu;
+    totals.runs += runs_of(scenario.shape);
+    totals.peak_kb = totals.peak_kb.max(status_kb("VmHWM"));
+    totals.latencies.extend(latencies);
+}
+
+fn p99(latencies: &mut [Duration]) -> Duration {
+    latencies.sort();
+    latencies.get((latencies.len() * 99).div_ceil(100).saturating_sub(1)).copied().unwrap_or_default()
+}
+
+fn main() {
+    const BLOCKING_AND_ASYNC: &[Contender] = &[GolemBlocking, BareBlocking, GolemAsync, BareAsync];
+    const ASYNC: &[Contender] = &[GolemAsync, BareAsync];
+    let scenarios = [
+        Scenario {
+            name: "sequential, 1 tool turn",
+            turns: 1,
+            stream: false,
+            shape: Shape::Sequential { runs: scaled(300) },
+            contenders: BLOCKING_AND_ASYNC,
+        },
+        Scenario {
+            name: "256 in flight, 1-thread executor",
+            turns: 1,
+            stream: false,
+            shape: Shape::InFlight { threads: 1, tasks: 256, each: scaled(4) },
+            contenders: ASYNC,
+        },
+        Scenario {
+            name: "256 in flight, 2-thread executor",
+            turns: 1,
+            stream: false,
+            shape: Shape::InFlight { threads: 2, tasks: 256, each: scaled(4) },
+            contenders: ASYNC,
+        },
+        Scenario {
+            name: "streaming, sequential",
+            turns: 1,
+            stream: true,
+            shape: Shape::Sequential { runs: scaled(300) },
+            contenders: BLOCKING_AND_ASYNC,
+        },
+        Scenario {
+            name: "20 tool turns, sequential",
+            turns: 20,
+            stream: false,
+            shape: Shape::Sequential { runs: scaled(30) },
+            contenders: BLOCKING_AND_ASYNC,
+        },
+    ];
+    let rounds = 3;
+    let mut table = String::new();
+    let _ = writeln!(
+        table,
+        "| scenario | driver | golem runs/s | bare runs/s | golem ÷ bare | golem CPU/run | bare CPU/run | CPU golem ÷ bare | golem peak RSS | bare peak RSS | p99 golem ÷ bare |"
+    );
+    let _ = writeln!(table, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    // `GOLEM_BENCH_ONLY=stream` runs the scenarios whose name holds it.
+    let only = std::env::var("GOLEM_BENCH_ONLY").unwrap_or_default();
+    // `GOLEM_BENCH_DRIVER=Blocking` (or `Async`) runs only those contenders.
+    let driver = std::env::var("GOLEM_BENCH_DRIVER").unwrap_or_default();
+    let wanted = |c: Contender| format!("{c:?}").contains(driver.as_str());
+    for scenario in scenarios.iter().filter(|s| s.name.contains(only.as_str())) {
+        let server = Server::start(scenario.turns);
+        let clients = clients(&server);
+        // Warm up every contender with one unmeasured segment: the pool's
+        // connections, worker threads, lazy statics, the allocator.
+        for &contender in scenario.contenders.iter().filter(|&&c| wanted(c)) {
+            let mut ignored = Totals::default();
+            measure(scenario, &clients, &server, contender, &mut ignored);
+        }
+        let mut totals = vec![Totals::default(); scenario.contenders.len()];
+        for round in 0..rounds {
+            let n = scenario.contenders.len();
+            for k in 0..n {
+                let index = (k + round) % n;
+                if !wanted(scenario.contenders[index]) {
+                    continue;
+                }
+                measure(scenario, &clients, &server, scenario.contenders[index], &mut totals[index]);
+            }
+        }
+        for pair in [(GolemBlocking, BareBlocking, "blocking"), (GolemAsync, BareAsync, "async")] {
+            let position = |c| scenario.contenders.iter().position(|&x| x == c);
+            let (Some(g), Some(b)) = (position(pair.0), position(pair.1)) else { continue };
+            if totals[g].runs == 0 || totals[b].runs == 0 {
+                continue;
+            }
+            let (mut golem, mut bare) = (totals[g].clone(), totals[b].clone());
+            let rate = |t: &Totals| t.runs as f64 / t.wall.as_secs_f64();
+            let cpu = |t: &Totals| t.cpu_ns as f64 / t.runs as f64 / 1e3;
+            let p99_ratio = match scenario.shape {
+                Shape::InFlight { .. } => {
+                    let (pg, pb) = (p99(&mut golem.latencies), p99(&mut bare.latencies));
+                    format!(
+                        "{:.2} ({:.1} / {:.1} ms)",
+                        pg.as_secs_f64() / pb.as_secs_f64(),
+                        pg.as_secs_f64() * 1e3,
+                        pb.as_secs_f64() * 1e3
+                    )
+                }
+                Shape::Sequential { .. } => "–".to_string(),
+            };
+            let _ = writeln!(
+                table,
+                "| {} | {} | {:.0} | {:.0} | {:.2}× | {:.0} µs | {:.0} µs | {:.2}× | {} MiB | {} MiB | {} |",
+                scenario.name,
+                pair.2,
+                rate(&golem),
+                rate(&bare),
+                rate(&golem) / rate(&bare),
+                cpu(&golem),
+                cpu(&bare),
+                cpu(&golem) / cpu(&bare),
+                golem.peak_kb / 1024,
+                bare.peak_kb / 1024,
+                p99_ratio,
+            );
+        }
+    }
+    println!("e2e: golem (defaults) vs a hand-written client on the same transport, {rounds} interleaved rounds");
+    println!("scale {}; {} CPUs available", scale(), std::thread::available_parallelism().map_or(0, |n| n.get()));
+    print!("{table}");
+}
