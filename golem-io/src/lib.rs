@@ -123,69 +123,46 @@
 // compiled, so that turning a driver on only adds (SPEC ARCH-04).
 #![cfg_attr(not(any(feature = "blocking", feature = "async")), allow(dead_code, unused_imports))]
 
+// The rooms (ARCHITECTURE.md): the agent and its building; starting and
+// reading runs; the drivers; recording; tools (the type and the common
+// ones); and the integrations — MCP, observability, Restate. Each room's
+// module docs say what it holds and what it may import.
 mod agent;
-mod any_model;
-#[cfg(feature = "async")]
-mod asynchronous;
-#[cfg(feature = "blocking")]
-mod blocking;
-mod builder;
-mod cancel;
-#[cfg(any(feature = "web-fetch", feature = "file-read", feature = "command", feature = "skills", feature = "mcp"))]
-mod clip;
-mod clock;
-mod context;
-mod decode;
-mod delegation;
-mod error;
-mod exec;
+mod drive;
 // The repository's guides as doctests (see build.rs: not in the package).
 #[cfg(all(doctest, golem_guides))]
 mod guides;
-mod history;
-pub mod ids;
-mod instructions;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod observe;
-mod output;
 mod record;
 #[cfg(feature = "restate")]
 pub mod restate;
-mod result;
 mod run;
-#[cfg(feature = "async")]
-mod run_async;
-mod run_context;
-#[cfg(feature = "async")]
-mod run_stream;
-mod schema;
-mod stream_delta;
-mod sub_run_event;
 mod tool;
-mod tool_progress;
 pub mod tools;
 
+pub use agent::builder::AgentBuilder;
+pub use agent::decode::{decode_fn, DecodeError, DecodeFn, Decoder, JsonDecoder, TextDecoder};
+pub use agent::history::trim_history;
+pub use agent::output::{RawSchema, OUTPUT_TOOL_DESCRIPTION, OUTPUT_TOOL_NAME};
 pub use agent::Agent;
-pub use builder::AgentBuilder;
-pub use cancel::{Canceled, CancellationToken};
-pub use clock::{Clock, ManualClock, ShiftedClock, SystemClock};
-pub use context::ToolContext;
-pub use decode::{decode_fn, DecodeError, DecodeFn, Decoder, JsonDecoder, TextDecoder};
-pub use delegation::{Delegation, DELEGATE_PROMPT_DESCRIPTION};
-pub use error::Error;
-pub use history::trim_history;
-pub use output::{RawSchema, OUTPUT_TOOL_DESCRIPTION, OUTPUT_TOOL_NAME};
 pub use record::{LogFile, SyncedFile};
-pub use result::{PausedRun, RunOutcome, RunResult};
-pub use run::RunBuilder;
-pub use run_context::RunContext;
+pub use run::cancel::{Canceled, CancellationToken};
+pub use run::clock::{Clock, ManualClock, ShiftedClock, SystemClock};
+pub use run::context::RunContext;
+pub use run::error::Error;
 #[cfg(feature = "async")]
-pub use run_stream::{RunEvents, RunItem};
-pub use stream_delta::StreamDelta;
-pub use sub_run_event::{SubRunCall, SubRunEvent};
+pub use run::events::{RunEvents, RunItem};
+pub use run::ids;
+pub use run::result::{PausedRun, RunOutcome, RunResult};
+pub use run::start::RunBuilder;
+pub use run::stream_delta::StreamDelta;
+pub use run::sub_run_event::{SubRunCall, SubRunEvent};
+pub use tool::context::ToolContext;
+pub use tool::delegation::{Delegation, DELEGATE_PROMPT_DESCRIPTION};
+pub use tool::progress::ToolProgress;
 pub use tool::{IntoToolResult, Tool, ToolError, ToolErrorExt, ToolResult};
-pub use tool_progress::ToolProgress;
 
 /// A boxed error that can cross threads (re-exported from golem-core).
 pub use golem_core::model::BoxError;

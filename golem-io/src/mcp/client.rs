@@ -10,7 +10,7 @@ use super::progress::CallOptions;
 use super::session::{LogMessage, ServerInfo, Session, SessionConfig, DEFAULT_TIMEOUT};
 use super::shared::{LogSink, Shared, Transport};
 use super::stdio::{StdioConfig, StdioTransport};
-use crate::cancel::CancellationToken;
+use crate::run::cancel::CancellationToken;
 use serde_json::{json, Value};
 use std::fmt;
 #[cfg(feature = "async")]

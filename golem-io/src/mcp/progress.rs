@@ -3,7 +3,7 @@
 //! progress, and routes the server's `notifications/progress` for that
 //! token to the caller's callback.
 
-use crate::cancel::CancellationToken;
+use crate::run::cancel::CancellationToken;
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;

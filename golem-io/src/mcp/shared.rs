@@ -8,7 +8,7 @@ use super::jsonrpc::{Id, Message};
 use super::listen_state::ListenState;
 use super::progress::{Progress, ProgressSink};
 use super::session::{LogMessage, Session, SessionEvent};
-use crate::cancel::CancellationToken;
+use crate::run::cancel::CancellationToken;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -162,7 +162,7 @@ impl Shared {
         };
         let shared = Arc::clone(self);
         let spawned = std::thread::Builder::new().name("golem-mcp-elicit".into()).spawn(move || {
-            let answer = match crate::exec::contain("the elicitation handler", || handler(&request)) {
+            let answer = match crate::drive::dispatch::contain("the elicitation handler", || handler(&request)) {
                 Ok(response) => elicitation::result(&request, response),
                 Err(_) => json!({"action": "cancel"}),
             };

@@ -2,7 +2,7 @@
 //!
 //! The tracer reads what the machine consumed and produced — inputs with
 //! their moments, then commands and events — never the drivers' own state.
-//! Both drivers step the machine through the same `Stepper`, and a replayed
+//! Both drivers step the machine through the same `RecordedMachine`, and a replayed
 //! log yields the same inputs at the same moments, so all three produce the
 //! same spans with the same attributes, timestamps included.
 //!

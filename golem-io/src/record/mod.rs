@@ -13,4 +13,4 @@ mod stepper;
 pub use log_file::LogFile;
 pub(crate) use recorder::Recorder;
 pub use recorder::SyncedFile;
-pub(crate) use stepper::Stepper;
+pub(crate) use stepper::RecordedMachine;

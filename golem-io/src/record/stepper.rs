@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 
 /// The machine plus, when recording, the outputs drained ahead so each
 /// input's line carries the digest of what it produced.
-pub(crate) struct Stepper<'a> {
+pub(crate) struct RecordedMachine<'a> {
     machine: RunMachine,
     recorder: Option<Recorder<'a>>,
     buffered: VecDeque<Output>,
@@ -19,9 +19,9 @@ pub(crate) struct Stepper<'a> {
     tracer: Option<crate::observe::RunTracer>,
 }
 
-impl<'a> Stepper<'a> {
+impl<'a> RecordedMachine<'a> {
     pub(crate) fn new(machine: RunMachine, recorder: Option<Recorder<'a>>) -> Self {
-        Stepper {
+        RecordedMachine {
             machine,
             recorder,
             buffered: VecDeque::new(),
@@ -55,7 +55,7 @@ impl<'a> Stepper<'a> {
         answer: Option<(DecodeId, Response)>,
     ) -> Self {
         let buffered = answer.map(|(id, response)| Output::Command(Command::Decode { id, response })).into_iter();
-        Stepper {
+        RecordedMachine {
             machine,
             recorder,
             buffered: buffered.collect(),
@@ -66,8 +66,8 @@ impl<'a> Stepper<'a> {
     }
 
     /// The run's ids as the machine holds them (given, minted, or the log's).
-    pub(crate) fn ids(&self) -> crate::ids::RunIds {
-        crate::ids::RunIds::new(self.machine.run_id(), self.machine.conversation_id())
+    pub(crate) fn ids(&self) -> crate::run::ids::RunIds {
+        crate::run::ids::RunIds::new(self.machine.run_id(), self.machine.conversation_id())
     }
 
     /// The next output (SPEC MACH-01: drained until `Wait` or `Done`).

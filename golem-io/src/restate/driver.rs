@@ -11,13 +11,13 @@
 
 use super::step::{Done, End, Minted};
 use crate::agent::AgentInner;
-use crate::cancel::CancellationToken;
-use crate::clock::{Clock, ShiftedClock, SystemClock};
-use crate::context::ToolContext;
-use crate::exec::{call_tool_async, order, Kept, Order, Work};
-use crate::record::{Recorder, Stepper};
-use crate::result::RunOutcome;
-use crate::run_context::RunContext;
+use crate::drive::dispatch::{action, call_tool_async, Action, Attachments, Task};
+use crate::record::{RecordedMachine, Recorder};
+use crate::run::cancel::CancellationToken;
+use crate::run::clock::{Clock, ShiftedClock, SystemClock};
+use crate::run::context::RunContext;
+use crate::run::result::RunOutcome;
+use crate::tool::context::ToolContext;
 use crate::Error;
 use futures_lite::future;
 use golem_core::log::LogHeader;
@@ -68,10 +68,10 @@ where
         Err(error) => return Ok(Ended { outcome: Err(error), log: log.text() }),
     };
     let ids = stepper.ids();
-    let mut kept = Kept::new();
-    let mut pending: VecDeque<Work> = VecDeque::new();
+    let mut kept = Attachments::new();
+    let mut pending: VecDeque<Task> = VecDeque::new();
     let mut ready: VecDeque<Input> = VecDeque::new();
-    let mut starting: Option<(Work, Arc<AtomicBool>)> = None;
+    let mut starting: Option<(Task, Arc<AtomicBool>)> = None;
     let mut now = Moment::ZERO;
     let mut next: Option<Input> = None;
     let ended = |outcome| Ok(Ended { outcome, log: log.text() });
@@ -88,10 +88,10 @@ where
                     let verdict = kept.decode(agent.decoder.as_ref(), &rctx, id, &response);
                     ready.push_back(Input::Decoded { id, verdict });
                 }
-                Output::Command(command) => match order(command) {
-                    Order::Start(work) => pending.push_back(work),
-                    Order::Cancel(id) => pending.retain(|w| w.id() != id),
-                    Order::Ignore => {}
+                Output::Command(command) => match action(command) {
+                    Action::Start(work) => pending.push_back(work),
+                    Action::Cancel(id) => pending.retain(|w| w.id() != id),
+                    Action::Ignore => {}
                 },
                 // golem's log holds every event; the caller reads it there.
                 Output::Event(_) => {}
@@ -106,7 +106,7 @@ where
             }
         };
         if let Some((work, fresh)) = starting.take() {
-            let Work::Tool { id, call, deadline: limit, approved } = work else { continue };
+            let Task::Tool { id, call, deadline: limit, approved } = work else { continue };
             let tool_ctx = ToolContext::for_call(
                 Arc::clone(&deps),
                 &call,
@@ -169,7 +169,7 @@ where
         }
         if let Some(work) = pending.pop_front() {
             next = Some(match work {
-                Work::Tool { id, ref call, .. } => {
+                Task::Tool { id, ref call, .. } => {
                     // Write-ahead (SPEC LOG-06): the start is journaled
                     // before the body runs. `fresh` says whether that
                     // happened in this attempt of the handler.
@@ -185,7 +185,7 @@ where
                     starting = Some((work, fresh));
                     Input::ToolStarted { id }
                 }
-                Work::Model { id, member, request, deadline: limit, .. } => {
+                Task::Model { id, member, request, deadline: limit, .. } => {
                     let Some(member) = usize::try_from(member).ok().filter(|m| *m < agent.models.len()) else {
                         let error = golem_core::ModelError::other(format!("no model at fallback position {member}"));
                         next = Some(Input::ModelFinished { id, result: Err(error) });
@@ -230,13 +230,13 @@ fn begin<'l, Deps, O>(
     start: Start,
     minted: &Minted,
     log: SharedLog,
-) -> Result<Stepper<'l>, Error> {
+) -> Result<RecordedMachine<'l>, Error> {
     let machine = RunMachine::new(agent.config.clone(), start.clone(), Moment::ZERO)?;
     let mut header = LogHeader::new(agent.config.clone(), start);
     header.epoch = 0;
     header.started_at_unix_ms = minted.unix_ms;
     let recorder = Recorder::new(Box::new(log), header, true)?;
-    Ok(Stepper::new(machine, Some(recorder)))
+    Ok(RecordedMachine::new(machine, Some(recorder)))
 }
 
 /// Run `work` as one journaled step. Its closure never fails in Restate's

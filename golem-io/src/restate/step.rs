@@ -20,9 +20,9 @@ pub(crate) struct Minted {
 impl Minted {
     pub(crate) fn now() -> Self {
         Minted {
-            run_id: crate::ids::uuid_v7(),
-            conversation_id: crate::ids::uuid_v7(),
-            jitter_phase: crate::ids::jitter_phase(),
+            run_id: crate::run::ids::uuid_v7(),
+            conversation_id: crate::run::ids::uuid_v7(),
+            jitter_phase: crate::run::ids::jitter_phase(),
             unix_ms: std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))

@@ -6,7 +6,7 @@
 use super::driver::{drive, mint, Segment};
 use super::wire::{Decision, DurableOutcome, Resolution, RunRequest, RunStatus, Waiting};
 use crate::agent::Agent;
-use crate::result::{RunOutcome, RunResult};
+use crate::run::result::{RunOutcome, RunResult};
 use crate::Error;
 use golem_core::{Approval, DeferKind, DeferredResults};
 use restate_sdk::context::{

@@ -5,10 +5,10 @@
 //! one that fits the driver.
 
 use super::{ToolError, ToolResult};
-use crate::context::ToolContext;
-use crate::exec::block_on_or_cancel;
+use crate::drive::dispatch::block_on_or_cancel;
 #[cfg(feature = "async")]
-use crate::exec::contain;
+use crate::drive::dispatch::contain;
+use crate::tool::context::ToolContext;
 use golem_core::model::BoxFuture;
 use serde_json::Value;
 use std::sync::Arc;

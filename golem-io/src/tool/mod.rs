@@ -2,8 +2,11 @@
 //! (SPEC TOOL-01..03). Handlers are blocking or async; either kind runs
 //! under either driver (SPEC DRV-04).
 
+pub(crate) mod context;
+pub(crate) mod delegation;
 mod handler;
 mod outcome;
+pub(crate) mod progress;
 
 #[cfg(feature = "async")]
 pub(crate) use handler::AsyncFn;
@@ -13,8 +16,8 @@ pub(crate) use handler::Handler;
 pub(crate) use outcome::into_outcome;
 pub use outcome::{IntoToolResult, ToolError, ToolErrorExt, ToolResult};
 
-use crate::context::ToolContext;
-use crate::schema::object_schema_for;
+use crate::agent::schema::object_schema_for;
+use crate::tool::context::ToolContext;
 use golem_core::model::BoxFuture;
 use golem_core::texts;
 use golem_core::tool::TimeoutPolicy;

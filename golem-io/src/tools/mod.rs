@@ -22,6 +22,8 @@
 //! not a sandbox: the command runs with this process's privileges. Register
 //! it only where that is acceptable.
 
+#[cfg(any(feature = "web-fetch", feature = "file-read", feature = "command", feature = "skills", feature = "mcp"))]
+pub(crate) mod clip;
 #[cfg(all(feature = "command", unix))]
 pub mod command;
 #[cfg(feature = "file-read")]

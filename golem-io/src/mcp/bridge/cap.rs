@@ -4,8 +4,8 @@
 //! so; media parts are kept while their bytes fit
 //! [`DEFAULT_MAX_MEDIA_BYTES`], and a line names each one dropped.
 
-use crate::clip;
 use crate::tool::{ToolError, ToolResult};
+use crate::tools::clip;
 
 /// The text cap of a bridged tool's result unless configured (like web
 /// fetch's body cap).

@@ -24,7 +24,7 @@ use super::client::McpClient;
 use super::error::McpError;
 use super::listing::{McpTool, TaskSupport};
 use super::progress::CallOptions;
-use crate::context::ToolContext;
+use crate::tool::context::ToolContext;
 use crate::tool::{Tool, ToolError};
 use serde_json::Value;
 use std::collections::HashMap;

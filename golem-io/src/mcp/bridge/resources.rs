@@ -4,9 +4,9 @@
 
 use super::names::model_name;
 use super::McpBridge;
-use crate::context::ToolContext;
 use crate::mcp::error::McpError;
 use crate::mcp::resources::read_result;
+use crate::tool::context::ToolContext;
 use crate::tool::{Tool, ToolError, ToolResult};
 use serde_json::{json, Value};
 
@@ -58,7 +58,7 @@ impl McpBridge {
                 Ok(result) => result,
                 // The model asked for something the server does not have.
                 Err(McpError::Protocol { message, .. }) => {
-                    let uri = crate::clip::quoted(uri);
+                    let uri = crate::tools::clip::quoted(uri);
                     return Err(ToolError::failed(format!("reading {uri} failed: {message}")));
                 }
                 Err(error) => return Err(ToolError::fatal(error)),

@@ -11,7 +11,7 @@
 //! stops the reader even if some process outside golem's reach still holds
 //! the output pipe open, so no thread is left behind blocked on it.
 
-use crate::cancel::CancellationToken;
+use crate::run::cancel::CancellationToken;
 use rustix::event::{PollFd, PollFlags};
 use rustix::process::{Pid, Signal, WaitId, WaitIdOptions};
 use std::fs::File;

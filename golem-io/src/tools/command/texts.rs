@@ -4,7 +4,7 @@
 //! is quoted whole up to 200 bytes, else as its first 200 bytes and its
 //! length (issue 15).
 
-use crate::clip::quoted;
+use crate::tools::clip::quoted;
 use serde_json::{json, Value};
 
 /// The tool's name.

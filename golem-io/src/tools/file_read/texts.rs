@@ -5,7 +5,7 @@
 //! (issue 15): the model chose it, and a long one must not flood its own
 //! context through an error.
 
-use crate::clip::quoted;
+use crate::tools::clip::quoted;
 use serde_json::{json, Value};
 
 /// The tool's name.

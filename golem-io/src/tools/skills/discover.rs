@@ -123,7 +123,7 @@ fn read_capped(path: &Path, max_body: usize) -> Result<String, Vec<String>> {
 
 /// `body` cut to at most `max` bytes on a character boundary.
 fn cut(body: &str, max: usize) -> (&str, bool) {
-    let kept = crate::clip::prefix(body, max);
+    let kept = crate::tools::clip::prefix(body, max);
     (kept, kept.len() < body.len())
 }
 

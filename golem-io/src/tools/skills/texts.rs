@@ -2,7 +2,7 @@
 //! description, catalog and schema, its rejections, and the layout of a
 //! loaded skill — upstream's literals (Go golem v0.8.1).
 
-use crate::clip::quoted;
+use crate::tools::clip::quoted;
 use serde_json::{json, Value};
 
 /// The tool's name.

@@ -7,7 +7,7 @@ use super::policy::AddressClass;
 use super::resolve::Blocked;
 use super::texts;
 use super::Fetcher;
-use crate::cancel::CancellationToken;
+use crate::run::cancel::CancellationToken;
 use std::io::Read;
 use std::net::IpAddr;
 use std::time::{Duration, Instant};

@@ -7,7 +7,7 @@
 //! the model chose them, and a long one must not flood the model's
 //! context through an error.
 
-use crate::clip::quoted;
+use crate::tools::clip::quoted;
 use serde_json::{json, Value};
 
 /// The tool's name.

@@ -1,0 +1,120 @@
+//! Everything a driver needs to run one run, resolved by the run builder.
+
+use super::Observers;
+use crate::agent::AgentInner;
+use crate::record::{RecordedMachine, Recorder};
+use crate::run::cancel::CancellationToken;
+use crate::run::clock::Clock;
+use crate::run::sub_run_event::SubRunSink;
+use crate::Error;
+use golem_core::log::LogHeader;
+use golem_core::machine::{DecodeId, Input, Start};
+use golem_core::{Response, RunMachine};
+use std::io::Write;
+use std::sync::Arc;
+
+/// How the run begins. One per run, moved once: the size difference
+/// between its variants costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum Origin {
+    /// A new run from its processed start.
+    Fresh(Start),
+    /// A crashed run replayed from its log: continue it (SPEC LOG-05). The
+    /// clock already continues the log's timeline.
+    Continue {
+        /// The replayed machine.
+        machine: Box<RunMachine>,
+        /// The log's header, for appending records.
+        header: Box<LogHeader>,
+        /// The log has its end marker.
+        marked: bool,
+        /// A completed run's accepted answer, to decode again.
+        answer: Option<Box<(DecodeId, Response)>>,
+    },
+}
+
+/// Where a run's log goes.
+pub(crate) type LogOut<'a> = Box<dyn Write + Send + 'a>;
+
+/// One run, ready for a driver: the agent, the run's deps, how it begins,
+/// who listens (to it and to its delegated sub-runs), its clock, its
+/// caller's cancellation and its log.
+pub(crate) struct RunSetup<'a, Deps, O> {
+    pub(crate) agent: &'a AgentInner<Deps, O>,
+    pub(crate) deps: Arc<Deps>,
+    pub(crate) begin: Origin,
+    pub(crate) observers: Observers<'a>,
+    /// Where delegation tools forward their sub-runs' events; `None` when
+    /// nobody listens.
+    pub(crate) sub_events: Option<SubRunSink>,
+    pub(crate) clock: Arc<dyn Clock>,
+    pub(crate) cancel: Option<CancellationToken>,
+    pub(crate) log: Option<LogOut<'a>>,
+}
+
+/// Create (or take over) the machine, open the log, and say which input, if
+/// any, goes in before the first drain: a cancellation that came before the
+/// run (so it makes no request), or the recovery of a continued run.
+pub(crate) fn start_machine<'a>(
+    config: &golem_core::RunConfig,
+    begin: Origin,
+    clock: &dyn Clock,
+    log: Option<LogOut<'a>>,
+    cancel: Option<&CancellationToken>,
+    trace: &std::sync::Arc<crate::observe::TraceSettings>,
+) -> Result<(RecordedMachine<'a>, Option<Input>), Error> {
+    #[cfg(not(feature = "tracing"))]
+    let _ = trace;
+    let canceled = cancel.filter(|t| t.is_canceled()).map(|t| super::caller_cancel(&t.after_turn_flag()));
+    match begin {
+        Origin::Fresh(start) => {
+            let now = clock.now();
+            // A run that cannot start leaves no log behind.
+            let machine = RunMachine::new(config.clone(), start.clone(), now)?;
+            // One wall-clock reading for the log and the trace, so a
+            // replayed trace carries the live one's timestamps.
+            let started_at_unix_ms = unix_ms();
+            let recorder = match log {
+                Some(out) => {
+                    let mut header = LogHeader::new(config.clone(), start);
+                    header.epoch = now.as_nanos();
+                    header.started_at_unix_ms = started_at_unix_ms;
+                    header.fed_before_start = canceled.is_some();
+                    Some(Recorder::new(out, header, true)?)
+                }
+                None => None,
+            };
+            let stepper = RecordedMachine::new(machine, recorder);
+            #[cfg(feature = "tracing")]
+            let stepper = stepper.traced(trace, crate::observe::TraceClock { epoch: now, unix_ms: started_at_unix_ms });
+            Ok((stepper, canceled))
+        }
+        Origin::Continue { machine, header, marked, answer } => {
+            #[cfg(feature = "tracing")]
+            let clock = crate::observe::TraceClock {
+                epoch: golem_core::Moment::from_nanos(header.epoch),
+                unix_ms: header.started_at_unix_ms,
+            };
+            let recorder = match log {
+                Some(out) => Some(Recorder::new(out, *header, false)?),
+                None => None,
+            };
+            if machine.is_done() {
+                // The run had reached its outcome: nothing was in flight.
+                return Ok((RecordedMachine::finished(*machine, recorder, marked, answer.map(|a| *a)), None));
+            }
+            // Whatever was in flight died with the old process.
+            let stepper = RecordedMachine::new(*machine, recorder);
+            #[cfg(feature = "tracing")]
+            let stepper = stepper.traced(trace, clock);
+            Ok((stepper, Some(canceled.unwrap_or(Input::Recover))))
+        }
+    }
+}
+
+fn unix_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
+}

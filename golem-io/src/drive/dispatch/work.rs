@@ -1,0 +1,91 @@
+//! The machine's commands as units of work, whichever driver runs them.
+
+use golem_core::error::CancelReason;
+use golem_core::machine::{CancelMode, Command, Input, ModelCallId, ToolCallId};
+use golem_core::model::BoxError;
+use golem_core::{Delta, DeltaSink, Moment, Request, ToolCall};
+
+/// One unit of commanded work, not yet started.
+pub(crate) enum Task {
+    /// Call fallback member `member`.
+    Model {
+        id: ModelCallId,
+        member: u32,
+        request: Request,
+        /// Only the blocking driver reads it, to place the call on a thread;
+        /// the async driver leaves deadlines to the machine's timer.
+        #[cfg_attr(not(feature = "blocking"), allow(dead_code))]
+        deadline: Option<Moment>,
+        stream: bool,
+    },
+    /// Run the tool the call names.
+    Tool { id: ToolCallId, call: ToolCall, deadline: Option<Moment>, approved: bool },
+}
+
+/// Which unit of work an answer belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum TaskId {
+    Model(ModelCallId),
+    Tool(ToolCallId),
+}
+
+impl Task {
+    pub(crate) fn id(&self) -> TaskId {
+        match self {
+            Task::Model { id, .. } => TaskId::Model(*id),
+            Task::Tool { id, .. } => TaskId::Tool(*id),
+        }
+    }
+}
+
+/// What a command asks of the driver's executor.
+pub(crate) enum Action {
+    /// Start this work when the machine next waits.
+    Start(Task),
+    /// Stop this work: drop it if unstarted, signal and abandon it if running.
+    Cancel(TaskId),
+    /// Nothing to run. `Decode` is answered on the spot by the driver; a
+    /// command this driver does not know cannot be executed, and the
+    /// machine's deadlines end a run that waits for it.
+    Ignore,
+}
+
+/// Sort a command (other than `Decode`) into an [`Action`].
+pub(crate) fn action(command: Command) -> Action {
+    match command {
+        Command::CallModel { id, member, request, deadline, stream } => {
+            Action::Start(Task::Model { id, member, request, deadline, stream })
+        }
+        Command::ExecuteTool { id, call, deadline, approved } => {
+            Action::Start(Task::Tool { id, call, deadline, approved })
+        }
+        Command::CancelModel { id } => Action::Cancel(TaskId::Model(id)),
+        Command::CancelTool { id } => Action::Cancel(TaskId::Tool(id)),
+        _ => Action::Ignore,
+    }
+}
+
+/// The input that the caller's cancellation becomes; `after_turn` is the
+/// token's [`cancel_after_turn`](crate::CancellationToken::cancel_after_turn) flag.
+pub(crate) fn caller_cancel(after_turn: &std::sync::atomic::AtomicBool) -> Input {
+    let mode = if after_turn.load(std::sync::atomic::Ordering::SeqCst) {
+        CancelMode::AfterTurn
+    } else {
+        CancelMode::Immediate
+    };
+    Input::Cancel { reason: CancelReason::Caller, mode }
+}
+
+/// A sink forwarding each fragment toward the machine; it stops the model
+/// once nobody listens (the forwarding closure returns false).
+pub(crate) struct ForwardDeltas<F: FnMut(Delta) -> bool + Send>(pub(crate) F);
+
+impl<F: FnMut(Delta) -> bool + Send> DeltaSink for ForwardDeltas<F> {
+    fn delta(&mut self, delta: Delta) -> Result<(), BoxError> {
+        if (self.0)(delta) {
+            Ok(())
+        } else {
+            Err("the run no longer wants this call".into())
+        }
+    }
+}

@@ -1,0 +1,184 @@
+//! What a tool handler sees of its run (SPEC DRV-06).
+
+use crate::run::cancel::CancellationToken;
+use crate::run::clock::Clock;
+use crate::run::ids::RunIds;
+use crate::run::sub_run_event::{SubRunCall, SubRunSink};
+use crate::tool::progress::ToolProgress;
+use golem_core::Moment;
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The context of one tool call: the run's dependencies and ids, and the
+/// call's identity, idempotency key, deadline, cancellation signal and
+/// approval marker (SPEC DRV-06).
+///
+/// Every handler, blocking or async, gets its own (it is cheap to clone: the
+/// deps are an `Arc`), so async handlers' futures can be `'static` and both
+/// kinds have one shape.
+pub struct ToolContext<Deps> {
+    pub(crate) deps: Arc<Deps>,
+    pub(crate) call_id: String,
+    pub(crate) tool_name: String,
+    pub(crate) deadline: Option<Moment>,
+    pub(crate) cancel: CancellationToken,
+    pub(crate) approved: bool,
+    pub(crate) clock: Arc<dyn Clock>,
+    pub(crate) ids: RunIds,
+    /// The run's sub-run observers, when it has any: where a delegation
+    /// tool forwards its sub-run's events (SPEC DELEG-04).
+    pub(crate) sub_events: Option<SubRunSink>,
+}
+
+impl<Deps> ToolContext<Deps> {
+    /// The context of `call`, as a driver builds it.
+    pub(crate) fn for_call(
+        deps: Arc<Deps>,
+        call: &golem_core::ToolCall,
+        deadline: Option<Moment>,
+        approved: bool,
+        cancel: CancellationToken,
+        clock: Arc<dyn Clock>,
+        ids: RunIds,
+    ) -> Self {
+        let (call_id, tool_name) = (call.id.clone(), call.name.clone());
+        ToolContext { deps, call_id, tool_name, deadline, cancel, approved, clock, ids, sub_events: None }
+    }
+
+    /// This context with the run's sub-run observers as its forwarding sink.
+    pub(crate) fn forwarding(mut self, sub_events: Option<SubRunSink>) -> Self {
+        self.sub_events = sub_events;
+        self
+    }
+
+    /// Where a sub-run started by this call forwards its events, tagged with
+    /// this call; `None` when the run has no sub-run observers.
+    pub(crate) fn sub_run_forwarder(&self) -> Option<(SubRunSink, SubRunCall)> {
+        let call = SubRunCall { call_id: self.call_id.clone(), tool_name: self.tool_name.clone() };
+        self.sub_events.clone().map(|sink| (sink, call))
+    }
+
+    /// The run's dependencies.
+    pub fn deps(&self) -> &Deps {
+        &self.deps
+    }
+
+    /// The run's dependencies as the shared `Arc`, for work that outlives
+    /// the call (a sub-run, a spawned thread).
+    pub fn deps_arc(&self) -> &Arc<Deps> {
+        &self.deps
+    }
+
+    /// The provider's id of this call.
+    pub fn call_id(&self) -> &str {
+        &self.call_id
+    }
+
+    /// The id of the run making this call (SPEC EXTRA-01): a UUIDv7 the
+    /// driver minted, or the one the caller gave. A crash resume
+    /// ([`RunBuilder::continue_log`](crate::RunBuilder::continue_log))
+    /// continues the same run, so the same id.
+    pub fn run_id(&self) -> &str {
+        &self.ids.run_id
+    }
+
+    /// The id of the conversation the run belongs to (SPEC EXTRA-01).
+    pub fn conversation_id(&self) -> &str {
+        &self.ids.conversation_id
+    }
+
+    /// A key naming this call for de-duplication by external systems (SPEC
+    /// LOG-07): `"{run_id}:{call_id}"`. It depends on nothing but the run
+    /// and the model's call, so when a crash resume re-runs a call whose
+    /// outcome was lost ([`UnknownOutcome::Redo`](golem_core::tool::UnknownOutcome::Redo))
+    /// the tool sees the key of the first attempt again: pass it to a
+    /// payment API's `Idempotency-Key` header, a unique column, and so on.
+    /// It is unique as long as the provider's call ids are unique within a
+    /// run, as providers make them.
+    pub fn idempotency_key(&self) -> String {
+        format!("{}:{}", self.ids.run_id, self.call_id)
+    }
+
+    /// The name the model called this tool by.
+    pub fn tool_name(&self) -> &str {
+        &self.tool_name
+    }
+
+    /// When the call must have answered, on the run's clock.
+    pub fn deadline(&self) -> Option<Moment> {
+        self.deadline
+    }
+
+    /// Time left before the deadline (zero once it passed).
+    pub fn remaining(&self) -> Option<Duration> {
+        self.deadline.map(|d| d.saturating_duration_since(self.clock.now()))
+    }
+
+    /// True once the run no longer wants this call's result.
+    pub fn is_canceled(&self) -> bool {
+        self.cancel.is_canceled()
+    }
+
+    /// The call's cancellation token, to hand to nested work.
+    pub fn cancellation(&self) -> &CancellationToken {
+        &self.cancel
+    }
+
+    /// True when this is the approved re-run of a deferred call (SPEC DEFER-03).
+    pub fn is_approved(&self) -> bool {
+        self.approved
+    }
+
+    /// The run's clock, so nested runs share its timeline.
+    pub fn clock(&self) -> &Arc<dyn Clock> {
+        &self.clock
+    }
+
+    /// Tell the run's [progress observers](crate::RunBuilder::on_tool_progress)
+    /// how far this call has come: `progress` of `total` (when known), with
+    /// an optional note. Nothing happens when nobody listens.
+    pub fn report_progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        if let Some(sink) = &self.sub_events {
+            sink.progress(&ToolProgress {
+                call_id: self.call_id.clone(),
+                tool_name: self.tool_name.clone(),
+                progress,
+                total,
+                message: message.map(str::to_string),
+            });
+        }
+    }
+}
+
+// Manual, so cloning a context never asks `Deps: Clone`.
+impl<Deps> Clone for ToolContext<Deps> {
+    fn clone(&self) -> Self {
+        ToolContext {
+            deps: Arc::clone(&self.deps),
+            call_id: self.call_id.clone(),
+            tool_name: self.tool_name.clone(),
+            deadline: self.deadline,
+            cancel: self.cancel.clone(),
+            approved: self.approved,
+            clock: Arc::clone(&self.clock),
+            ids: self.ids.clone(),
+            sub_events: self.sub_events.clone(),
+        }
+    }
+}
+
+impl<Deps> fmt::Debug for ToolContext<Deps> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Deps may hold secrets or be huge; never print them.
+        f.debug_struct("ToolContext")
+            .field("call_id", &self.call_id)
+            .field("tool_name", &self.tool_name)
+            .field("deadline", &self.deadline)
+            .field("canceled", &self.cancel.is_canceled())
+            .field("approved", &self.approved)
+            .field("run_id", &self.ids.run_id)
+            .field("conversation_id", &self.ids.conversation_id)
+            .finish_non_exhaustive()
+    }
+}
