@@ -1,6 +1,8 @@
 //! The low-cardinality names traces and reports give golem's enums.
 
-use golem_core::{ModelError, Stage};
+use golem_core::ModelError;
+#[cfg(feature = "tracing")]
+use golem_core::Stage;
 
 /// A model failure's `error.type`: golem's low-cardinality kind of it.
 pub(crate) fn model_error_type(error: &ModelError) -> &'static str {
@@ -20,6 +22,7 @@ pub(crate) fn model_error_type(error: &ModelError) -> &'static str {
     }
 }
 
+#[cfg(feature = "tracing")]
 pub(crate) fn stage_name(stage: Stage) -> &'static str {
     match stage {
         Stage::Model => "model",
