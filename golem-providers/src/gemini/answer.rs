@@ -24,7 +24,7 @@
 //!   skipped (PROV-COMMON-03).
 
 use super::call_id;
-use super::response::{finish_reason, usage};
+use super::metadata::{finish_reason, usage};
 use super::status::in_band;
 use crate::classify::decode_error;
 use crate::http::HttpResponseHead;

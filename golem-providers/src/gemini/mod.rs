@@ -36,6 +36,7 @@ mod config;
 mod error;
 mod json_array;
 mod media;
+mod metadata;
 mod request;
 mod response;
 mod schema;
@@ -45,8 +46,9 @@ mod tuning;
 
 pub use config::{Config, ConfigBuilder, API_VERSION, DEFAULT_BASE_URL, DEFAULT_MODEL, ENV_VARS};
 pub use error::ConfigError;
+pub use metadata::{finish_reason, usage};
 pub use request::{encode_body, encode_count_tokens_body};
-pub use response::{decode_body, finish_reason, usage};
+pub use response::decode_body;
 pub use schema::legacy_schema;
 pub use status::{error_from_response, retry_info};
 pub use stream::GeminiStream;

@@ -12,7 +12,6 @@ use super::FAMILY;
 use crate::classify::{decode_error, with_request_id};
 use crate::http::HttpResponseHead;
 use crate::secret::Secret;
-use golem_core::message::{FinishReason, Usage};
 use golem_core::model::{ModelError, Response};
 use golem_core::stream::StreamAssembler;
 use serde_json::Value;
@@ -57,29 +56,4 @@ pub fn decode_body(
         assembler.push(delta).map_err(|e| fail(decode_error("response body", &e.to_string(), false, key)))?;
     }
     Ok(Response::new(assembler.finish()).with_usage(answer.usage).with_finish_reason(answer.finish_reason()))
-}
-
-/// finishReason → finish reason (SPEC PROV-GEM-06); absent → unknown.
-/// (A candidate with function calls reports `tool_call`; the decoders
-/// apply that on top.)
-pub fn finish_reason(reason: Option<&str>) -> FinishReason {
-    match reason {
-        Some("STOP") => FinishReason::Stop,
-        Some("MAX_TOKENS") => FinishReason::Length,
-        Some("SAFETY" | "RECITATION" | "BLOCKLIST" | "PROHIBITED_CONTENT" | "SPII") => FinishReason::ContentFilter,
-        Some(_) => FinishReason::Other,
-        None => FinishReason::Unknown,
-    }
-}
-
-/// `usageMetadata` (SPEC PROV-GEM-06, USAGE-02): input is
-/// `promptTokenCount`, cached tokens inside it; output is
-/// `candidatesTokenCount` plus `thoughtsTokenCount`, reasoning the
-/// latter. Missing or malformed counts are zero.
-pub fn usage(value: &Value) -> Usage {
-    let count = |field: &str| value.get(field).and_then(Value::as_u64).unwrap_or(0);
-    let thoughts = count("thoughtsTokenCount");
-    Usage::new(count("promptTokenCount"), count("candidatesTokenCount").saturating_add(thoughts))
-        .with_cache_read_tokens(count("cachedContentTokenCount"))
-        .with_reasoning_tokens(thoughts)
 }

@@ -4,6 +4,7 @@
 
 use super::super::config::TransportConfig;
 use super::super::error::{TimeoutPhase, TransportError};
+use super::target::Target;
 use super::timeout::with_timeout;
 use super::tunnel::open_tunnel;
 use async_io::Async;
@@ -17,25 +18,6 @@ use std::net::{IpAddr, SocketAddr, TcpStream, ToSocketAddrs};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-
-/// Where a connection goes; also the pool's key.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub(crate) struct Target {
-    pub(crate) tls: bool,
-    pub(crate) host: String,
-    pub(crate) port: u16,
-}
-
-impl Target {
-    /// `host:port`, for error messages.
-    pub(crate) fn display(&self) -> String {
-        if self.host.contains(':') {
-            format!("[{}]:{}", self.host, self.port)
-        } else {
-            format!("{}:{}", self.host, self.port)
-        }
-    }
-}
 
 /// An open connection, plain or TLS.
 pub(crate) enum Conn {

@@ -6,6 +6,7 @@ use super::super::config::TransportConfig;
 use super::super::error::{TimeoutPhase, TransportError};
 use super::super::{classify_io, now_unix};
 use super::conn::Conn;
+use super::target::READ_CHUNK;
 use super::timeout::with_timeout;
 use crate::http::{HttpRequest, HttpResponseHead};
 use futures_lite::{AsyncReadExt, AsyncWriteExt};
@@ -16,9 +17,6 @@ use ureq_proto::http;
 /// Response heads larger than this are refused: real ones are a few KiB,
 /// and the buffer must not grow without bound on a hostile server.
 const MAX_HEAD: usize = 64 * 1024;
-
-/// Bytes asked of the socket per read.
-pub(crate) const READ_CHUNK: usize = 16 * 1024;
 
 /// What follows the head.
 pub(crate) enum AfterHead {

@@ -8,6 +8,7 @@ mod body;
 mod conn;
 mod exchange;
 mod pool;
+mod target;
 mod timeout;
 mod tunnel;
 
@@ -20,7 +21,7 @@ use super::tls::client_config;
 use super::{AsyncHttpResponse, AsyncTransport};
 use crate::http::HttpRequest;
 use body::BodyState;
-use conn::{connect, Target};
+use conn::connect;
 use exchange::{exchange, http_request, AfterHead, Failed};
 use golem_core::model::BoxFuture;
 use pool::Pool;
@@ -28,6 +29,7 @@ use rustls::ClientConfig;
 use std::fmt;
 use std::sync::Arc;
 use std::time::Instant;
+use target::Target;
 use timeout::with_timeout;
 use ureq_proto::http::Uri;
 

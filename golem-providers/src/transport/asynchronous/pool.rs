@@ -1,6 +1,7 @@
 //! Idle keep-alive connections, per target (scheme, host, port).
 
-use super::conn::{Conn, Target};
+use super::conn::Conn;
+use super::target::Target;
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};

@@ -5,8 +5,7 @@
 use super::super::config::TransportConfig;
 use super::super::error::TransportError;
 use super::super::proxy::Proxy;
-use super::conn::Target;
-use super::exchange::READ_CHUNK;
+use super::target::{Target, READ_CHUNK};
 use async_io::Async;
 use futures_lite::{AsyncReadExt, AsyncWriteExt};
 use std::net::TcpStream;
