@@ -2,18 +2,10 @@
 //! DRV-03): nothing is spawned on any executor, so the run needs none, and
 //! dropping the run drops its work.
 
-use crate::drive::dispatch::TaskId;
+use crate::drive::dispatch::{Answer, TaskId};
 use crate::run::cancel::CancellationToken;
-use golem_core::machine::Input;
-use golem_core::model::{BoxError, BoxFuture};
+use golem_core::model::BoxFuture;
 use std::task::{Context, Poll};
-
-/// A finished unit of work: the input for the machine, and an error object
-/// to keep for `RunError::source`.
-pub(super) struct Answer {
-    pub(super) input: Input,
-    pub(super) error: Option<BoxError>,
-}
 
 struct Entry {
     id: TaskId,
@@ -51,7 +43,7 @@ impl InFlight {
         }
     }
 
-    /// The first entry, in launch action, that has finished. A finished
+    /// The first entry, in launch order, that has finished. A finished
     /// future leaves the set before anything else is polled, so none is
     /// ever polled after completing.
     pub(super) fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<(TaskId, Answer)>> {

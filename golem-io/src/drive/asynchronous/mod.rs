@@ -10,45 +10,27 @@
 //! global runtime. Dropping the future cancels the run at once (SPEC
 //! DRV-05).
 //!
-//! The loop is the blocking driver's, awaiting where that one blocks.
+//! The loop is the blocking driver's, awaiting where that one blocks; the
+//! bookkeeping is `dispatch`'s, and this room only places work (`futures`).
 
-mod executor;
+mod futures;
 mod in_flight;
 
-use crate::drive::dispatch::{self, RunSetup};
+use crate::drive::dispatch::{Drained, Opened, RunSetup};
 use crate::run::result::RunOutcome;
 use crate::Error;
-use executor::Executor;
-use golem_core::machine::{Command, Output};
-use std::sync::Arc;
+use futures::Futures;
 
 /// Run `run` to its outcome.
 pub(crate) async fn drive<Deps, O>(run: RunSetup<'_, Deps, O>) -> Result<RunOutcome<O>, Error>
 where
     Deps: Send + Sync + 'static,
 {
-    let RunSetup { agent, deps, begin, mut observers, sub_events, clock, cancel, log } = run;
-    let (mut machine, mut next) =
-        dispatch::start_machine(&agent.config, begin, clock.as_ref(), log, cancel.as_ref(), &agent.trace)?;
-    let mut work = Executor::new(agent, deps, Arc::clone(&clock), machine.ids(), sub_events, cancel);
+    let Opened { mut machine, mut next, mut work, mut observers, decoder } = run.open(Futures::new)?;
     loop {
-        if let Some(input) = next.take() {
-            machine.feed(clock.now(), input)?;
+        match work.advance(&mut machine, next.take(), &mut observers, decoder)? {
+            Drained::Wait(deadline) => next = Some(work.next_input(deadline).await?),
+            Drained::Done => return work.finish(&mut machine),
         }
-        // After every input, drain until Wait or Done (SPEC MACH-01).
-        let deadline = loop {
-            match machine.poll() {
-                Output::Command(Command::Decode { id, response }) => work.decode(agent.decoder.as_ref(), id, &response),
-                Output::Command(command) => work.accept(command),
-                Output::Event(event) => {
-                    if let Err(error) = observers.event(&event) {
-                        work.abort_stream(error);
-                    }
-                }
-                Output::Wait { deadline, .. } => break deadline,
-                Output::Done => return work.finish(machine.outcome()?),
-            }
-        };
-        next = Some(work.next_input(deadline).await?);
     }
 }

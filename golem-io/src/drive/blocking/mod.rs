@@ -3,46 +3,28 @@
 //! The loop only executes what the machine commands and feeds back what
 //! happened, stamped with the clock's `now`. It never retries, sleeps on its
 //! own account, times out or reorders: when the machine says `Wait` it blocks
-//! until in-flight work answers or the machine's deadline passes.
+//! until in-flight work answers or the machine's deadline passes. The
+//! bookkeeping is `dispatch`'s; this room only places work (`threads`).
 
 mod job;
 mod pool;
-mod work;
+mod threads;
 
-use crate::drive::dispatch::{self, RunSetup};
+use crate::drive::dispatch::{Drained, Opened, RunSetup};
 use crate::run::result::RunOutcome;
 use crate::Error;
-use golem_core::machine::{Command, Output};
-use std::sync::Arc;
-use work::Executor;
+use threads::Threads;
 
 /// Run `run` to its outcome on the calling thread.
 pub(crate) fn drive<Deps, O>(run: RunSetup<'_, Deps, O>) -> Result<RunOutcome<O>, Error>
 where
     Deps: Send + Sync + 'static,
 {
-    let RunSetup { agent, deps, begin, mut observers, sub_events, clock, cancel, log } = run;
-    let (mut machine, mut next) =
-        dispatch::start_machine(&agent.config, begin, clock.as_ref(), log, cancel.as_ref(), &agent.trace)?;
-    let mut work = Executor::new(agent, deps, Arc::clone(&clock), machine.ids(), sub_events, cancel);
+    let Opened { mut machine, mut next, mut work, mut observers, decoder } = run.open(Threads::new)?;
     loop {
-        if let Some(input) = next.take() {
-            machine.feed(clock.now(), input)?;
+        match work.advance(&mut machine, next.take(), &mut observers, decoder)? {
+            Drained::Wait(deadline) => next = Some(work.next_input(deadline)?),
+            Drained::Done => return work.finish(&mut machine),
         }
-        // After every input, drain until Wait or Done (SPEC MACH-01).
-        let deadline = loop {
-            match machine.poll() {
-                Output::Command(Command::Decode { id, response }) => work.decode(agent.decoder.as_ref(), id, &response),
-                Output::Command(command) => work.accept(command),
-                Output::Event(event) => {
-                    if let Err(error) = observers.event(&event) {
-                        work.abort_stream(error);
-                    }
-                }
-                Output::Wait { deadline, .. } => break deadline,
-                Output::Done => return work.finish(machine.outcome()?),
-            }
-        };
-        next = Some(work.next_input(deadline)?);
     }
 }

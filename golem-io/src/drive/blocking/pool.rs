@@ -16,11 +16,11 @@ use std::time::Duration;
 /// How long an idle worker waits for another job before it exits.
 const KEEP_IDLE: Duration = Duration::from_secs(10);
 
-type TaskRunner = Box<dyn FnOnce() + Send + 'static>;
+type Queued = Box<dyn FnOnce() + Send + 'static>;
 
 /// Jobs waiting for a worker, and how many workers are waiting for jobs.
 struct Queue {
-    jobs: VecDeque<TaskRunner>,
+    jobs: VecDeque<Queued>,
     idle: usize,
 }
 
@@ -42,7 +42,7 @@ impl Pool {
         Pool { queue: Mutex::new(Queue { jobs: VecDeque::new(), idle: 0 }), wake: Condvar::new() }
     }
 
-    fn spawn(&'static self, job: TaskRunner) -> std::io::Result<()> {
+    fn spawn(&'static self, job: Queued) -> std::io::Result<()> {
         let pool = self;
         let mut queue = pool.queue.lock().unwrap_or_else(PoisonError::into_inner);
         // Every queued job has an idle worker promised to it; this one gets
@@ -59,7 +59,7 @@ impl Pool {
 }
 
 /// A worker: run `first`, then whatever is queued, until idle too long.
-fn work(pool: &'static Pool, first: TaskRunner) {
+fn work(pool: &'static Pool, first: Queued) {
     let mut job = first;
     loop {
         // Jobs contain their own panics (they report them as failures);

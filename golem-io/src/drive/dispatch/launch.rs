@@ -1,6 +1,7 @@
 //! Everything a driver needs to run one run, resolved by the run builder.
 
-use super::Observers;
+use super::{Dispatcher, Observers, Placement, RunResources};
+use crate::agent::decode::Decoder;
 use crate::agent::AgentInner;
 use crate::record::{RecordedMachine, Recorder};
 use crate::run::cancel::CancellationToken;
@@ -52,10 +53,37 @@ pub(crate) struct RunSetup<'a, Deps, O> {
     pub(crate) log: Option<LogOut<'a>>,
 }
 
+/// A run opened for a driver: its machine, the input to feed first, the
+/// dispatcher with the driver's placement, and who listens.
+pub(crate) struct Opened<'a, Deps, O, P> {
+    pub(crate) machine: RecordedMachine<'a>,
+    pub(crate) next: Option<Input>,
+    pub(crate) work: Dispatcher<Deps, O, P>,
+    pub(crate) observers: Observers<'a>,
+    pub(crate) decoder: &'a dyn Decoder<O, Deps>,
+}
+
+impl<'a, Deps: Send + Sync + 'static, O> RunSetup<'a, Deps, O> {
+    /// Start the machine and set up a dispatcher with the placement `place`
+    /// makes from the caller's token and the run's configuration (it also
+    /// says what to feed first if the token already fired).
+    pub(crate) fn open<P: Placement<Deps>>(
+        self,
+        place: impl FnOnce(Option<CancellationToken>, &golem_core::RunConfig) -> (P, Option<Input>),
+    ) -> Result<Opened<'a, Deps, O, P>, Error> {
+        let RunSetup { agent, deps, begin, observers, sub_events, clock, cancel, log } = self;
+        let (machine, next) = start_machine(&agent.config, begin, clock.as_ref(), log, cancel.as_ref(), &agent.trace)?;
+        let resources = RunResources::new(agent, deps, clock, machine.ids(), sub_events);
+        let (place, first) = place(cancel, &agent.config);
+        let work = Dispatcher::new(resources, place, first);
+        Ok(Opened { machine, next, work, observers, decoder: agent.decoder.as_ref() })
+    }
+}
+
 /// Create (or take over) the machine, open the log, and say which input, if
 /// any, goes in before the first drain: a cancellation that came before the
 /// run (so it makes no request), or the recovery of a continued run.
-pub(crate) fn start_machine<'a>(
+fn start_machine<'a>(
     config: &golem_core::RunConfig,
     begin: Origin,
     clock: &dyn Clock,

@@ -76,6 +76,27 @@ pub(crate) fn caller_cancel(after_turn: &std::sync::atomic::AtomicBool) -> Input
     Input::Cancel { reason: CancelReason::Caller, mode }
 }
 
+/// The caller's token as a placement takes it: its after-turn flag, the
+/// token itself while it has not fired, and the cancellation to feed first
+/// when it fired before the run.
+pub(crate) struct CallerToken {
+    pub(crate) live: Option<crate::run::cancel::CancellationToken>,
+    pub(crate) first: Option<Input>,
+    pub(crate) after_turn: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl CallerToken {
+    pub(crate) fn new(token: Option<crate::run::cancel::CancellationToken>) -> Self {
+        let after_turn = token.as_ref().map(|t| t.after_turn_flag()).unwrap_or_default();
+        match token {
+            Some(token) if token.is_canceled() => {
+                CallerToken { live: None, first: Some(caller_cancel(&after_turn)), after_turn }
+            }
+            live => CallerToken { live, first: None, after_turn },
+        }
+    }
+}
+
 /// A sink forwarding each fragment toward the machine; it stops the model
 /// once nobody listens (the forwarding closure returns false).
 pub(crate) struct ForwardDeltas<F: FnMut(Delta) -> bool + Send>(pub(crate) F);

@@ -1,0 +1,160 @@
+//! Where the async driver runs work, and how it waits for it: every model
+//! call and tool call is an entry of the in-flight set, polled inside the
+//! run, so a parallel group runs concurrently on whatever task polls the
+//! run. A blocking model or tool runs on the blocking thread pool; an async
+//! one natively.
+//!
+//! Waiting races three things: in-flight work (and the fragments it
+//! streams), the caller's cancellation, and an `async_io::Timer` for the
+//! machine's deadline. Canceled work is dropped, so it never answers late.
+
+use super::in_flight::InFlight;
+use crate::drive::dispatch::{
+    call_tool_async, caller_cancel, Answer, CallerToken, Dispatcher, ForwardDeltas, Placement, RunResources, Task,
+    TaskId,
+};
+use crate::run::cancel::{Canceled, CancellationToken};
+use crate::Error;
+use futures_lite::{future, Stream};
+use golem_core::machine::{Input, ModelCallId};
+use golem_core::model::BoxFuture;
+use golem_core::{Delta, Moment};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::task::Poll;
+
+pub(crate) struct Futures {
+    in_flight: InFlight,
+    /// Fragments of streamed calls, sent by sinks that may run on pool
+    /// threads; unbounded so a sink never waits on the run.
+    delta_tx: async_channel::Sender<Fragment>,
+    /// Boxed: the receiver is `!Unpin`, and the placement moves.
+    delta_rx: Pin<Box<async_channel::Receiver<Fragment>>>,
+    /// The caller's cancellation, until it fires once.
+    cancel: Option<Canceled>,
+    /// The caller token's after-turn flag.
+    after_turn: Arc<AtomicBool>,
+}
+
+/// A streamed fragment and the call it belongs to.
+type Fragment = (ModelCallId, Delta);
+
+/// What ended a wait.
+enum Woke {
+    Delta(ModelCallId, Delta),
+    Answer(Answer),
+    Cancel,
+    Tick,
+}
+
+impl Futures {
+    /// The placement for a run with the caller's `cancel` token, if any; and
+    /// the cancellation to feed first when the token already fired.
+    pub(crate) fn new(cancel: Option<CancellationToken>, _config: &golem_core::RunConfig) -> (Self, Option<Input>) {
+        let (delta_tx, delta_rx) = async_channel::unbounded();
+        let CallerToken { live, first, after_turn } = CallerToken::new(cancel);
+        let cancel = live.map(|token| token.canceled());
+        let place =
+            Futures { in_flight: InFlight::default(), delta_tx, delta_rx: Box::pin(delta_rx), cancel, after_turn };
+        (place, first)
+    }
+
+    /// Whatever comes first: a fragment, the caller's cancellation, an
+    /// answer, or `deadline`.
+    async fn wait(&mut self, deadline: Option<Moment>, now: Moment) -> Woke {
+        let mut timer = deadline.map(|d| async_io::Timer::after(d.saturating_duration_since(now)));
+        future::poll_fn(|cx| {
+            // Fragments first: a call's fragments were sent before it ended.
+            if let Poll::Ready(Some((id, delta))) = self.delta_rx.as_mut().poll_next(cx) {
+                return Poll::Ready(Woke::Delta(id, delta));
+            }
+            if let Some(canceled) = self.cancel.as_mut() {
+                if Pin::new(canceled).poll(cx).is_ready() {
+                    self.cancel = None;
+                    return Poll::Ready(Woke::Cancel);
+                }
+            }
+            if let Poll::Ready(Some((_, answer))) = self.in_flight.poll_next(cx) {
+                return Poll::Ready(Woke::Answer(answer));
+            }
+            match timer.as_mut().map(|t| Pin::new(t).poll(cx)) {
+                Some(Poll::Ready(_)) => Poll::Ready(Woke::Tick),
+                _ => Poll::Pending,
+            }
+        })
+        .await
+    }
+}
+
+impl<Deps: Send + Sync + 'static> Placement<Deps> for Futures {
+    fn launch(&mut self, run: &Arc<RunResources<Deps>>, task: Task, _alone: bool) -> Option<Answer> {
+        let id = task.id();
+        let token = CancellationToken::new();
+        let future: BoxFuture<'static, Answer> = match task {
+            Task::Model { id, member, request, stream, .. } => {
+                let model = match run.model(member) {
+                    Ok(model) => model,
+                    Err(error) => return Some(Answer::plain(Input::ModelFinished { id, result: Err(error) })),
+                };
+                let sink = stream.then(|| {
+                    let (tx, token) = (self.delta_tx.clone(), token.clone());
+                    ForwardDeltas(move |delta| !token.is_canceled() && tx.try_send((id, delta)).is_ok())
+                });
+                let call = model.call_async(request, sink);
+                Box::pin(async move { Answer::plain(Input::ModelFinished { id, result: call.await }) })
+            }
+            Task::Tool { id, call, deadline, approved } => {
+                let ctx = run.tool_context(&call, deadline, approved, token.clone());
+                let body = call_tool_async(&run.tools, ctx, &call);
+                Box::pin(async move {
+                    let (outcome, error) = body.await;
+                    Answer { input: Input::ToolFinished { id, outcome }, error }
+                })
+            }
+        };
+        self.in_flight.push(id, future, token);
+        None
+    }
+
+    fn busy(&self) -> bool {
+        !self.in_flight.is_empty()
+    }
+
+    fn cancel(&mut self, id: TaskId) {
+        self.in_flight.cancel(id);
+    }
+
+    /// Nothing to do: the call's future was dropped with its cancellation,
+    /// so it sends nothing more.
+    fn answered(&mut self, _id: TaskId) {}
+}
+
+impl<Deps: Send + Sync + 'static, O> Dispatcher<Deps, O, Futures> {
+    /// The next input for the machine: one ready now, or whatever arrives
+    /// before `deadline` (else a `Tick`).
+    pub(crate) async fn next_input(&mut self, deadline: Option<Moment>) -> Result<Input, Error> {
+        if let Some(input) = self.ready_input() {
+            return Ok(input);
+        }
+        if deadline.is_none() && self.place.in_flight.is_empty() {
+            return Err(Error::Stalled);
+        }
+        let now = self.run.clock.now();
+        match self.place.wait(deadline, now).await {
+            Woke::Delta(id, delta) => Ok(Input::ModelDelta { id, delta }),
+            Woke::Cancel => Ok(caller_cancel(&self.place.after_turn)),
+            Woke::Tick => Ok(Input::Tick),
+            Woke::Answer(answer) => {
+                // The call may have streamed its last fragments in the very
+                // poll that finished it; they go to the machine first.
+                while let Ok((id, delta)) = self.place.delta_rx.try_recv() {
+                    self.queue(Input::ModelDelta { id, delta });
+                }
+                self.arrived(answer);
+                Ok(self.ready_input().unwrap_or(Input::Tick))
+            }
+        }
+    }
+}

@@ -1,0 +1,67 @@
+//! What one run's work draws on — its models, tools, deps, clock, ids and
+//! sub-run observers — shared behind one `Arc` so a unit of work can move
+//! to another thread for the price of one reference count.
+
+use crate::agent::any_model::AnyModel;
+use crate::agent::AgentInner;
+use crate::run::cancel::CancellationToken;
+use crate::run::clock::Clock;
+use crate::run::ids::RunIds;
+use crate::run::sub_run_event::SubRunSink;
+use crate::tool::context::ToolContext;
+use crate::tool::Tool;
+use golem_core::{ModelError, Moment, ToolCall};
+use std::sync::Arc;
+
+pub(crate) struct RunResources<Deps> {
+    pub(crate) models: Arc<[AnyModel]>,
+    pub(crate) tools: Arc<[Tool<Deps>]>,
+    pub(crate) deps: Arc<Deps>,
+    pub(crate) clock: Arc<dyn Clock>,
+    /// The run's ids, for tool and decoder contexts.
+    pub(crate) ids: RunIds,
+    /// The run's sub-run observers, for tool contexts (SPEC DELEG-04).
+    pub(crate) sub_events: Option<SubRunSink>,
+}
+
+impl<Deps> RunResources<Deps> {
+    pub(crate) fn new<O>(
+        agent: &AgentInner<Deps, O>,
+        deps: Arc<Deps>,
+        clock: Arc<dyn Clock>,
+        ids: RunIds,
+        sub_events: Option<SubRunSink>,
+    ) -> Self {
+        RunResources {
+            models: Arc::clone(&agent.models),
+            tools: Arc::clone(&agent.tools),
+            deps,
+            clock,
+            ids,
+            sub_events,
+        }
+    }
+
+    /// Fallback member `member`, or the error its call answers with: the
+    /// machine only names members the agent has, so this is a fault report,
+    /// not a panic.
+    pub(crate) fn model(&self, member: u32) -> Result<&AnyModel, ModelError> {
+        usize::try_from(member)
+            .ok()
+            .and_then(|m| self.models.get(m))
+            .ok_or_else(|| ModelError::other(format!("no model at fallback position {member}")))
+    }
+
+    /// The context a tool body runs with.
+    pub(crate) fn tool_context(
+        &self,
+        call: &ToolCall,
+        deadline: Option<Moment>,
+        approved: bool,
+        token: CancellationToken,
+    ) -> ToolContext<Deps> {
+        let (deps, clock) = (Arc::clone(&self.deps), Arc::clone(&self.clock));
+        ToolContext::for_call(deps, call, deadline, approved, token, clock, self.ids.clone())
+            .forwarding(self.sub_events.clone())
+    }
+}
