@@ -139,6 +139,7 @@ mod record;
 #[cfg(feature = "restate")]
 pub mod restate;
 mod run;
+mod start;
 mod tool;
 pub mod tools;
 
@@ -152,17 +153,17 @@ pub use run::cancel::{Canceled, CancellationToken};
 pub use run::clock::{Clock, ManualClock, ShiftedClock, SystemClock};
 pub use run::context::RunContext;
 pub use run::error::Error;
-#[cfg(feature = "async")]
-pub use run::events::{RunEvents, RunItem};
 pub use run::ids;
 pub use run::result::{PausedRun, RunOutcome, RunResult};
-pub use run::start::RunBuilder;
 pub use run::stream_delta::StreamDelta;
-pub use run::sub_run_event::{SubRunCall, SubRunEvent};
+#[cfg(feature = "async")]
+pub use start::events::{RunEvents, RunItem};
+pub use start::RunBuilder;
 pub use tool::context::ToolContext;
-pub use tool::delegation::{Delegation, DELEGATE_PROMPT_DESCRIPTION};
 pub use tool::progress::ToolProgress;
+pub use tool::sub_run_event::{SubRunCall, SubRunEvent};
 pub use tool::{IntoToolResult, Tool, ToolError, ToolErrorExt, ToolResult};
+pub use tools::delegation::{Delegation, DELEGATE_PROMPT_DESCRIPTION};
 
 /// A boxed error that can cross threads (re-exported from golem-core).
 pub use golem_core::model::BoxError;

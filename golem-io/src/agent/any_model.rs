@@ -5,12 +5,12 @@
 //! call, when that face streams too.
 
 #[cfg(feature = "blocking")]
-use crate::drive::dispatch::block_on_or_cancel;
-#[cfg(feature = "async")]
-use crate::drive::dispatch::contain_async;
-use crate::drive::dispatch::{contain, Panicked};
+use crate::run::block_on::block_on_or_cancel;
 #[cfg(feature = "blocking")]
 use crate::run::cancel::CancellationToken;
+#[cfg(feature = "async")]
+use crate::run::contain::contain_async;
+use crate::run::contain::{contain, Panicked};
 #[cfg(feature = "async")]
 use golem_core::model::BoxFuture;
 use golem_core::{AsyncModel, Capabilities, DeltaSink, Model, ModelError, Request, Response};

@@ -1,8 +1,8 @@
 //! Output decoders: the boundary where model output becomes a typed value
 //! (SPEC OUT-01, OUT-02, RUN-11).
 
-use crate::agent::schema::short_type_name;
 use crate::run::context::RunContext;
+use crate::tool::schema::short_type_name;
 use golem_core::model::BoxError;
 use golem_core::{texts, Response};
 use serde::de::DeserializeOwned;

@@ -1,6 +1,6 @@
 //! Instructions: static text plus one function of the run (SPEC CFG-04).
 
-use crate::drive::dispatch::{contain, Panicked};
+use crate::run::contain::{contain, Panicked};
 use crate::run::context::RunContext;
 use std::fmt;
 use std::sync::Arc;

@@ -4,9 +4,8 @@
 //! fallback chain, the instructions, the output plan, decoders and schemas,
 //! the history processor.
 //!
-//! May import: `tool` (what an agent holds), `run`'s vocabulary (contexts,
-//! errors, ids), `observe`'s settings, golem-core. Never the drivers or the
-//! run starters.
+//! May import: `tool` (what an agent holds), `observe`'s settings, `run`,
+//! golem-core. Never the drivers or the front door.
 
 pub(crate) mod any_model;
 pub(crate) mod builder;
@@ -14,7 +13,6 @@ pub(crate) mod decode;
 pub(crate) mod history;
 pub(crate) mod instructions;
 pub(crate) mod output;
-pub(crate) mod schema;
 
 use crate::agent::any_model::AnyModel;
 use crate::agent::decode::Decoder;

@@ -3,7 +3,7 @@
 //! OUT-07), and pairing the choice with the decoder that reads it.
 
 use crate::agent::decode::{Decoder, JsonDecoder, SharedDecoder};
-use crate::agent::schema::{schema_for, short_type_name};
+use crate::tool::schema::{schema_for, short_type_name};
 use golem_core::output::{choose, OutputRequest, TypedSchema};
 use golem_core::{BuildError, Capabilities, OutputMode};
 use schemars::JsonSchema;

@@ -4,9 +4,8 @@
 //! `blocking` and `asynchronous` are each driver's placement and waiting.
 //! The Restate driver (`crate::restate`) uses `dispatch` the same way.
 //!
-//! May import: `agent` (what the tasks run), `tool`, `record`, `run`'s
-//! vocabulary (contexts, ids, clocks, cancellation, results), golem-core.
-//! Never `run::start`, which calls in here.
+//! May import: `record`, `agent`, `tool`, `observe`, `run`, golem-core.
+//! Never `start`, which calls in here.
 
 #[cfg(feature = "async")]
 pub(crate) mod asynchronous;

@@ -50,6 +50,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+// Room rule (ARCHITECTURE.md): imports `tools`, `tool`, `run`, golem-core
+// and golem-providers' SSE decoder.
+
 mod auth;
 mod bridge;
 mod client;

@@ -162,7 +162,7 @@ impl Shared {
         };
         let shared = Arc::clone(self);
         let spawned = std::thread::Builder::new().name("golem-mcp-elicit".into()).spawn(move || {
-            let answer = match crate::drive::dispatch::contain("the elicitation handler", || handler(&request)) {
+            let answer = match crate::run::contain::contain("the elicitation handler", || handler(&request)) {
                 Ok(response) => elicitation::result(&request, response),
                 Err(_) => json!({"action": "cancel"}),
             };

@@ -28,6 +28,9 @@
 //! **Report.** [`render_html`] turns an event log into one self-contained
 //! HTML page (no feature needed).
 
+// Room rule (ARCHITECTURE.md): imports only `run` and golem-core; every
+// room above reads its settings.
+
 mod names;
 mod report;
 mod settings;

@@ -5,6 +5,8 @@
 //! on what it produced, so a tool's `ToolStarted` line is on disk before its
 //! body runs (the write-ahead ledger, SPEC LOG-06). A run that is not
 //! recorded pays nothing: no serialisation, no digests.
+//!
+//! May import: `observe` (the trace a recorded machine emits), `run`, golem-core.
 
 mod log_file;
 mod recorder;

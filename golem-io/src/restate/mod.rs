@@ -37,6 +37,8 @@
 //! above golem's 1.85 minimum, and tokio, which this feature alone brings;
 //! [`DurableAgents::serve`] runs its own runtime, so callers need none.
 
+// Room rule (ARCHITECTURE.md): the top room; it may import any other.
+
 mod admin;
 mod agents;
 mod driver;

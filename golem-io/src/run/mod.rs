@@ -1,21 +1,18 @@
-//! The run's room: starting runs and reading them — the run builder
-//! (`start`), its async and event-stream faces, results and errors — and
-//! the vocabulary a run shares with tools and drivers (ids, clocks,
-//! cancellation, the run context, streamed deltas, sub-run events).
+//! What a run is, shared by every room above it: its ids, clock and
+//! cancellation, the context application code sees, what a run returns
+//! (results, paused runs, errors), streamed deltas, and how application
+//! code is called with its panics contained (`contain`) or its future
+//! awaited under a cancel token (`block_on`). Starting runs is `start`'s.
 //!
-//! May import: `drive` (to run the machine), `agent`, `tool`, `record`,
-//! golem-core.
+//! The bottom room: imports only golem-core and the crate root's
+//! re-exports of golem-core.
 
-#[cfg(feature = "async")]
-pub(crate) mod asynchronous;
+pub(crate) mod block_on;
 pub(crate) mod cancel;
 pub(crate) mod clock;
+pub(crate) mod contain;
 pub(crate) mod context;
 pub(crate) mod error;
-#[cfg(feature = "async")]
-pub(crate) mod events;
 pub mod ids;
 pub(crate) mod result;
-pub(crate) mod start;
 pub(crate) mod stream_delta;
-pub(crate) mod sub_run_event;

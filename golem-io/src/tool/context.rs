@@ -3,8 +3,8 @@
 use crate::run::cancel::CancellationToken;
 use crate::run::clock::Clock;
 use crate::run::ids::RunIds;
-use crate::run::sub_run_event::{SubRunCall, SubRunSink};
 use crate::tool::progress::ToolProgress;
+use crate::tool::sub_run_event::{SubRunCall, SubRunSink};
 use golem_core::Moment;
 use std::fmt;
 use std::sync::Arc;

@@ -5,9 +5,9 @@
 //! one that fits the driver.
 
 use super::{ToolError, ToolResult};
-use crate::drive::dispatch::block_on_or_cancel;
+use crate::run::block_on::block_on_or_cancel;
 #[cfg(feature = "async")]
-use crate::drive::dispatch::contain;
+use crate::run::contain::contain;
 use crate::tool::context::ToolContext;
 use golem_core::model::BoxFuture;
 use serde_json::Value;

@@ -1,12 +1,17 @@
 //! Tools: a declaration the model sees plus the handler the driver runs
 //! (SPEC TOOL-01..03). Handlers are blocking or async; either kind runs
-//! under either driver (SPEC DRV-04).
+//! under either driver (SPEC DRV-04). Also the tool-side vocabulary the
+//! drivers use: contexts, progress, sub-run events, and the JSON Schema a
+//! Rust type declares.
+//!
+//! May import: `run`, golem-core.
 
 pub(crate) mod context;
-pub(crate) mod delegation;
 mod handler;
 mod outcome;
 pub(crate) mod progress;
+pub(crate) mod schema;
+pub(crate) mod sub_run_event;
 
 #[cfg(feature = "async")]
 pub(crate) use handler::AsyncFn;
@@ -16,8 +21,8 @@ pub(crate) use handler::Handler;
 pub(crate) use outcome::into_outcome;
 pub use outcome::{IntoToolResult, ToolError, ToolErrorExt, ToolResult};
 
-use crate::agent::schema::object_schema_for;
 use crate::tool::context::ToolContext;
+use crate::tool::schema::object_schema_for;
 use golem_core::model::BoxFuture;
 use golem_core::texts;
 use golem_core::tool::TimeoutPolicy;

@@ -246,7 +246,7 @@ fn error_tag(error: &(dyn std::error::Error + Send + Sync + 'static)) -> &'stati
         "run_error"
     } else if error.is::<crate::Error>() {
         "golem_error"
-    } else if error.is::<crate::drive::dispatch::Panicked>() {
+    } else if error.is::<crate::run::contain::Panicked>() {
         "panic"
     } else {
         "error"

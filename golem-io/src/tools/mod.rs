@@ -22,10 +22,14 @@
 //! not a sandbox: the command runs with this process's privileges. Register
 //! it only where that is acceptable.
 
+// Room rule (ARCHITECTURE.md): imports `start`, `agent`, `tool`, `run`,
+// golem-core (delegation runs another agent).
+
 #[cfg(any(feature = "web-fetch", feature = "file-read", feature = "command", feature = "skills", feature = "mcp"))]
 pub(crate) mod clip;
 #[cfg(all(feature = "command", unix))]
 pub mod command;
+pub(crate) mod delegation;
 #[cfg(feature = "file-read")]
 pub mod file_read;
 #[cfg(feature = "skills")]

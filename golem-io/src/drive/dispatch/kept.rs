@@ -2,8 +2,8 @@
 //! and original error objects, keyed by input id, re-attached to the
 //! result or to `RunError::source` when the run ends.
 
-use super::Panicked;
 use crate::agent::decode::{DecodeError, Decoder};
+use crate::run::contain::Panicked;
 use crate::run::context::RunContext;
 use crate::run::result::{PausedRun, RunOutcome, RunResult};
 use crate::Error;

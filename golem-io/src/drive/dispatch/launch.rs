@@ -6,7 +6,7 @@ use crate::agent::AgentInner;
 use crate::record::{RecordedMachine, Recorder};
 use crate::run::cancel::CancellationToken;
 use crate::run::clock::Clock;
-use crate::run::sub_run_event::SubRunSink;
+use crate::tool::sub_run_event::SubRunSink;
 use crate::Error;
 use golem_core::log::LogHeader;
 use golem_core::machine::{DecodeId, Input, Start};

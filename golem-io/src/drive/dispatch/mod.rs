@@ -1,28 +1,21 @@
 //! What both drivers share: turning commands into units of work, the
 //! bookkeeping of starting, canceling and answering them (`dispatcher`),
-//! running application code (models, tools, decoders, observers) with its
-//! panics contained, and keeping the error objects and decoded values the
+//! running tools and models (their panics contained by `run::contain`), and keeping the error objects and decoded values the
 //! machine only sees as records (SPEC MACH-02). The drivers differ only in
 //! *where* work runs and how they wait for it (a `Placement`).
 
-mod block_on;
 mod dispatcher;
 mod kept;
 mod launch;
 mod observers;
-mod panicked;
 mod resources;
 mod tool;
 mod work;
 
-pub(crate) use block_on::block_on_or_cancel;
 pub(crate) use dispatcher::{Answer, Dispatcher, Drained, Placement};
 pub(crate) use kept::Attachments;
 pub(crate) use launch::{LogOut, Opened, Origin, RunSetup};
 pub(crate) use observers::{DeltaCallback, Observers};
-#[cfg(feature = "async")]
-pub(crate) use panicked::contain_async;
-pub(crate) use panicked::{contain, Panicked};
 pub(crate) use resources::RunResources;
 #[cfg(feature = "async")]
 pub(crate) use tool::call_tool_async;

@@ -1,8 +1,8 @@
 //! Who hears a run's events: the agent's observers, the run's observers,
 //! and a streamed run's delta callback (SPEC EVT-03, STREAM-01, STREAM-02).
 
-use super::contain;
 use crate::agent::Observer;
+use crate::run::contain::contain;
 use crate::run::stream_delta::StreamDelta;
 use golem_core::model::BoxError;
 use golem_core::{EventKind, RunEvent};
@@ -14,7 +14,7 @@ pub(crate) type DeltaCallback<'a> = Box<dyn FnMut(StreamDelta<'_>) -> Result<(),
 /// A delta callback that panicked; the run fails as if it had returned this.
 #[derive(Debug, thiserror::Error)]
 #[error("the delta callback panicked")]
-struct CallbackPanicked(#[source] super::Panicked);
+struct CallbackPanicked(#[source] crate::run::contain::Panicked);
 
 /// The audience of one run.
 pub(crate) struct Observers<'a> {

@@ -2,9 +2,9 @@
 //! contained and its outcome split into the machine's record and the error
 //! object the driver keeps.
 
-use super::contain;
+use crate::run::contain::contain;
 #[cfg(feature = "async")]
-use super::contain_async;
+use crate::run::contain::contain_async;
 use crate::tool::context::ToolContext;
 use crate::tool::{into_outcome, Tool, ToolError};
 use golem_core::machine::ToolOutcome;

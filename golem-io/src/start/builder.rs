@@ -8,16 +8,16 @@ use crate::agent::{Agent, Observer};
 use crate::drive::asynchronous;
 #[cfg(feature = "blocking")]
 use crate::drive::blocking;
-use crate::drive::dispatch::contain;
 use crate::drive::dispatch::{DeltaCallback, LogOut, Observers, Origin, RunSetup};
 use crate::run::cancel::CancellationToken;
 use crate::run::clock::{Clock, ShiftedClock, SystemClock};
+use crate::run::contain::contain;
 use crate::run::context::RunContext;
 use crate::run::ids::RunIds;
 use crate::run::result::{RunOutcome, RunResult};
 use crate::run::stream_delta::StreamDelta;
-use crate::run::sub_run_event::{SubRunEvent, SubRunObserver, SubRunSink};
 use crate::tool::progress::{ToolProgress, ToolProgressObserver};
+use crate::tool::sub_run_event::{SubRunEvent, SubRunObserver, SubRunSink};
 use crate::Error;
 use golem_core::machine::{AppError, Prompt, SetupError, Start};
 use golem_core::model::BoxError;

@@ -2,7 +2,7 @@
 //! DELEG-04): forwarded, tagged with the delegating call, and never part of
 //! the parent's own event sequence or log.
 
-use crate::drive::dispatch::contain;
+use crate::run::contain::contain;
 use crate::tool::progress::{ToolProgress, ToolProgressObserver};
 use golem_core::RunEvent;
 use serde::{Deserialize, Serialize};

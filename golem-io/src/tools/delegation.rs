@@ -15,9 +15,9 @@
 
 use crate::agent::Agent;
 use crate::run::result::RunResult;
-use crate::run::start::RunBuilder;
-use crate::run::sub_run_event::SubRunEvent;
+use crate::start::RunBuilder;
 use crate::tool::context::ToolContext;
+use crate::tool::sub_run_event::SubRunEvent;
 #[cfg(feature = "async")]
 use crate::tool::AsyncFn;
 #[cfg(feature = "blocking")]

@@ -2,7 +2,7 @@
 //! the async API's form of observing a run).
 
 use crate::run::result::RunResult;
-use crate::run::start::RunBuilder;
+use crate::start::RunBuilder;
 use crate::Error;
 use futures_lite::Stream;
 use golem_core::RunEvent;
