@@ -32,6 +32,18 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Holds every first model call until all runs have made one.
+/// Counts heap traffic, so the bench can report what each in-flight run
+/// holds on the heap, apart from allocator slack and RSS noise.
+#[global_allocator]
+static GLOBAL: &stats_alloc::StatsAlloc<std::alloc::System> = &stats_alloc::INSTRUMENTED_SYSTEM;
+
+/// Live heap bytes and blocks right now.
+fn live_heap() -> (usize, usize) {
+    let s = GLOBAL.stats();
+    let bytes = (s.bytes_allocated as isize - s.bytes_deallocated as isize + s.bytes_reallocated).max(0) as usize;
+    (bytes, s.allocations.saturating_sub(s.deallocations))
+}
+
 struct StartGate {
     expected: usize,
     arrived: AtomicUsize,
@@ -39,6 +51,8 @@ struct StartGate {
     opened: Shared<oneshot::Receiver<()>>,
     /// Resident set (kB) when the last run arrived, all of them in flight.
     rss_all_in_flight: AtomicUsize,
+    heap_all_in_flight: AtomicUsize,
+    blocks_all_in_flight: AtomicUsize,
 }
 
 impl StartGate {
@@ -50,12 +64,17 @@ impl StartGate {
             open: Mutex::new(Some(tx)),
             opened: rx.shared(),
             rss_all_in_flight: AtomicUsize::new(0),
+            heap_all_in_flight: AtomicUsize::new(0),
+            blocks_all_in_flight: AtomicUsize::new(0),
         }
     }
 
     async fn pass(&self) {
         if self.arrived.fetch_add(1, Ordering::SeqCst) + 1 == self.expected {
             self.rss_all_in_flight.store(status_kb("VmRSS"), Ordering::SeqCst);
+            let (bytes, blocks) = live_heap();
+            self.heap_all_in_flight.store(bytes, Ordering::SeqCst);
+            self.blocks_all_in_flight.store(blocks, Ordering::SeqCst);
             if let Some(tx) = self.open.lock().unwrap().take() {
                 let _ = tx.send(());
             }
@@ -191,6 +210,7 @@ fn main() {
     let prompts: Vec<String> = (0..runs).map(|i| format!("look up number {i}")).collect();
     let _ = std::fs::write("/proc/self/clear_refs", "5");
     let baseline = status_kb("VmRSS");
+    let (heap_baseline, blocks_baseline) = live_heap();
     let in_flight = AtomicUsize::new(0);
     let peak_in_flight = AtomicUsize::new(0);
 
@@ -231,8 +251,15 @@ fn main() {
     );
     println!("  baseline RSS {baseline} kB; RSS with every run in flight {all_in_flight} kB; peak (VmHWM) {peak} kB");
     println!("  per in-flight run: {} B at the start gate, {} B at peak", per_run(all_in_flight), per_run(peak));
+    let heap = gate.heap_all_in_flight.load(Ordering::SeqCst).saturating_sub(heap_baseline);
+    let blocks = gate.blocks_all_in_flight.load(Ordering::SeqCst).saturating_sub(blocks_baseline);
     println!(
-        "  final conversation per run ≈ {message_per_run} B; peak beyond it ≈ {} B (target ≤ 16384 B)",
+        "  live heap per in-flight run at the start gate: {} B in {} blocks (no allocator slack)",
+        heap / runs,
+        blocks / runs
+    );
+    println!(
+        "  final conversation per run ≈ {message_per_run} B; peak beyond it ≈ {} B (target ≤ 8192 B)",
         per_run(peak).saturating_sub(message_per_run)
     );
 }

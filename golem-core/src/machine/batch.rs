@@ -118,8 +118,8 @@ impl RunMachine {
         let calls = self.ev.messages[message].tool_calls.clone();
         let mut slots = Vec::with_capacity(calls.len());
         for call in calls {
-            let refusal = if !self.visible.iter().any(|n| n == &call.name) {
-                let names: Vec<&str> = self.visible.iter().map(String::as_str).collect();
+            let refusal = if !self.cfg.advertised_names().iter().any(|n| n == &call.name) {
+                let names: Vec<&str> = self.cfg.advertised_names().iter().map(String::as_str).collect();
                 Some(texts::unknown_tool(&call.name, &names))
             } else if call.args.object().is_none() {
                 Some(texts::INCOMPLETE_ARGS.to_string())

@@ -20,32 +20,26 @@ mod ids;
 mod limits;
 mod model_call;
 mod output;
+mod prepared;
 mod recover;
 mod resume;
 mod vocabulary;
 
+pub use prepared::PreparedConfig;
 pub use vocabulary::*;
 
 use crate::config::RunConfig;
 use crate::error::{Cause, RunError, Stage};
 use crate::event::{EventKind, RunEvent};
-use crate::model::OutputSchema;
 use crate::time::Moment;
-use crate::tool::ToolDefinition;
 use evidence::Evidence;
 use ids::{IdKind, Ids};
 use std::collections::{BTreeMap, VecDeque};
-use std::sync::Arc;
 
 /// The run machine. See the module docs.
 #[derive(Debug)]
 pub struct RunMachine {
-    cfg: RunConfig,
-    /// Tool definitions sent on every request (tool choice applied, output tool last).
-    wire_tools: Arc<Vec<ToolDefinition>>,
-    /// Names the model may call: the advertised tools.
-    visible: Vec<String>,
-    output_schema: Option<Arc<OutputSchema>>,
+    cfg: PreparedConfig,
     stream: bool,
     now: Moment,
     run_deadline: Option<Moment>,
@@ -71,7 +65,8 @@ pub struct RunMachine {
     forced_satisfied: bool,
     /// An `AfterTurn` cancellation waiting for the turn to end.
     stop_after_turn: Option<crate::error::CancelReason>,
-    outcome: Option<Outcome>,
+    /// Boxed: set once, at the end, and large.
+    outcome: Option<Box<Outcome>>,
     poisoned: Option<ApiMisuse>,
     /// Tool executions that reported starting (the ledger, SPEC LOG-06).
     started: std::collections::BTreeSet<u64>,
@@ -83,13 +78,13 @@ enum Phase {
     /// a cancellation fed right after `new` stops the run before any request.
     Starting,
     /// Approved re-runs of a deferred resume are executing.
-    Resuming(resume::Resume),
+    Resuming(Box<resume::Resume>),
     /// A model call is in flight or backing off.
     Model(model_call::ModelPhase),
     /// A tool batch is executing.
     Tools(batch::Batch),
     /// The decoder is judging the final response.
-    Decoding(output::Decoding),
+    Decoding(Box<output::Decoding>),
     /// The run is over.
     Done,
 }
@@ -98,19 +93,15 @@ impl RunMachine {
     /// Start a run at `now`. Fails with a setup error (no stage, no
     /// evidence) before any model call when the configuration, prompt parts,
     /// history or deferred resolutions are invalid.
-    pub fn new(config: RunConfig, start: Start, now: Moment) -> Result<RunMachine, SetupError> {
-        config.validate()?;
-        let (wire_tools, visible) = advertised_tools(&config);
-        let output_schema = match &config.output {
-            crate::config::OutputMode::Native { schema } => Some(Arc::new(schema.clone())),
-            _ => None,
-        };
+    ///
+    /// `config` is a [`RunConfig`] or, to share one checked copy among many
+    /// runs, a [`PreparedConfig`].
+    pub fn new(config: impl Into<PreparedConfig>, start: Start, now: Moment) -> Result<RunMachine, SetupError> {
+        let config = config.into();
+        config.check()?;
         let run_deadline = config.run_deadline.map(|d| now + d);
         let mut machine = RunMachine {
             cfg: config,
-            wire_tools: Arc::new(wire_tools),
-            visible,
-            output_schema,
             stream: start.stream,
             now,
             run_deadline,
@@ -200,12 +191,12 @@ impl RunMachine {
     /// How the run ended, once `Done`; `None` before that, or when a misuse
     /// poisoned the machine.
     pub fn outcome(&self) -> Option<&Outcome> {
-        self.outcome.as_ref()
+        self.outcome.as_deref()
     }
 
     /// Take the outcome out of a finished machine.
     pub fn into_outcome(self) -> Option<Outcome> {
-        self.outcome
+        self.outcome.map(|outcome| *outcome)
     }
 
     /// True once the run has ended.
@@ -279,7 +270,7 @@ impl RunMachine {
     fn finish(&mut self, outcome: Outcome) {
         self.cancel_in_flight();
         self.phase = Phase::Done;
-        self.outcome = Some(outcome);
+        self.outcome = Some(Box::new(outcome));
     }
 
     fn fail(&mut self, stage: Stage, cause: Cause) {
@@ -368,18 +359,4 @@ impl RunMachine {
             (None, None) => (None, WaitReason::InFlight),
         }
     }
-}
-
-/// The tools a request advertises (SPEC RUN-04): registration order,
-/// filtered by tool choice, output tool last.
-fn advertised_tools(cfg: &RunConfig) -> (Vec<ToolDefinition>, Vec<String>) {
-    let chosen = cfg.tool_choice.as_ref().map(|c| c.name());
-    let mut defs: Vec<ToolDefinition> =
-        cfg.tools.iter().filter(|t| chosen.is_none_or(|c| c == t.name())).map(|t| t.definition.clone()).collect();
-    if let crate::config::OutputMode::Tool { name, description, schema } = &cfg.output {
-        // The output tool stays advertised under any tool choice, or the run could never finish.
-        defs.push(ToolDefinition { name: name.clone(), description: description.clone(), parameters: schema.clone() });
-    }
-    let names = defs.iter().map(|d| d.name.clone()).collect();
-    (defs, names)
 }

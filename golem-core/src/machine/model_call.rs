@@ -101,8 +101,8 @@ impl RunMachine {
         };
         Request {
             messages: self.ev.messages.clone(),
-            tools: self.wire_tools.clone(),
-            output_schema: self.output_schema.clone(),
+            tools: std::sync::Arc::clone(self.cfg.advertised()),
+            output_schema: self.cfg.output_schema().cloned(),
             tool_choice,
             timeout: None,
         }

@@ -49,7 +49,8 @@ impl RunMachine {
 
     fn request_decode(&mut self, message: usize, output_call: Option<usize>, response: Response, cut_off: bool) {
         let id = DecodeId(self.ids.mint(IdKind::Decode));
-        self.phase = Phase::Decoding(Decoding { id, message, output_call, response: response.clone(), cut_off });
+        self.phase =
+            Phase::Decoding(Box::new(Decoding { id, message, output_call, response: response.clone(), cut_off }));
         self.command(Command::Decode { id, response });
     }
 

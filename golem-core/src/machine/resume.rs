@@ -118,8 +118,14 @@ impl RunMachine {
             self.fail(Stage::Usage, Cause::Usage(crossed));
             return Ok(());
         }
-        self.phase =
-            Phase::Resuming(Resume { history, results, queue: approved.into(), running: None, instructions, prompt });
+        self.phase = Phase::Resuming(Box::new(Resume {
+            history,
+            results,
+            queue: approved.into(),
+            running: None,
+            instructions,
+            prompt,
+        }));
         self.next_rerun();
         Ok(())
     }
@@ -161,7 +167,7 @@ impl RunMachine {
         let Phase::Resuming(resume) = &mut self.phase else { return };
         let Some(call) = resume.queue.pop_front() else {
             let Phase::Resuming(resume) = std::mem::replace(&mut self.phase, Phase::Done) else { return };
-            let Resume { history, results, instructions, prompt, .. } = resume;
+            let Resume { history, results, instructions, prompt, .. } = *resume;
             self.open(history, results, &instructions, prompt, true);
             return;
         };

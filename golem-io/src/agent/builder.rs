@@ -727,6 +727,7 @@ impl<Deps: Send + Sync + 'static, O: 'static> AgentBuilder<Deps, O> {
         let streams = models.iter().all(AnyModel::streams);
         let (models, tools) = (Arc::from(models), Arc::from(tools));
         let trace = Arc::new(trace);
+        let config = golem_core::machine::PreparedConfig::new(config);
         let inner =
             AgentInner { config, models, streams, tools, instructions, decoder, history_processor, observers, trace };
         Ok(Agent { inner: Arc::new(inner) })

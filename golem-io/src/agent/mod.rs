@@ -41,8 +41,9 @@ pub struct Agent<Deps, O = String> {
 
 /// Everything an agent is; shared by all its clones and runs.
 pub(crate) struct AgentInner<Deps, O> {
-    /// The machine's configuration (the event-log header).
-    pub(crate) config: RunConfig,
+    /// The machine's configuration (the event-log header), checked and
+    /// digested once for all runs.
+    pub(crate) config: golem_core::machine::PreparedConfig,
     /// The fallback chain; index = `CallModel::member`.
     pub(crate) models: Arc<[AnyModel]>,
     /// Every model of the chain streams (SPEC STREAM-03).
@@ -63,7 +64,7 @@ pub(crate) struct AgentInner<Deps, O> {
 impl<Deps, O> Agent<Deps, O> {
     /// The run configuration every run of this agent starts from.
     pub fn config(&self) -> &RunConfig {
-        &self.inner.config
+        self.inner.config.config()
     }
 
     /// The registered tools, in registration order.

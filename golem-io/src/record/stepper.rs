@@ -10,20 +10,22 @@ use std::collections::VecDeque;
 /// input's line carries the digest of what it produced.
 pub(crate) struct RecordedMachine<'a> {
     machine: RunMachine,
-    recorder: Option<Recorder<'a>>,
+    /// Boxed, like the tracer: most runs have neither, and a run's size
+    /// counts when thousands are in flight.
+    recorder: Option<Box<Recorder<'a>>>,
     buffered: VecDeque<Output>,
     ended: bool,
     /// The run's spans (SPEC OBS-01): built here, from what the machine
     /// consumes and produces, so both drivers trace alike.
     #[cfg(feature = "tracing")]
-    tracer: Option<crate::observe::RunTracer>,
+    tracer: Option<Box<crate::observe::RunTracer>>,
 }
 
 impl<'a> RecordedMachine<'a> {
     pub(crate) fn new(machine: RunMachine, recorder: Option<Recorder<'a>>) -> Self {
         RecordedMachine {
             machine,
-            recorder,
+            recorder: recorder.map(Box::new),
             buffered: VecDeque::new(),
             ended: false,
             #[cfg(feature = "tracing")]
@@ -39,7 +41,8 @@ impl<'a> RecordedMachine<'a> {
         clock: crate::observe::TraceClock,
     ) -> Self {
         let (run_id, conversation_id) = (self.machine.run_id(), self.machine.conversation_id());
-        self.tracer = crate::observe::RunTracer::start(std::sync::Arc::clone(settings), clock, run_id, conversation_id);
+        self.tracer = crate::observe::RunTracer::start(std::sync::Arc::clone(settings), clock, run_id, conversation_id)
+            .map(Box::new);
         self
     }
 
@@ -57,7 +60,7 @@ impl<'a> RecordedMachine<'a> {
         let buffered = answer.map(|(id, response)| Output::Command(Command::Decode { id, response })).into_iter();
         RecordedMachine {
             machine,
-            recorder,
+            recorder: recorder.map(Box::new),
             buffered: buffered.collect(),
             ended: marked,
             #[cfg(feature = "tracing")]

@@ -232,7 +232,7 @@ fn begin<'l, Deps, O>(
     log: SharedLog,
 ) -> Result<RecordedMachine<'l>, Error> {
     let machine = RunMachine::new(agent.config.clone(), start.clone(), Moment::ZERO)?;
-    let mut header = LogHeader::new(agent.config.clone(), start);
+    let mut header = LogHeader::new(agent.config.config().clone(), start);
     header.epoch = 0;
     header.started_at_unix_ms = minted.unix_ms;
     let recorder = Recorder::new(Box::new(log), header, true)?;

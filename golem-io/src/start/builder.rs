@@ -386,7 +386,7 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
     /// [`LogFile::open_for_continue`](crate::LogFile::open_for_continue),
     /// which also cuts off a tail the crash tore, before appending to it.
     pub fn continue_log(mut self, log: &golem_core::log::EventLog) -> Result<Self, Error> {
-        if log.header.config != self.agent.inner.config {
+        if &log.header.config != self.agent.inner.config.config() {
             return Err(Error::NotResumable("the agent's configuration differs from the log's".into()));
         }
         let replay = golem_core::log::replay(log)?;
@@ -484,15 +484,35 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[cfg(feature = "async")]
-    pub async fn call_async(self) -> Result<RunResult<O>, Error> {
-        self.call_pausable_async().await?.into_result()
+    pub fn call_async(self) -> impl std::future::Future<Output = Result<RunResult<O>, Error>> + 'a {
+        self.drive_async(RunOutcome::into_result)
     }
 
     /// [`call_pausable`](Self::call_pausable) on the async driver.
     #[cfg(feature = "async")]
-    pub async fn call_pausable_async(self) -> Result<RunOutcome<O>, Error> {
-        // The preamble runs on first poll, like any future's work.
-        asynchronous::drive(self.launch()?).await
+    pub fn call_pausable_async(self) -> impl std::future::Future<Output = Result<RunOutcome<O>, Error>> + 'a {
+        self.drive_async(Ok)
+    }
+
+    /// The async run, its outcome passed through `finish`. One future, not
+    /// one awaiting another (which would hold the inner one twice). The
+    /// preamble runs on first poll, like any future's work; the builder
+    /// waits for it boxed, and the setup goes to the driver boxed, so
+    /// neither keeps room in the future for the whole run — a run's size
+    /// counts when thousands are in flight.
+    #[cfg(feature = "async")]
+    fn drive_async<T: 'a>(
+        self,
+        finish: fn(RunOutcome<O>) -> Result<T, Error>,
+    ) -> impl std::future::Future<Output = Result<T, Error>> + 'a {
+        let builder = Box::new(self);
+        async move {
+            // Statement by statement: a temporary of an awaiting statement
+            // would keep its room across the await.
+            let setup = Box::new(builder.launch()?);
+            let outcome = asynchronous::drive(setup).await?;
+            finish(outcome)
+        }
     }
 
     /// The processed start of a fresh run — the preamble, without a

@@ -28,10 +28,9 @@ use std::task::Poll;
 pub(crate) struct Futures {
     in_flight: InFlight,
     /// Fragments of streamed calls, sent by sinks that may run on pool
-    /// threads; unbounded so a sink never waits on the run.
-    delta_tx: async_channel::Sender<Fragment>,
-    /// Boxed: the receiver is `!Unpin`, and the placement moves.
-    delta_rx: Pin<Box<async_channel::Receiver<Fragment>>>,
+    /// threads; opened with the first streamed call, since most runs never
+    /// stream and a run's size counts when thousands are in flight.
+    deltas: Option<Deltas>,
     /// The caller's cancellation, until it fires once.
     cancel: Option<Canceled>,
     /// The caller token's after-turn flag.
@@ -40,6 +39,20 @@ pub(crate) struct Futures {
 
 /// A streamed fragment and the call it belongs to.
 type Fragment = (ModelCallId, Delta);
+
+/// The fragment channel: unbounded so a sink never waits on the run.
+struct Deltas {
+    tx: async_channel::Sender<Fragment>,
+    /// Boxed: the receiver is `!Unpin`, and the placement moves.
+    rx: Pin<Box<async_channel::Receiver<Fragment>>>,
+}
+
+impl Deltas {
+    fn open() -> Self {
+        let (tx, rx) = async_channel::unbounded();
+        Deltas { tx, rx: Box::pin(rx) }
+    }
+}
 
 /// What ended a wait.
 enum Woke {
@@ -53,11 +66,9 @@ impl Futures {
     /// The placement for a run with the caller's `cancel` token, if any; and
     /// the cancellation to feed first when the token already fired.
     pub(crate) fn new(cancel: Option<CancellationToken>, _config: &golem_core::RunConfig) -> (Self, Option<Input>) {
-        let (delta_tx, delta_rx) = async_channel::unbounded();
         let CallerToken { live, first, after_turn } = CallerToken::new(cancel);
         let cancel = live.map(|token| token.canceled());
-        let place =
-            Futures { in_flight: InFlight::default(), delta_tx, delta_rx: Box::pin(delta_rx), cancel, after_turn };
+        let place = Futures { in_flight: InFlight::default(), deltas: None, cancel, after_turn };
         (place, first)
     }
 
@@ -67,7 +78,7 @@ impl Futures {
         let mut timer = deadline.map(|d| async_io::Timer::after(d.saturating_duration_since(now)));
         future::poll_fn(|cx| {
             // Fragments first: a call's fragments were sent before it ended.
-            if let Poll::Ready(Some((id, delta))) = self.delta_rx.as_mut().poll_next(cx) {
+            if let Some(Poll::Ready(Some((id, delta)))) = self.deltas.as_mut().map(|d| d.rx.as_mut().poll_next(cx)) {
                 return Poll::Ready(Woke::Delta(id, delta));
             }
             if let Some(canceled) = self.cancel.as_mut() {
@@ -99,7 +110,8 @@ impl<Deps: Send + Sync + 'static> Placement<Deps> for Futures {
                     Err(error) => return Some(Answer::plain(Input::ModelFinished { id, result: Err(error) })),
                 };
                 let sink = stream.then(|| {
-                    let (tx, token) = (self.delta_tx.clone(), token.clone());
+                    let tx = self.deltas.get_or_insert_with(Deltas::open).tx.clone();
+                    let token = token.clone();
                     ForwardDeltas(move |delta| !token.is_canceled() && tx.try_send((id, delta)).is_ok())
                 });
                 let call = model.call_async(request, sink);
@@ -149,7 +161,7 @@ impl<Deps: Send + Sync + 'static, O> Dispatcher<Deps, O, Futures> {
             Woke::Answer(answer) => {
                 // The call may have streamed its last fragments in the very
                 // poll that finished it; they go to the machine first.
-                while let Ok((id, delta)) = self.place.delta_rx.try_recv() {
+                while let Some(Ok((id, delta))) = self.place.deltas.as_mut().map(|d| d.rx.try_recv()) {
                     self.queue(Input::ModelDelta { id, delta });
                 }
                 self.arrived(answer);

@@ -21,8 +21,9 @@ use crate::run::result::RunOutcome;
 use crate::Error;
 use futures::Futures;
 
-/// Run `run` to its outcome.
-pub(crate) async fn drive<Deps, O>(run: RunSetup<'_, Deps, O>) -> Result<RunOutcome<O>, Error>
+/// Run `run` to its outcome. The setup comes boxed so the future holds a
+/// pointer, not the setup, for the whole run.
+pub(crate) async fn drive<Deps, O>(run: Box<RunSetup<'_, Deps, O>>) -> Result<RunOutcome<O>, Error>
 where
     Deps: Send + Sync + 'static,
 {

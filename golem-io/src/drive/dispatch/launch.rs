@@ -84,7 +84,7 @@ impl<'a, Deps: Send + Sync + 'static, O> RunSetup<'a, Deps, O> {
 /// any, goes in before the first drain: a cancellation that came before the
 /// run (so it makes no request), or the recovery of a continued run.
 fn start_machine<'a>(
-    config: &golem_core::RunConfig,
+    config: &golem_core::machine::PreparedConfig,
     begin: Origin,
     clock: &dyn Clock,
     log: Option<LogOut<'a>>,
@@ -97,20 +97,22 @@ fn start_machine<'a>(
     match begin {
         Origin::Fresh(start) => {
             let now = clock.now();
-            // A run that cannot start leaves no log behind.
-            let machine = RunMachine::new(config.clone(), start.clone(), now)?;
             // One wall-clock reading for the log and the trace, so a
             // replayed trace carries the live one's timestamps.
             let started_at_unix_ms = unix_ms();
-            let recorder = match log {
-                Some(out) => {
-                    let mut header = LogHeader::new(config.clone(), start);
-                    header.epoch = now.as_nanos();
-                    header.started_at_unix_ms = started_at_unix_ms;
-                    header.fed_before_start = canceled.is_some();
-                    Some(Recorder::new(out, header, true)?)
-                }
-                None => None,
+            // The header copies the start only when there is a log.
+            let header = log.is_some().then(|| {
+                let mut header = LogHeader::new(config.config().clone(), start.clone());
+                header.epoch = now.as_nanos();
+                header.started_at_unix_ms = started_at_unix_ms;
+                header.fed_before_start = canceled.is_some();
+                header
+            });
+            // A run that cannot start leaves no log behind.
+            let machine = RunMachine::new(config.clone(), start, now)?;
+            let recorder = match (log, header) {
+                (Some(out), Some(header)) => Some(Recorder::new(out, header, true)?),
+                _ => None,
             };
             let stepper = RecordedMachine::new(machine, recorder);
             #[cfg(feature = "tracing")]
