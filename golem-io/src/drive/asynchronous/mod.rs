@@ -27,9 +27,9 @@ pub(crate) async fn drive<Deps, O>(run: Box<RunSetup<'_, Deps, O>>) -> Result<Ru
 where
     Deps: Send + Sync + 'static,
 {
-    let Opened { mut machine, mut next, mut work, mut observers, decoder } = run.open(Futures::new)?;
+    let Opened { mut machine, mut next, mut carried, mut work, mut observers, decoder } = run.open(Futures::new)?;
     loop {
-        match work.advance(&mut machine, next.take(), &mut observers, decoder)? {
+        match work.advance(&mut machine, next.take(), &mut carried, &mut observers, decoder)? {
             Drained::Wait(deadline) => next = Some(work.next_input(deadline).await?),
             Drained::Done => return work.finish(&mut machine),
         }

@@ -4,6 +4,7 @@
 use crate::drive::dispatch::{call_tool_blocking, Answer, ForwardDeltas, RunResources, Task, TaskId};
 use crate::run::cancel::CancellationToken;
 use golem_core::machine::Input;
+use golem_core::DeltaSink;
 use std::sync::mpsc::Sender;
 use std::sync::Arc;
 
@@ -24,15 +25,21 @@ pub(super) struct TaskRunner<Deps> {
 }
 
 impl<Deps: Send + Sync + 'static> TaskRunner<Deps> {
-    /// Run `task`; with `tx`, stream fragments through it as they arrive.
-    /// `None`: async work was dropped on cancellation and has no answer.
-    pub(super) fn run(&self, task: Task, tx: Option<&Sender<Report>>) -> Option<Answer> {
+    /// Run `task`; a streamed call's fragments go through `tx` from a
+    /// worker, or into `here` on the driver's own thread. `None`: async
+    /// work was dropped on cancellation and has no answer.
+    pub(super) fn run(
+        &self,
+        task: Task,
+        tx: Option<&Sender<Report>>,
+        here: Option<&mut dyn DeltaSink>,
+    ) -> Option<Answer> {
         match task {
             Task::Model { id, member, request, stream, .. } => {
                 let result = match self.run.model(member) {
                     Err(error) => Some(Err(error)),
                     Ok(model) => match tx.filter(|_| stream) {
-                        None => model.call_blocking(&request, None, &self.token),
+                        None => model.call_blocking(&request, here.filter(|_| stream), &self.token),
                         Some(tx) => {
                             let token = &self.token;
                             let mut sink = ForwardDeltas(|delta| {

@@ -10,9 +10,10 @@ mod job;
 mod pool;
 mod threads;
 
-use crate::drive::dispatch::{Drained, Opened, RunSetup};
+use crate::drive::dispatch::{Drained, InlineStream, Opened, RunSetup};
 use crate::run::result::RunOutcome;
 use crate::Error;
+use std::sync::Arc;
 use threads::Threads;
 
 /// Run `run` to its outcome on the calling thread.
@@ -20,10 +21,17 @@ pub(crate) fn drive<Deps, O>(run: RunSetup<'_, Deps, O>) -> Result<RunOutcome<O>
 where
     Deps: Send + Sync + 'static,
 {
-    let Opened { mut machine, mut next, mut work, mut observers, decoder } = run.open(Threads::new)?;
+    let Opened { mut machine, mut next, mut carried, mut work, mut observers, decoder } = run.open(Threads::new)?;
+    let clock = Arc::clone(&work.run.clock);
     loop {
-        match work.advance(&mut machine, next.take(), &mut observers, decoder)? {
-            Drained::Wait(deadline) => next = Some(work.next_input(deadline)?),
+        match work.advance(&mut machine, next.take(), &mut carried, &mut observers, decoder)? {
+            Drained::Wait(deadline) => {
+                // A streamed call on this thread feeds the machine itself.
+                let mut here = InlineStream::new(&mut machine, &mut observers, clock.as_ref(), &mut carried);
+                let input = work.next_input(deadline, &mut here);
+                here.finish()?;
+                next = Some(input?);
+            }
             Drained::Done => return work.finish(&mut machine),
         }
     }

@@ -4,17 +4,20 @@
 //! calling thread, and so does a lone model call with a deadline when the
 //! model stops by it itself (it [honours a request's
 //! timeout](golem_core::Capabilities::honours_timeout), as the provider
-//! clients on their HTTP transports do). Tools with a deadline, streamed
-//! calls, other models' calls with a deadline and calls of a parallel group
-//! run on worker threads (reused, see `pool`) and report through a channel,
-//! so the driver can stop waiting at a deadline. An abandoned worker keeps
+//! clients on their HTTP transports do) — streamed or not: a streamed one
+//! feeds the machine fragment by fragment from here (`InlineStream`). Tools
+//! with a deadline, other models' calls with a deadline and calls of a
+//! parallel group run on worker threads (reused, see `pool`) and report
+//! through a channel, so the driver can stop waiting at a deadline. An abandoned worker keeps
 //! its own `Arc` of the run's resources; its late answer is forwarded (the
 //! machine reports it as a late result) or dropped once the run is over.
 //! Async work run here is dropped when abandoned, so it never answers late.
 
 use super::job::{Report, TaskRunner};
 use super::pool;
-use crate::drive::dispatch::{caller_cancel, Answer, CallerToken, Dispatcher, Placement, RunResources, Task, TaskId};
+use crate::drive::dispatch::{
+    caller_cancel, Answer, CallerToken, Dispatcher, InlineStream, Placement, RunResources, Task, TaskId,
+};
 use crate::run::cancel::CancellationToken;
 use crate::Error;
 use golem_core::machine::{Input, ToolOutcome};
@@ -25,6 +28,9 @@ use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
 use std::sync::Arc;
 
 pub(crate) struct Threads {
+    /// A lone call to make on the calling thread when the driver next
+    /// waits: only then can a streamed one feed the machine.
+    here: Option<Task>,
     /// Work on workers the run still waits for.
     in_flight: BTreeMap<TaskId, CancellationToken>,
     /// Calls the driver answered itself (a stream its callback stopped);
@@ -58,8 +64,16 @@ impl Threads {
             });
             CancelGuard(token, key)
         });
-        let place =
-            Threads { in_flight: BTreeMap::new(), answered: BTreeSet::new(), tx, rx, cancel, stay_free, after_turn };
+        let place = Threads {
+            here: None,
+            in_flight: BTreeMap::new(),
+            answered: BTreeSet::new(),
+            tx,
+            rx,
+            cancel,
+            stay_free,
+            after_turn,
+        };
         (place, first)
     }
 
@@ -90,8 +104,14 @@ impl Threads {
     }
 
     /// Run a lone call where the driver stands. A model call bound by a
-    /// deadline carries the time left, by which the model stops.
-    fn run_here<Deps: Send + Sync + 'static>(&mut self, run: &Arc<RunResources<Deps>>, mut task: Task) -> Answer {
+    /// deadline carries the time left, by which the model stops; a streamed
+    /// one feeds its fragments through `inline`.
+    fn run_here<Deps: Send + Sync + 'static>(
+        &mut self,
+        run: &Arc<RunResources<Deps>>,
+        mut task: Task,
+        inline: &mut InlineStream<'_, '_>,
+    ) -> Answer {
         let deadline = match &mut task {
             Task::Model { request, deadline: Some(deadline), .. } => {
                 request.timeout = Some(deadline.saturating_duration_since(run.clock.now()));
@@ -101,7 +121,19 @@ impl Threads {
         };
         // A lone call has no machine-side cancel; it hears the caller's.
         let token = self.cancel.as_ref().map_or_else(CancellationToken::new, |g| g.0.clone());
-        match (TaskRunner { run: Arc::clone(run), token }).run(task, None) {
+        let runner = TaskRunner { run: Arc::clone(run), token };
+        let answer = match &task {
+            Task::Model { id, stream: true, .. } => {
+                let id = *id;
+                runner.run(task, None, Some(&mut inline.sink(id)))
+            }
+            _ => runner.run(task, None, None),
+        };
+        let answer = answer.map(|mut answer| {
+            inline.settle(&mut answer.input);
+            answer
+        });
+        match answer {
             // The model stopped at its deadline: what the driver feeds
             // when a deadline passes, as if it had watched the call from a
             // thread, so the machine's timeout policy decides.
@@ -121,7 +153,8 @@ impl Threads {
 impl<Deps: Send + Sync + 'static> Placement<Deps> for Threads {
     fn launch(&mut self, run: &Arc<RunResources<Deps>>, task: Task, alone: bool) -> Option<Answer> {
         if alone && !self.stay_free && !needs_thread(run, &task) {
-            return Some(self.run_here(run, task));
+            self.here = Some(task);
+            return None;
         }
         let id = task.id();
         let token = CancellationToken::new();
@@ -130,7 +163,7 @@ impl<Deps: Send + Sync + 'static> Placement<Deps> for Threads {
         let tx = self.tx.clone();
         let spawned = pool::spawn(move || {
             // The run may be over and the receiver gone: nobody wants it.
-            if let Some(answer) = runner.run(task, Some(&tx)) {
+            if let Some(answer) = runner.run(task, Some(&tx), None) {
                 let _ = tx.send(Report { id: Some(id), answer, last: true });
             }
         });
@@ -144,10 +177,11 @@ impl<Deps: Send + Sync + 'static> Placement<Deps> for Threads {
     }
 
     fn busy(&self) -> bool {
-        !self.in_flight.is_empty()
+        self.here.is_some() || !self.in_flight.is_empty()
     }
 
     fn cancel(&mut self, id: TaskId) {
+        self.here.take_if(|task| task.id() == id);
         if let Some(token) = self.in_flight.remove(&id) {
             token.cancel();
         }
@@ -159,11 +193,21 @@ impl<Deps: Send + Sync + 'static> Placement<Deps> for Threads {
 }
 
 impl<Deps: Send + Sync + 'static, O> Dispatcher<Deps, O, Threads> {
-    /// The next input for the machine: one ready now, or whatever arrives
-    /// before `deadline` (else a `Tick`).
-    pub(crate) fn next_input(&mut self, deadline: Option<Moment>) -> Result<Input, Error> {
+    /// The next input for the machine: one ready now, the answer of a call
+    /// made here (a streamed one feeding the machine through `inline` as it
+    /// goes), or whatever arrives before `deadline` (else a `Tick`).
+    pub(crate) fn next_input(
+        &mut self,
+        deadline: Option<Moment>,
+        inline: &mut InlineStream<'_, '_>,
+    ) -> Result<Input, Error> {
         if let Some(input) = self.ready_input() {
             return Ok(input);
+        }
+        if let Some(task) = self.place.here.take() {
+            let answer = self.place.run_here(&self.run, task, inline);
+            self.arrived(answer);
+            return Ok(self.ready_input().unwrap_or(Input::Tick));
         }
         let clock = Arc::clone(&self.run.clock);
         let answer = self.place.wait(deadline, || clock.now())?;
@@ -184,7 +228,6 @@ impl Drop for Threads {
 /// cannot run on the driver's thread.
 fn needs_thread<Deps>(run: &RunResources<Deps>, task: &Task) -> bool {
     match task {
-        Task::Model { stream: true, .. } => true,
         Task::Model { deadline: Some(_), member, .. } => !run.model(*member).is_ok_and(|m| m.honours_timeout()),
         Task::Model { deadline: None, .. } => false,
         Task::Tool { deadline, .. } => deadline.is_some(),

@@ -83,12 +83,14 @@ impl<Deps: Send + Sync + 'static, O, P: Placement<Deps>> Dispatcher<Deps, O, P> 
     }
 
     /// Feed `input`, if any, then carry out what the machine asks until it
-    /// waits or is done (SPEC MACH-01). Commands only queue work; nothing
-    /// starts until the machine waits.
+    /// waits or is done (SPEC MACH-01), starting with the outputs a call
+    /// streamed on the driver's thread left in `carried`. Commands only
+    /// queue work; nothing starts until the machine waits.
     pub(crate) fn advance(
         &mut self,
         machine: &mut RecordedMachine<'_>,
         input: Option<Input>,
+        carried: &mut VecDeque<Output>,
         observers: &mut Observers<'_>,
         decoder: &dyn Decoder<O, Deps>,
     ) -> Result<Drained, Error> {
@@ -99,7 +101,7 @@ impl<Deps: Send + Sync + 'static, O, P: Placement<Deps>> Dispatcher<Deps, O, P> 
             machine.feed(self.run.clock.now(), input)?;
         }
         loop {
-            match machine.poll() {
+            match carried.pop_front().unwrap_or_else(|| machine.poll()) {
                 Output::Command(Command::Decode { id, response }) => self.decode(decoder, id, &response),
                 Output::Command(command) => self.accept(command),
                 Output::Event(event) => {

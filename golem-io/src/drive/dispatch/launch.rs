@@ -58,6 +58,9 @@ pub(crate) struct RunSetup<'a, Deps, O> {
 pub(crate) struct Opened<'a, Deps, O, P> {
     pub(crate) machine: RecordedMachine<'a>,
     pub(crate) next: Option<Input>,
+    /// Outputs a call streamed on the driver's thread left for the loop
+    /// (see `InlineStream`); the async driver never has any.
+    pub(crate) carried: std::collections::VecDeque<golem_core::machine::Output>,
     pub(crate) work: Dispatcher<Deps, O, P>,
     pub(crate) observers: Observers<'a>,
     pub(crate) decoder: &'a dyn Decoder<O, Deps>,
@@ -76,7 +79,8 @@ impl<'a, Deps: Send + Sync + 'static, O> RunSetup<'a, Deps, O> {
         let resources = RunResources::new(agent, deps, clock, machine.ids(), sub_events);
         let (place, first) = place(cancel, &agent.config);
         let work = Dispatcher::new(resources, place, first);
-        Ok(Opened { machine, next, work, observers, decoder: agent.decoder.as_ref() })
+        let carried = std::collections::VecDeque::new();
+        Ok(Opened { machine, next, carried, work, observers, decoder: agent.decoder.as_ref() })
     }
 }
 

@@ -5,6 +5,8 @@
 //! *where* work runs and how they wait for it (a `Placement`).
 
 mod dispatcher;
+#[cfg(feature = "blocking")]
+mod inline_stream;
 mod kept;
 mod launch;
 mod observers;
@@ -13,6 +15,8 @@ mod tool;
 mod work;
 
 pub(crate) use dispatcher::{Answer, Dispatcher, Drained, Placement};
+#[cfg(feature = "blocking")]
+pub(crate) use inline_stream::InlineStream;
 pub(crate) use kept::Attachments;
 pub(crate) use launch::{LogOut, Opened, Origin, RunSetup};
 pub(crate) use observers::{DeltaCallback, Observers};
