@@ -1,9 +1,9 @@
 //! Where the blocking driver runs a model call that has a deadline (SPEC
 //! DRV-02, issue 20): on the calling thread when the model stops by the
 //! request's timeout itself, on a worker thread the driver watches when it
-//! does not. Either way the machine's timeout policy decides what a
-//! deadline means. Simulated time: the model advances a manual clock
-//! instead of sleeping.
+//! does not — streamed calls included. Either way the machine's timeout
+//! policy decides what a deadline means. Simulated time: the model advances
+//! a manual clock instead of sleeping.
 
 use golem_core::model::{Capabilities, Model, ModelError, ModelErrorKind, Request, Response};
 use golem_core::{Cause, EventKind, RunEvent, Stage};
@@ -132,26 +132,98 @@ fn a_call_stopped_at_its_deadline_is_the_machines_timeout_with_no_late_result() 
     assert!(!events.iter().any(|e| matches!(e.kind, EventKind::LateResult { .. })), "{events:?}");
 }
 
+/// Issue 20: a lone streamed call of a model that stops at its deadline
+/// runs on the calling thread like a plain one, and each fragment is told
+/// to the run's audience before the model produces the next — no worker,
+/// no channel, nothing buffered.
 #[test]
-fn a_streamed_call_runs_on_a_worker_as_before() {
+fn a_lone_streamed_call_runs_on_the_calling_thread_telling_each_fragment_at_once() {
     use golem_core::model::{Delta, DeltaSink, StreamingModel};
-    struct Streams(Mutex<Option<ThreadId>>);
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    struct Streams {
+        ran_on: Mutex<Option<ThreadId>>,
+        told: Arc<AtomicUsize>,
+        told_before: Mutex<Vec<usize>>,
+    }
     impl StreamingModel for Streams {
         fn stream(&self, _: &Request, sink: &mut dyn DeltaSink) -> Result<Response, ModelError> {
-            *self.0.lock().unwrap() = Some(thread::current().id());
-            sink.delta(Delta::text("hi")).map_err(ModelError::sink_aborted)?;
-            Ok(Response::text("hi"))
+            *self.ran_on.lock().unwrap() = Some(thread::current().id());
+            for piece in ["a", "b", "c"] {
+                self.told_before.lock().unwrap().push(self.told.load(Ordering::SeqCst));
+                sink.delta(Delta::text(piece)).map_err(ModelError::sink_aborted)?;
+            }
+            Ok(Response::text("abc"))
         }
         fn capabilities(&self) -> Capabilities {
             Capabilities::new().honours_timeout(true)
         }
     }
-    let model = Arc::new(Streams(Mutex::new(None)));
+    let told = Arc::new(AtomicUsize::new(0));
+    let model = Arc::new(Streams { ran_on: Mutex::new(None), told: Arc::clone(&told), told_before: Mutex::default() });
     let agent = Agent::<()>::builder(Arc::clone(&model)).build().unwrap();
 
-    let result = agent.run_with(()).prompt("hi").stream(true).call().unwrap();
+    let counter = Arc::clone(&told);
+    let run = agent.run_with(()).prompt("hi").on_delta(move |_| {
+        counter.fetch_add(1, Ordering::SeqCst);
+        Ok(())
+    });
+    let result = run.call().unwrap();
 
-    assert_eq!(result.output, "hi");
-    let ran_on = model.0.lock().unwrap().expect("the model ran");
-    assert_ne!(ran_on, thread::current().id(), "fragments reach the driver from a worker");
+    assert_eq!(result.output, "abc");
+    assert_eq!(model.ran_on.lock().unwrap().expect("the model ran"), thread::current().id());
+    assert_eq!(*model.told_before.lock().unwrap(), [0, 1, 2], "each fragment was told before the next was made");
+}
+
+/// Issue 20: a streamed call on the calling thread whose deadline passes
+/// between two fragments. The fragment that comes after the deadline is
+/// refused and never told; the machine's timeout policy decides — here the
+/// turn's fragments were already forwarded, so it does not retry (SPEC
+/// RETRY-06) and the run fails with the machine's own timeout.
+#[test]
+fn a_streamed_call_on_the_calling_thread_stops_when_its_deadline_passes_mid_stream() {
+    use golem_core::model::{Delta, DeltaSink, StreamingModel};
+    struct Overruns {
+        clock: Arc<ManualClock>,
+        refused: Mutex<Option<bool>>,
+    }
+    impl StreamingModel for Overruns {
+        fn stream(&self, request: &Request, sink: &mut dyn DeltaSink) -> Result<Response, ModelError> {
+            sink.delta(Delta::text("early ")).map_err(ModelError::sink_aborted)?;
+            // The deadline passes while the model works on.
+            self.clock.advance(request.timeout.expect("a call on the calling thread gets its timeout"));
+            let refused = sink.delta(Delta::text("too late")).is_err();
+            *self.refused.lock().unwrap() = Some(refused);
+            Ok(Response::text("early too late"))
+        }
+        fn capabilities(&self) -> Capabilities {
+            Capabilities::new().honours_timeout(true)
+        }
+    }
+    let clock = Arc::new(ManualClock::new());
+    let model = Arc::new(Overruns { clock: Arc::clone(&clock), refused: Mutex::new(None) });
+    let agent = Agent::<()>::builder(Arc::clone(&model))
+        .model_deadline(Duration::from_millis(200))
+        .max_attempts(2)
+        .backoff(|_| Duration::ZERO)
+        .build()
+        .unwrap();
+    let told = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&told);
+
+    let run = agent.run_with(()).prompt("hi").clock(clock).on_delta(move |d| {
+        sink.lock().unwrap().push(d.text().unwrap_or_default().to_string());
+        Ok(())
+    });
+    let error = run.call().unwrap_err();
+
+    assert_eq!(*model.refused.lock().unwrap(), Some(true), "the sink refused the fragment after the deadline");
+    assert_eq!(*told.lock().unwrap(), ["early "]);
+    let error = error.as_run().expect("a run error");
+    assert_eq!(error.stage, Stage::Model);
+    let Cause::Model(cause) = &error.cause else { panic!("{:?}", error.cause) };
+    assert_eq!(cause.kind, ModelErrorKind::Timeout);
+    assert_eq!(cause.message, "model call exceeded its deadline of 200 ms");
+    assert_eq!(error.requests, 1);
+    let partial = error.partial.as_ref().and_then(|p| p.incomplete.as_ref()).expect("the cut turn is evidence");
+    assert_eq!(partial.content, "early ");
 }

@@ -3,9 +3,13 @@
 //! turns and correction rounds, interleaved with the run's events; a failing
 //! callback stops the run at the model stage with its error in the
 //! `source()` chain; a chain that cannot stream fails before any request.
+//! The blocking driver is exercised with both placements of a streamed call
+//! (issue 20): on a worker that reports through a channel (a model that
+//! cannot stop at its deadline itself) and on the calling thread, feeding
+//! the machine fragment by fragment (one that can).
 
 use golem_core::machine::SetupError;
-use golem_core::model::{DeltaSink, ModelError, ModelErrorKind, Request, Response, StreamingModel};
+use golem_core::model::{Capabilities, DeltaSink, ModelError, ModelErrorKind, Request, Response, StreamingModel};
 use golem_core::testing::{assemble, ScriptedModel};
 use golem_core::{Cause, Delta, EventKind, FinishReason, Message, Model, Role, Stage, ThinkingBlock, ToolCall, Usage};
 use golem_io::{decode_fn, Agent, DecodeError, Error, RunBuilder, RunResult, Tool, ToolContext};
@@ -16,16 +20,29 @@ use std::time::{Duration, Instant};
 
 #[derive(Clone, Copy, Debug)]
 enum Driver {
+    /// The blocking driver, the streamed call on a worker thread.
     Blocking,
+    /// The blocking driver, the streamed call on the calling thread.
+    BlockingHere,
     Async,
 }
 
-const DRIVERS: [Driver; 2] = [Driver::Blocking, Driver::Async];
+const DRIVERS: [Driver; 3] = [Driver::Blocking, Driver::BlockingHere, Driver::Async];
 
 fn call<O: 'static>(driver: Driver, run: RunBuilder<'_, (), O>) -> Result<RunResult<O>, Error> {
     match driver {
-        Driver::Blocking => run.call(),
+        Driver::Blocking | Driver::BlockingHere => run.call(),
         Driver::Async => futures_lite::future::block_on(run.call_async()),
+    }
+}
+
+/// `model` as `driver` needs it: for `BlockingHere`, saying it stops at a
+/// call's deadline itself, which is what lets the blocking driver run a
+/// lone call — streamed too — on the calling thread (SPEC DRV-02).
+fn placed(driver: Driver, model: ScriptedModel) -> ScriptedModel {
+    match driver {
+        Driver::BlockingHere => model.with_capabilities(Capabilities::new().honours_timeout(true)),
+        Driver::Blocking | Driver::Async => model,
     }
 }
 
@@ -64,7 +81,7 @@ fn agent(model: ScriptedModel) -> Agent<(), i64> {
 fn streamed(driver: Driver) -> (RunResult<i64>, Vec<Seen>) {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let (events, fragments) = (Arc::clone(&seen), Arc::clone(&seen));
-    let agent = agent(three_turns());
+    let agent = agent(placed(driver, three_turns()));
     let run = agent
         .run_with(())
         .prompt("which digit?")
@@ -139,7 +156,7 @@ fn fragments_arrive_in_order_across_a_tool_turn_and_a_correction_round() {
 #[test]
 fn stream_01_the_delta_callback_gets_the_turn_and_round() {
     for driver in DRIVERS {
-        let agent = agent(three_turns());
+        let agent = agent(placed(driver, three_turns()));
         let texts: Arc<Mutex<Vec<(u32, u32, String)>>> = Arc::default();
         let sink = Arc::clone(&texts);
         let run = agent.run_with(()).prompt("which digit?").on_delta(move |d| {
@@ -171,10 +188,13 @@ fn a_streamed_run_returns_what_a_plain_run_does_on_both_drivers() {
     let plain = agent(three_turns()).run_with(()).prompt("which digit?").run_id("r-1").conversation_id("c-1").call();
     let plain = serde_json::to_string(&plain.unwrap()).unwrap();
     let (blocking, blocking_seen) = streamed(Driver::Blocking);
+    let (here, here_seen) = streamed(Driver::BlockingHere);
     let (asynchronous, async_seen) = streamed(Driver::Async);
     assert_eq!(serde_json::to_string(&blocking).unwrap(), plain);
+    assert_eq!(serde_json::to_string(&here).unwrap(), plain);
     assert_eq!(serde_json::to_string(&asynchronous).unwrap(), plain);
     assert_eq!(blocking_seen, async_seen, "both drivers tell the same story");
+    assert_eq!(here_seen, async_seen, "so does the blocking driver streaming on the calling thread");
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -196,7 +216,7 @@ fn find_hung_up(err: &Error) -> bool {
 #[test]
 fn a_failing_callback_stops_the_run_at_the_model_stage_with_its_error_as_source() {
     for driver in DRIVERS {
-        let model = ScriptedModel::new().chunk_size(2).text("a long answer in many pieces");
+        let model = placed(driver, ScriptedModel::new().chunk_size(2).text("a long answer in many pieces"));
         let agent = Agent::<()>::builder(model.clone()).build().unwrap();
         let mut calls = 0;
         let run = agent.run_with(()).prompt("talk").on_delta(|_| {
@@ -223,7 +243,7 @@ fn a_failing_callback_stops_the_run_at_the_model_stage_with_its_error_as_source(
 #[test]
 fn a_panicking_callback_fails_the_run_instead_of_the_process() {
     for driver in DRIVERS {
-        let agent = Agent::<()>::builder(ScriptedModel::new().text("hello there")).build().unwrap();
+        let agent = Agent::<()>::builder(placed(driver, ScriptedModel::new().text("hello there"))).build().unwrap();
         let run = agent.run_with(()).prompt("talk").on_delta(|_| panic!("callback bug"));
         let err = call(driver, run).unwrap_err();
         assert_eq!(err.stage(), Some(Stage::Model), "{driver:?}");
@@ -324,7 +344,7 @@ fn a_blocking_model_streams_through_the_async_driver_and_stops_when_told() {
 #[test]
 fn a_discarding_callback_still_takes_the_streaming_path() {
     for driver in DRIVERS {
-        let model = ScriptedModel::new().text("hi");
+        let model = placed(driver, ScriptedModel::new().text("hi"));
         let agent = Agent::<()>::builder(model.clone()).build().unwrap();
         let events = Arc::new(AtomicUsize::new(0));
         let count = Arc::clone(&events);

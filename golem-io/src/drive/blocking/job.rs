@@ -11,7 +11,7 @@ use crate::tool::context::ToolContext;
 use crate::tool::Tool;
 use golem_core::machine::Input;
 use golem_core::model::BoxError;
-use golem_core::ModelError;
+use golem_core::{DeltaSink, ModelError};
 use std::sync::mpsc::Sender;
 use std::sync::Arc;
 
@@ -39,15 +39,21 @@ pub(super) struct TaskRunner<Deps> {
 }
 
 impl<Deps: Send + Sync + 'static> TaskRunner<Deps> {
-    /// Run `work`; with `tx`, stream fragments through it as they arrive.
+    /// Run `work`; a streamed call's fragments go through `tx` from a
+    /// worker, or into `here` on the driver's own thread.
     /// `None`: async work was dropped on cancellation and has no answer.
-    pub(super) fn run(&self, work: Task, tx: Option<&Sender<Report>>) -> Option<Report> {
+    pub(super) fn run(
+        &self,
+        work: Task,
+        tx: Option<&Sender<Report>>,
+        here: Option<&mut dyn DeltaSink>,
+    ) -> Option<Report> {
         match work {
             Task::Model { id, member, request, stream, .. } => {
                 let result = match usize::try_from(member).ok().and_then(|m| self.models.get(m)) {
                     None => Some(Err(ModelError::other(format!("no model at fallback position {member}")))),
                     Some(model) => match tx.filter(|_| stream) {
-                        None => model.call_blocking(&request, None, &self.token),
+                        None => model.call_blocking(&request, here.filter(|_| stream), &self.token),
                         Some(tx) => {
                             let token = &self.token;
                             let mut sink = ForwardDeltas(|delta| {

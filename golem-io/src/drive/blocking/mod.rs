@@ -9,10 +9,11 @@ mod job;
 mod pool;
 mod work;
 
-use crate::drive::dispatch::{self, RunSetup};
+use crate::drive::dispatch::{self, InlineStream, RunSetup};
 use crate::run::result::RunOutcome;
 use crate::Error;
 use golem_core::machine::{Command, Output};
+use std::collections::VecDeque;
 use std::sync::Arc;
 use work::Executor;
 
@@ -25,13 +26,15 @@ where
     let (mut machine, mut next) =
         dispatch::start_machine(&agent.config, begin, clock.as_ref(), log, cancel.as_ref(), &agent.trace)?;
     let mut work = Executor::new(agent, deps, Arc::clone(&clock), machine.ids(), sub_events, cancel);
+    // Outputs a streamed call on this thread left for the loop (see `InlineStream`).
+    let mut carried = VecDeque::new();
     loop {
         if let Some(input) = next.take() {
             machine.feed(clock.now(), input)?;
         }
         // After every input, drain until Wait or Done (SPEC MACH-01).
         let deadline = loop {
-            match machine.poll() {
+            match carried.pop_front().unwrap_or_else(|| machine.poll()) {
                 Output::Command(Command::Decode { id, response }) => work.decode(agent.decoder.as_ref(), id, &response),
                 Output::Command(command) => work.accept(command),
                 Output::Event(event) => {
@@ -43,6 +46,9 @@ where
                 Output::Done => return work.finish(machine.outcome()?),
             }
         };
-        next = Some(work.next_input(deadline)?);
+        let mut here = InlineStream::new(&mut machine, &mut observers, clock.as_ref(), &mut carried);
+        let input = work.next_input(deadline, &mut here);
+        here.finish()?;
+        next = Some(input?);
     }
 }

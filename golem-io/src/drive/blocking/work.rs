@@ -5,9 +5,11 @@
 //! calling thread, and so does a lone model call with a deadline when the
 //! model stops by it itself (it [honours a request's
 //! timeout](golem_core::Capabilities::honours_timeout), as the provider
-//! clients on their HTTP transports do). Tools with a deadline, streamed
-//! calls, other models' calls with a deadline and calls of a parallel group
-//! run on worker threads (reused, see `pool`) and report through a channel,
+//! clients on their HTTP transports do) — streamed or not: a streamed one
+//! feeds the machine fragment by fragment from here (`InlineStream`). Tools
+//! with a deadline, other models' calls with a deadline and calls of a
+//! parallel group run on worker threads (reused, see `pool`) and report
+//! through a channel,
 //! so the driver can stop waiting at a deadline. An abandoned worker keeps
 //! its own `Arc` of the deps; its late answer is forwarded (the machine
 //! reports it as a late result) or dropped once the run is over. Async work
@@ -18,7 +20,7 @@ use super::pool;
 use crate::agent::any_model::AnyModel;
 use crate::agent::decode::Decoder;
 use crate::agent::AgentInner;
-use crate::drive::dispatch::{action, caller_cancel, Action, Attachments, Task, TaskId};
+use crate::drive::dispatch::{action, caller_cancel, Action, Attachments, InlineStream, Task, TaskId};
 use crate::run::cancel::CancellationToken;
 use crate::run::clock::Clock;
 use crate::run::context::RunContext;
@@ -29,7 +31,7 @@ use crate::tool::Tool;
 use crate::Error;
 use golem_core::machine::{Command, DecodeId, Input, ModelCallId, Outcome, ToolOutcome};
 use golem_core::model::BoxError;
-use golem_core::{CauseRecord, ModelError, ModelErrorKind, Moment, Response};
+use golem_core::{CauseRecord, DeltaSink, ModelError, ModelErrorKind, Moment, Response};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
 use std::sync::Arc;
@@ -165,19 +167,24 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
     }
 
     /// The next input for the machine: a ready answer, the start of the next
-    /// tool, or whatever arrives before `deadline` (else a `Tick`).
-    pub(crate) fn next_input(&mut self, deadline: Option<Moment>) -> Result<Input, Error> {
-        let input = self.next(deadline)?;
+    /// tool, or whatever arrives before `deadline` (else a `Tick`). A
+    /// streamed call run on this thread feeds its fragments through `here`.
+    pub(crate) fn next_input(
+        &mut self,
+        deadline: Option<Moment>,
+        here: &mut InlineStream<'_, '_>,
+    ) -> Result<Input, Error> {
+        let input = self.next(deadline, here)?;
         if let Input::ModelDelta { id, .. } = &input {
             self.streaming = Some(*id);
         }
         Ok(input)
     }
 
-    fn next(&mut self, deadline: Option<Moment>) -> Result<Input, Error> {
+    fn next(&mut self, deadline: Option<Moment>, here: &mut InlineStream<'_, '_>) -> Result<Input, Error> {
         loop {
             if let Some(work) = self.starting.take() {
-                self.launch(work);
+                self.launch(work, here);
             }
             if let Some(input) = self.ready.pop_front() {
                 return Ok(input);
@@ -189,7 +196,7 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
                     self.starting = Some(work);
                     return Ok(Input::ToolStarted { id });
                 }
-                TaskId::Model(_) => self.launch(work),
+                TaskId::Model(_) => self.launch(work, here),
             }
         }
     }
@@ -220,13 +227,17 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
         }
     }
 
-    fn launch(&mut self, mut work: Task) {
+    fn launch(&mut self, mut work: Task, here: &mut InlineStream<'_, '_>) {
         let alone = self.pending.is_empty() && self.in_flight.is_empty();
         if alone && !self.stay_free && !self.needs_thread(&work) {
             let deadline = self.bound_by_deadline(&mut work);
             // A lone call has no machine-side cancel; it hears the caller's.
             let token = self.cancel.as_ref().map_or_else(CancellationToken::new, |g| g.0.clone());
-            match self.job(token).run(work, None) {
+            let mut sink = match &work {
+                Task::Model { id, stream: true, .. } => Some(here.sink(*id)),
+                _ => None,
+            };
+            match self.job(token).run(work, None, sink.as_mut().map(|s| s as &mut dyn DeltaSink)) {
                 // The model stopped at its deadline: what the driver feeds
                 // when a deadline passes, as if it had watched the call
                 // from a thread, so the machine's timeout policy decides.
@@ -252,7 +263,7 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
         let tx = self.tx.clone();
         let spawned = pool::spawn(move || {
             // The run may be over and the receiver gone: nobody wants it.
-            if let Some(report) = job.run(work, Some(&tx)) {
+            if let Some(report) = job.run(work, Some(&tx), None) {
                 let _ = tx.send(report);
             }
         });
@@ -266,7 +277,6 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
     /// cannot run on the driver's thread.
     fn needs_thread(&self, work: &Task) -> bool {
         match work {
-            Task::Model { stream: true, .. } => true,
             Task::Model { deadline: Some(_), member, .. } => {
                 !self.model(*member).is_some_and(AnyModel::honours_timeout)
             }

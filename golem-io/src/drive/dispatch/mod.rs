@@ -5,6 +5,8 @@
 //! work runs and how they wait for it.
 
 mod block_on;
+#[cfg(feature = "blocking")]
+mod inline_stream;
 mod kept;
 mod launch;
 mod observers;
@@ -13,6 +15,8 @@ mod tool;
 mod work;
 
 pub(crate) use block_on::block_on_or_cancel;
+#[cfg(feature = "blocking")]
+pub(crate) use inline_stream::InlineStream;
 pub(crate) use kept::Attachments;
 pub(crate) use launch::{start_machine, LogOut, Origin, RunSetup};
 pub(crate) use observers::{DeltaCallback, Observers};

@@ -1,0 +1,99 @@
+//! A streamed model call on the driver's own thread (SPEC DRV-02,
+//! STREAM-01, issue 20): each fragment goes into the machine the moment the
+//! model yields it, and the events it produces reach the observers and the
+//! delta callback before the model reads on. No worker thread, no channel,
+//! no wake-up of the driver per fragment — the cost a streamed run used to
+//! pay over a plain one.
+//!
+//! Only a lone call that stops at its deadline by itself runs here (the
+//! blocking driver's rule for any call on its thread), so feeding a
+//! fragment yields events and then `Wait` — unless the call's own deadline
+//! fired with it. Then the machine has moved on (cancelled the call, maybe
+//! commanded a retry or ended the run): the first output that is not an
+//! event is carried back to the driver's loop, in order, and the call is
+//! stopped as one the run gave up on. Its answer then reaches the machine
+//! as a late one, exactly as it would have from a worker.
+
+use super::Observers;
+use crate::record::RecordedMachine;
+use crate::run::clock::Clock;
+use crate::Error;
+use golem_core::machine::{Input, ModelCallId, Output};
+use golem_core::model::BoxError;
+use golem_core::{Delta, DeltaSink};
+use std::collections::VecDeque;
+
+/// What a streamed call on the driver's thread feeds: the machine, the
+/// run's audience, the clock that stamps each fragment, and where outputs
+/// the driver must act on wait for its loop.
+pub(crate) struct InlineStream<'m, 'a> {
+    machine: &'m mut RecordedMachine<'a>,
+    observers: &'m mut Observers<'a>,
+    clock: &'m dyn Clock,
+    carried: &'m mut VecDeque<Output>,
+    /// A driver failure met while feeding (a misuse, the log's I/O): the
+    /// call was stopped, and the run ends with this.
+    failed: Option<Error>,
+}
+
+/// Why the sink stopped the call: the run no longer wants its fragments.
+#[derive(Debug, thiserror::Error)]
+#[error("the run moved on while the call was streaming")]
+struct MovedOn;
+
+impl<'m, 'a> InlineStream<'m, 'a> {
+    /// Feed `machine` at `clock`'s time, telling `observers`; outputs the
+    /// driver's loop must handle go to `carried`, which it drains before
+    /// polling the machine again.
+    pub(crate) fn new(
+        machine: &'m mut RecordedMachine<'a>,
+        observers: &'m mut Observers<'a>,
+        clock: &'m dyn Clock,
+        carried: &'m mut VecDeque<Output>,
+    ) -> Self {
+        InlineStream { machine, observers, clock, carried, failed: None }
+    }
+
+    /// The sink for streamed call `id`.
+    pub(crate) fn sink(&mut self, id: ModelCallId) -> CallSink<'_, 'm, 'a> {
+        CallSink { feed: self, id }
+    }
+
+    /// The driver failure that stopped a call, if one did.
+    pub(crate) fn finish(self) -> Result<(), Error> {
+        self.failed.map_or(Ok(()), Err)
+    }
+}
+
+/// The sink of one streamed call on the driver's thread.
+pub(crate) struct CallSink<'s, 'm, 'a> {
+    feed: &'s mut InlineStream<'m, 'a>,
+    id: ModelCallId,
+}
+
+impl DeltaSink for CallSink<'_, '_, '_> {
+    fn delta(&mut self, delta: Delta) -> Result<(), BoxError> {
+        let feed = &mut *self.feed;
+        // A model that ignores its sink's error keeps calling; the run has
+        // already moved on, so nothing more goes in.
+        if feed.failed.is_some() || !feed.carried.is_empty() {
+            return Err(Box::new(MovedOn));
+        }
+        if let Err(error) = feed.machine.feed(feed.clock.now(), Input::ModelDelta { id: self.id, delta }) {
+            feed.failed = Some(error);
+            return Err(Box::new(MovedOn));
+        }
+        loop {
+            match feed.machine.poll() {
+                // The delta callback's error stops the call with it as the
+                // source (SPEC STREAM-02), as the driver's loop would.
+                Output::Event(event) => feed.observers.event(&event)?,
+                Output::Wait { .. } => return Ok(()),
+                other => {
+                    feed.carried.push_back(other);
+                    return Err(Box::new(MovedOn));
+                }
+            }
+        }
+    }
+}
