@@ -30,6 +30,9 @@ pub(super) fn scenarios() -> Vec<Scenario> {
         Scenario { name: "streaming_run", covers: "STREAM-01 STREAM-04 EVT-02", build: streaming_run },
         Scenario { name: "streaming_on_delta", covers: "STREAM-01 STREAM-04 RUN-06", build: streaming_on_delta },
         Scenario { name: "stream_sink_abort", covers: "STREAM-02 ERR-02", build: stream_sink_abort },
+        Scenario { name: "streaming_run_here", covers: "STREAM-01 DRV-02", build: streaming_run_here },
+        Scenario { name: "streaming_on_delta_here", covers: "STREAM-01 RUN-06 DRV-02", build: streaming_on_delta_here },
+        Scenario { name: "stream_sink_abort_here", covers: "STREAM-02 DRV-02", build: stream_sink_abort_here },
         Scenario { name: "delegation", covers: "DELEG-01", build: delegation },
         Scenario { name: "history_continuation", covers: "HIST-02 RUN-02", build: history_continuation },
         Scenario { name: "history_repaired", covers: "HIST-01 ERR-04", build: history_repaired },
@@ -228,9 +231,26 @@ fn run_deadline() -> Box<dyn Case> {
     case(agent, ()).probe(&probe).gate(&gate).step(Step::prompt("go", pin.messages(3).tool_calls(1))).boxed()
 }
 
+/// A model that stops at a call's deadline itself, as the provider clients
+/// do: the blocking driver then streams a lone call on the calling thread,
+/// feeding the machine fragment by fragment (issue 20). The `_here`
+/// scenarios repeat the streaming ones with it, so every driver and the
+/// recorder see that placement too.
+fn punctual(model: ScriptedModel) -> ScriptedModel {
+    model.with_capabilities(golem_core::model::Capabilities::new().honours_timeout(true))
+}
+
 fn streaming_run() -> Box<dyn Case> {
+    streaming_run_of(ScriptedModel::new())
+}
+
+fn streaming_run_here() -> Box<dyn Case> {
+    streaming_run_of(punctual(ScriptedModel::new()))
+}
+
+fn streaming_run_of(model: ScriptedModel) -> Box<dyn Case> {
     let probe = Probe::default();
-    let model = ScriptedModel::new()
+    let model = model
         .chunk_size(3)
         .respond(calls(vec![call("st1", "weather", r#"{"city":"Lagos"}"#)], (20, 8)))
         .respond(text("Sunny in Lagos, 31C.", (30, 7)));
@@ -242,17 +262,21 @@ fn streaming_run() -> Box<dyn Case> {
 }
 
 fn streaming_on_delta() -> Box<dyn Case> {
+    streaming_on_delta_of(ScriptedModel::new())
+}
+
+fn streaming_on_delta_here() -> Box<dyn Case> {
+    streaming_on_delta_of(punctual(ScriptedModel::new()))
+}
+
+fn streaming_on_delta_of(model: ScriptedModel) -> Box<dyn Case> {
     let probe = Probe::default();
     // A tool turn with leading text (RUN-06: not an answer), then an answer
     // the decoder rejects, then the corrected one: every fragment of every
     // turn and round reaches the callback.
     let mut tool_turn = calls(vec![call("sd1", "weather", r#"{"city":"Lagos"}"#)], (20, 8));
     tool_turn.message.content = "Let me check. ".into();
-    let model = ScriptedModel::new()
-        .chunk_size(5)
-        .respond(tool_turn)
-        .respond(text("warm", (30, 2)))
-        .respond(text("31", (40, 1)));
+    let model = model.chunk_size(5).respond(tool_turn).respond(text("warm", (30, 2))).respond(text("31", (40, 1)));
     let agent = Agent::builder(model)
         .tool(fixed("weather", &probe, "31C, sunny"))
         .decoder(golem_io::decode_fn(|_ctx, r: &golem_core::Response| {
@@ -269,7 +293,15 @@ fn streaming_on_delta() -> Box<dyn Case> {
 }
 
 fn stream_sink_abort() -> Box<dyn Case> {
-    let model = ScriptedModel::new().chunk_size(2).respond(text("a long answer nobody reads", (30, 6)));
+    stream_sink_abort_of(ScriptedModel::new())
+}
+
+fn stream_sink_abort_here() -> Box<dyn Case> {
+    stream_sink_abort_of(punctual(ScriptedModel::new()))
+}
+
+fn stream_sink_abort_of(model: ScriptedModel) -> Box<dyn Case> {
+    let model = model.chunk_size(2).respond(text("a long answer nobody reads", (30, 6)));
     let agent = Agent::<()>::builder(model).build().unwrap();
     let pin = Pin::failed(Stage::Model, "the delta callback had enough after fragment 2");
     case(agent, ()).step(Step::prompt("talk", pin.requests(1)).sink_fails_at(2)).boxed()

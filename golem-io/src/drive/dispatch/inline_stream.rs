@@ -83,17 +83,28 @@ impl DeltaSink for CallSink<'_, '_, '_> {
             feed.failed = Some(error);
             return Err(Box::new(MovedOn));
         }
+        // Drain as the driver's loop does, up to the `Wait` that ends this
+        // input's outputs (a recording machine has it queued already, so
+        // stopping short would leave a stale one for the loop).
+        let mut refused = None;
         loop {
             match feed.machine.poll() {
                 // The delta callback's error stops the call with it as the
-                // source (SPEC STREAM-02), as the driver's loop would.
-                Output::Event(event) => feed.observers.event(&event)?,
-                Output::Wait { .. } => return Ok(()),
+                // source (SPEC STREAM-02); later events still reach the
+                // observers, as in the driver's loop.
+                Output::Event(event) => {
+                    if let Err(error) = feed.observers.event(&event) {
+                        refused.get_or_insert(error);
+                    }
+                }
+                Output::Wait { .. } => break,
+                // The rest, this one first, stays queued for the loop.
                 other => {
                     feed.carried.push_back(other);
-                    return Err(Box::new(MovedOn));
+                    return Err(refused.unwrap_or_else(|| Box::new(MovedOn)));
                 }
             }
         }
+        refused.map_or(Ok(()), Err)
     }
 }
