@@ -199,31 +199,108 @@ fn a_streamed_call_on_the_calling_thread_stops_when_its_deadline_passes_mid_stre
             Capabilities::new().honours_timeout(true)
         }
     }
-    let clock = Arc::new(ManualClock::new());
-    let model = Arc::new(Overruns { clock: Arc::clone(&clock), refused: Mutex::new(None) });
-    let agent = Agent::<()>::builder(Arc::clone(&model))
-        .model_deadline(Duration::from_millis(200))
-        .max_attempts(2)
-        .backoff(|_| Duration::ZERO)
-        .build()
-        .unwrap();
-    let told = Arc::new(Mutex::new(Vec::new()));
-    let sink = Arc::clone(&told);
+    // Recorded too: a recording machine queues each input's outputs ahead,
+    // which the driver's thread must drain exactly as its loop would.
+    for recorded in [false, true] {
+        let clock = Arc::new(ManualClock::new());
+        let model = Arc::new(Overruns { clock: Arc::clone(&clock), refused: Mutex::new(None) });
+        let agent = Agent::<()>::builder(Arc::clone(&model))
+            .model_deadline(Duration::from_millis(200))
+            .max_attempts(2)
+            .backoff(|_| Duration::ZERO)
+            .build()
+            .unwrap();
+        let told = Arc::new(Mutex::new(Vec::new()));
+        let sink = Arc::clone(&told);
+        let mut log = Vec::new();
 
-    let run = agent.run_with(()).prompt("hi").clock(clock).on_delta(move |d| {
-        sink.lock().unwrap().push(d.text().unwrap_or_default().to_string());
-        Ok(())
-    });
-    let error = run.call().unwrap_err();
+        let mut run = agent.run_with(()).prompt("hi").clock(clock).on_delta(move |d| {
+            sink.lock().unwrap().push(d.text().unwrap_or_default().to_string());
+            Ok(())
+        });
+        if recorded {
+            run = run.record(&mut log);
+        }
+        let started = std::time::Instant::now();
+        let error = run.call().unwrap_err();
 
-    assert_eq!(*model.refused.lock().unwrap(), Some(true), "the sink refused the fragment after the deadline");
-    assert_eq!(*told.lock().unwrap(), ["early "]);
-    let error = error.as_run().expect("a run error");
-    assert_eq!(error.stage, Stage::Model);
-    let Cause::Model(cause) = &error.cause else { panic!("{:?}", error.cause) };
-    assert_eq!(cause.kind, ModelErrorKind::Timeout);
-    assert_eq!(cause.message, "model call exceeded its deadline of 200 ms");
-    assert_eq!(error.requests, 1);
-    let partial = error.partial.as_ref().and_then(|p| p.incomplete.as_ref()).expect("the cut turn is evidence");
-    assert_eq!(partial.content, "early ");
+        assert!(started.elapsed() < Duration::from_secs(5), "recorded {recorded}: nothing waited on the wall clock");
+        assert_eq!(*model.refused.lock().unwrap(), Some(true), "the sink refused the fragment after the deadline");
+        assert_eq!(*told.lock().unwrap(), ["early "]);
+        let error = error.as_run().expect("a run error");
+        assert_eq!(error.stage, Stage::Model);
+        let Cause::Model(cause) = &error.cause else { panic!("{:?}", error.cause) };
+        assert_eq!(cause.kind, ModelErrorKind::Timeout);
+        assert_eq!(cause.message, "model call exceeded its deadline of 200 ms");
+        assert_eq!(error.requests, 1);
+        let partial = error.partial.as_ref().and_then(|p| p.incomplete.as_ref()).expect("the cut turn is evidence");
+        assert_eq!(partial.content, "early ");
+        assert_eq!(log.is_empty(), !recorded);
+    }
+}
+
+/// Issue 20: as above, with the run allowed to discard a streamed turn
+/// (SPEC RETRY-06): the machine cancels the overrunning call mid-stream and
+/// commands a retry, which streams on the calling thread again — recorded
+/// or not, with nothing waiting on the wall clock.
+#[test]
+fn a_streamed_call_cut_by_its_deadline_is_retried_on_the_calling_thread() {
+    use golem_core::model::{Delta, DeltaSink, StreamingModel};
+    struct SlowThenQuick {
+        clock: Arc<ManualClock>,
+        calls: Mutex<Vec<ThreadId>>,
+    }
+    impl StreamingModel for SlowThenQuick {
+        fn stream(&self, request: &Request, sink: &mut dyn DeltaSink) -> Result<Response, ModelError> {
+            let first = {
+                let mut calls = self.calls.lock().unwrap();
+                calls.push(thread::current().id());
+                calls.len() == 1
+            };
+            if first {
+                sink.delta(Delta::text("early ")).map_err(ModelError::sink_aborted)?;
+                self.clock.advance(request.timeout.expect("a call on the calling thread gets its timeout"));
+                sink.delta(Delta::text("too late")).map_err(ModelError::sink_aborted)?;
+                return Ok(Response::text("early too late"));
+            }
+            sink.delta(Delta::text("ok")).map_err(ModelError::sink_aborted)?;
+            Ok(Response::text("ok"))
+        }
+        fn capabilities(&self) -> Capabilities {
+            Capabilities::new().honours_timeout(true)
+        }
+    }
+    for recorded in [false, true] {
+        let clock = Arc::new(ManualClock::new());
+        let model = Arc::new(SlowThenQuick { clock: Arc::clone(&clock), calls: Mutex::default() });
+        let agent = Agent::<()>::builder(Arc::clone(&model))
+            .model_deadline(Duration::from_millis(200))
+            .max_attempts(2)
+            .backoff(|_| Duration::ZERO)
+            .discard_and_retry(true)
+            .build()
+            .unwrap();
+        let told = Arc::new(Mutex::new(Vec::new()));
+        let sink = Arc::clone(&told);
+        let mut log = Vec::new();
+        let mut run = agent.run_with(()).prompt("hi").clock(clock).on_delta(move |d| {
+            let shown = if d.discarded { "<discarded>" } else { d.text().unwrap_or_default() };
+            sink.lock().unwrap().push(shown.to_string());
+            Ok(())
+        });
+        if recorded {
+            run = run.record(&mut log);
+        }
+        let started = std::time::Instant::now();
+
+        let result = run.call().unwrap();
+
+        assert!(started.elapsed() < Duration::from_secs(5), "recorded {recorded}: nothing waited on the wall clock");
+        assert_eq!(result.output, "ok");
+        assert_eq!(*told.lock().unwrap(), ["early ", "<discarded>", "ok"], "recorded {recorded}");
+        let calls = model.calls.lock().unwrap();
+        assert_eq!(calls.len(), 2);
+        assert!(calls.iter().all(|t| *t == thread::current().id()), "both attempts streamed on the calling thread");
+        assert_eq!(log.is_empty(), !recorded);
+    }
 }

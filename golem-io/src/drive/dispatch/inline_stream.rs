@@ -9,10 +9,10 @@
 //! blocking driver's rule for any call on its thread), so feeding a
 //! fragment yields events and then `Wait` — unless the call's own deadline
 //! fired with it. Then the machine has moved on (cancelled the call, maybe
-//! commanded a retry or ended the run): the first output that is not an
-//! event is carried back to the driver's loop, in order, and the call is
-//! stopped as one the run gave up on. Its answer then reaches the machine
-//! as a late one, exactly as it would have from a worker.
+//! commanded a retry or ended the run): its commands (or `Done`) are
+//! carried back to the driver's loop, in order, and the call is stopped as
+//! one the run gave up on. Its answer then reaches the machine as a late
+//! one, exactly as it would have from a worker.
 
 use super::Observers;
 use crate::record::RecordedMachine;
@@ -83,10 +83,12 @@ impl DeltaSink for CallSink<'_, '_, '_> {
             feed.failed = Some(error);
             return Err(Box::new(MovedOn));
         }
-        // Drain as the driver's loop does, up to the `Wait` that ends this
-        // input's outputs (a recording machine has it queued already, so
-        // stopping short would leave a stale one for the loop).
+        // Drain this input's outputs as the driver's loop does, through the
+        // `Wait` that ends them: a recording machine has that `Wait` queued
+        // already, and one left behind would end the loop's next drain
+        // early, stranding what the call's answer produces.
         let mut refused = None;
+        let mut moved_on = false;
         loop {
             match feed.machine.poll() {
                 // The delta callback's error stops the call with it as the
@@ -97,14 +99,24 @@ impl DeltaSink for CallSink<'_, '_, '_> {
                         refused.get_or_insert(error);
                     }
                 }
+                // The loop takes its deadline from the drain after the
+                // call's answer; this one is spent.
                 Output::Wait { .. } => break,
-                // The rest, this one first, stays queued for the loop.
-                other => {
-                    feed.carried.push_back(other);
-                    return Err(refused.unwrap_or_else(|| Box::new(MovedOn)));
+                Output::Done => {
+                    feed.carried.push_back(Output::Done);
+                    moved_on = true;
+                    break;
+                }
+                command => {
+                    feed.carried.push_back(command);
+                    moved_on = true;
                 }
             }
         }
-        refused.map_or(Ok(()), Err)
+        match refused {
+            Some(error) => Err(error),
+            None if moved_on => Err(Box::new(MovedOn)),
+            None => Ok(()),
+        }
     }
 }
