@@ -240,6 +240,64 @@ fn a_failing_callback_stops_the_run_at_the_model_stage_with_its_error_as_source(
     }
 }
 
+/// A model that ignores its sink's refusal, sends every fragment and
+/// answers anyway; says whether it stops by a deadline itself.
+struct Deaf {
+    honours_timeout: bool,
+}
+
+impl StreamingModel for Deaf {
+    fn stream(&self, _: &Request, sink: &mut dyn DeltaSink) -> Result<Response, ModelError> {
+        for piece in ["a", "b", "c", "d"] {
+            let _ = sink.delta(Delta::text(piece));
+        }
+        Ok(Response::text("abcd"))
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities::new().honours_timeout(self.honours_timeout)
+    }
+}
+
+/// STREAM-02 with a model that breaks the sink contract: the callback's
+/// error is still the call's answer and nothing after it reaches the run,
+/// wherever the call ran.
+#[test]
+fn a_callback_error_stops_the_run_even_when_the_model_ignores_it() {
+    for (driver, honours_timeout) in
+        [(Driver::Blocking, false), (Driver::BlockingHere, true), (Driver::Async, false), (Driver::Async, true)]
+    {
+        let agent = Agent::<()>::builder(Deaf { honours_timeout }).build().unwrap();
+        let deltas = Arc::new(AtomicUsize::new(0));
+        let count = Arc::clone(&deltas);
+        let mut calls = 0;
+        let run = agent
+            .run_with(())
+            .prompt("talk")
+            .observer(move |e| {
+                if matches!(e.kind, EventKind::Delta { .. }) {
+                    count.fetch_add(1, Ordering::SeqCst);
+                }
+            })
+            .on_delta(|_| {
+                calls += 1;
+                if calls == 2 {
+                    return Err(HungUp.into());
+                }
+                Ok(())
+            });
+
+        let err = call(driver, run).unwrap_err();
+
+        assert_eq!(calls, 2, "{driver:?}: no fragment after the error");
+        assert_eq!(deltas.load(Ordering::SeqCst), 2, "{driver:?}: no fragment event after the error");
+        assert_eq!(err.stage(), Some(Stage::Model), "{driver:?}");
+        let Cause::Model(model_err) = &err.as_run().unwrap().cause else { panic!("{driver:?}: {err:?}") };
+        assert_eq!(model_err.kind, ModelErrorKind::SinkAborted, "{driver:?}");
+        assert!(find_hung_up(&err), "{driver:?}: the callback's error is in the source chain");
+    }
+}
+
 #[test]
 fn a_panicking_callback_fails_the_run_instead_of_the_process() {
     for driver in DRIVERS {

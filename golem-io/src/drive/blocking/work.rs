@@ -237,7 +237,11 @@ impl<Deps: Send + Sync + 'static, O> Executor<Deps, O> {
                 Task::Model { id, stream: true, .. } => Some(here.sink(*id)),
                 _ => None,
             };
-            match self.job(token).run(work, None, sink.as_mut().map(|s| s as &mut dyn DeltaSink)) {
+            let mut answer = self.job(token).run(work, None, sink.as_mut().map(|s| s as &mut dyn DeltaSink));
+            if let Some(report) = answer.as_mut() {
+                here.settle(&mut report.input);
+            }
+            match answer {
                 // The model stopped at its deadline: what the driver feeds
                 // when a deadline passes, as if it had watched the call
                 // from a thread, so the machine's timeout policy decides.

@@ -20,8 +20,10 @@ use crate::run::clock::Clock;
 use crate::Error;
 use golem_core::machine::{Input, ModelCallId, Output};
 use golem_core::model::BoxError;
-use golem_core::{Delta, DeltaSink};
+use golem_core::{Delta, DeltaSink, ModelError};
 use std::collections::VecDeque;
+use std::fmt;
+use std::sync::Arc;
 
 /// What a streamed call on the driver's thread feeds: the machine, the
 /// run's audience, the clock that stamps each fragment, and where outputs
@@ -34,6 +36,33 @@ pub(crate) struct InlineStream<'m, 'a> {
     /// A driver failure met while feeding (a misuse, the log's I/O): the
     /// call was stopped, and the run ends with this.
     failed: Option<Error>,
+    /// The call the delta callback stopped, and its error: that is the
+    /// call's answer, whatever the model returns (SPEC STREAM-02).
+    refused: Option<(ModelCallId, Refused)>,
+}
+
+/// The delta callback's error, shared between what the sink hands the model
+/// and the answer the driver feeds: both show it and lead to it through
+/// `source()`.
+#[derive(Clone)]
+struct Refused(Arc<dyn std::error::Error + Send + Sync>);
+
+impl fmt::Debug for Refused {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.0, f)
+    }
+}
+
+impl fmt::Display for Refused {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl std::error::Error for Refused {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&*self.0)
+    }
 }
 
 /// Why the sink stopped the call: the run no longer wants its fragments.
@@ -51,12 +80,22 @@ impl<'m, 'a> InlineStream<'m, 'a> {
         clock: &'m dyn Clock,
         carried: &'m mut VecDeque<Output>,
     ) -> Self {
-        InlineStream { machine, observers, clock, carried, failed: None }
+        InlineStream { machine, observers, clock, carried, failed: None, refused: None }
     }
 
     /// The sink for streamed call `id`.
     pub(crate) fn sink(&mut self, id: ModelCallId) -> CallSink<'_, 'm, 'a> {
-        CallSink { feed: self, id }
+        CallSink { feed: self, id, stopped: false }
+    }
+
+    /// Make `answer` what the run takes as the call's answer: when the
+    /// delta callback stopped the call, its error — also from a model that
+    /// ignored its sink's refusal and answered anyway.
+    pub(crate) fn settle(&mut self, answer: &mut Input) {
+        let Input::ModelFinished { id, result } = answer else { return };
+        if let Some((_, refused)) = self.refused.take_if(|(call, _)| call == id) {
+            *result = Err(ModelError::sink_aborted(Box::new(refused)));
+        }
     }
 
     /// The driver failure that stopped a call, if one did.
@@ -69,14 +108,24 @@ impl<'m, 'a> InlineStream<'m, 'a> {
 pub(crate) struct CallSink<'s, 'm, 'a> {
     feed: &'s mut InlineStream<'m, 'a>,
     id: ModelCallId,
+    /// The sink refused a fragment: the call is over for the run.
+    stopped: bool,
 }
 
 impl DeltaSink for CallSink<'_, '_, '_> {
     fn delta(&mut self, delta: Delta) -> Result<(), BoxError> {
+        let result = self.take(delta);
+        self.stopped |= result.is_err();
+        result
+    }
+}
+
+impl CallSink<'_, '_, '_> {
+    fn take(&mut self, delta: Delta) -> Result<(), BoxError> {
         let feed = &mut *self.feed;
         // A model that ignores its sink's error keeps calling; the run has
         // already moved on, so nothing more goes in.
-        if feed.failed.is_some() || !feed.carried.is_empty() {
+        if self.stopped || feed.failed.is_some() || !feed.carried.is_empty() {
             return Err(Box::new(MovedOn));
         }
         if let Err(error) = feed.machine.feed(feed.clock.now(), Input::ModelDelta { id: self.id, delta }) {
@@ -96,7 +145,7 @@ impl DeltaSink for CallSink<'_, '_, '_> {
                 // observers, as in the driver's loop.
                 Output::Event(event) => {
                     if let Err(error) = feed.observers.event(&event) {
-                        refused.get_or_insert(error);
+                        refused.get_or_insert(Refused(Arc::from(error)));
                     }
                 }
                 // The loop takes its deadline from the drain after the
@@ -114,7 +163,10 @@ impl DeltaSink for CallSink<'_, '_, '_> {
             }
         }
         match refused {
-            Some(error) => Err(error),
+            Some(refused) => {
+                feed.refused = Some((self.id, refused.clone()));
+                Err(Box::new(refused))
+            }
             None if moved_on => Err(Box::new(MovedOn)),
             None => Ok(()),
         }
