@@ -49,11 +49,13 @@
 //! [`prelude`] gathers everything in one `use`.
 //!
 //! **Threads (blocking driver).** A lone tool or model call without a
-//! deadline runs on the calling thread; parallel groups, streamed calls and
-//! calls with a deadline (model calls have one by default) run on their own
-//! threads, so the driver can stop waiting when the machine says so. A call
-//! that ignores its cancellation is abandoned with its own `Arc` of the
-//! deps.
+//! deadline runs on the calling thread, and so does a lone model call with
+//! one (model calls have one by default) when the model stops by it itself,
+//! as the provider clients do — streamed or not. Parallel groups, tools
+//! with a deadline and calls of models that cannot stop at one run on
+//! worker threads, so the driver can stop waiting when the machine says so.
+//! A call that ignores its cancellation is abandoned with its own `Arc` of
+//! the deps.
 //!
 //! **Futures (async driver).** The run is one future that spawns nothing:
 //! model and tool futures are polled inside it, deadlines are async-io

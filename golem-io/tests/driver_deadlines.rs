@@ -61,6 +61,43 @@ fn events() -> (Arc<Mutex<Vec<RunEvent>>>, impl Fn(&RunEvent) + Send + Sync + 's
     (events, move |e: &RunEvent| sink.lock().unwrap().push(e.clone()))
 }
 
+/// Stream one run of `model` on a manual `clock` — a 200 ms model deadline,
+/// two attempts, no pause between them, `discard` as `discard_and_retry` —
+/// recorded or not. Returns the run's result and what the delta callback
+/// was told (a discarded turn as `<discarded>`), and checks nothing waited
+/// on the wall clock and a recorded run left a log.
+fn stream_with_deadline<M: golem_core::model::StreamingModel + 'static>(
+    model: Arc<M>,
+    clock: Arc<ManualClock>,
+    discard: bool,
+    recorded: bool,
+) -> (Result<golem_io::RunResult<String>, golem_io::Error>, Vec<String>) {
+    let agent = Agent::<()>::builder(model)
+        .model_deadline(Duration::from_millis(200))
+        .max_attempts(2)
+        .backoff(|_| Duration::ZERO)
+        .discard_and_retry(discard)
+        .build()
+        .unwrap();
+    let told = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&told);
+    let mut log = Vec::new();
+    let mut run = agent.run_with(()).prompt("hi").clock(clock).on_delta(move |d| {
+        let shown = if d.discarded { "<discarded>" } else { d.text().unwrap_or_default() };
+        sink.lock().unwrap().push(shown.to_string());
+        Ok(())
+    });
+    if recorded {
+        run = run.record(&mut log);
+    }
+    let started = std::time::Instant::now();
+    let result = run.call();
+    assert!(started.elapsed() < Duration::from_secs(5), "recorded {recorded}: nothing waited on the wall clock");
+    assert_eq!(log.is_empty(), !recorded);
+    let told = told.lock().unwrap().clone();
+    (result, told)
+}
+
 #[test]
 fn a_model_that_honours_timeouts_runs_on_the_calling_thread_with_the_time_left() {
     let clock = Arc::new(ManualClock::new());
@@ -204,29 +241,12 @@ fn a_streamed_call_on_the_calling_thread_stops_when_its_deadline_passes_mid_stre
     for recorded in [false, true] {
         let clock = Arc::new(ManualClock::new());
         let model = Arc::new(Overruns { clock: Arc::clone(&clock), refused: Mutex::new(None) });
-        let agent = Agent::<()>::builder(Arc::clone(&model))
-            .model_deadline(Duration::from_millis(200))
-            .max_attempts(2)
-            .backoff(|_| Duration::ZERO)
-            .build()
-            .unwrap();
-        let told = Arc::new(Mutex::new(Vec::new()));
-        let sink = Arc::clone(&told);
-        let mut log = Vec::new();
 
-        let mut run = agent.run_with(()).prompt("hi").clock(clock).on_delta(move |d| {
-            sink.lock().unwrap().push(d.text().unwrap_or_default().to_string());
-            Ok(())
-        });
-        if recorded {
-            run = run.record(&mut log);
-        }
-        let started = std::time::Instant::now();
-        let error = run.call().unwrap_err();
+        let (result, told) = stream_with_deadline(Arc::clone(&model), clock, false, recorded);
 
-        assert!(started.elapsed() < Duration::from_secs(5), "recorded {recorded}: nothing waited on the wall clock");
         assert_eq!(*model.refused.lock().unwrap(), Some(true), "the sink refused the fragment after the deadline");
-        assert_eq!(*told.lock().unwrap(), ["early "]);
+        assert_eq!(told, ["early "]);
+        let error = result.unwrap_err();
         let error = error.as_run().expect("a run error");
         assert_eq!(error.stage, Stage::Model);
         let Cause::Model(cause) = &error.cause else { panic!("{:?}", error.cause) };
@@ -235,7 +255,6 @@ fn a_streamed_call_on_the_calling_thread_stops_when_its_deadline_passes_mid_stre
         assert_eq!(error.requests, 1);
         let partial = error.partial.as_ref().and_then(|p| p.incomplete.as_ref()).expect("the cut turn is evidence");
         assert_eq!(partial.content, "early ");
-        assert_eq!(log.is_empty(), !recorded);
     }
 }
 
@@ -273,34 +292,13 @@ fn a_streamed_call_cut_by_its_deadline_is_retried_on_the_calling_thread() {
     for recorded in [false, true] {
         let clock = Arc::new(ManualClock::new());
         let model = Arc::new(SlowThenQuick { clock: Arc::clone(&clock), calls: Mutex::default() });
-        let agent = Agent::<()>::builder(Arc::clone(&model))
-            .model_deadline(Duration::from_millis(200))
-            .max_attempts(2)
-            .backoff(|_| Duration::ZERO)
-            .discard_and_retry(true)
-            .build()
-            .unwrap();
-        let told = Arc::new(Mutex::new(Vec::new()));
-        let sink = Arc::clone(&told);
-        let mut log = Vec::new();
-        let mut run = agent.run_with(()).prompt("hi").clock(clock).on_delta(move |d| {
-            let shown = if d.discarded { "<discarded>" } else { d.text().unwrap_or_default() };
-            sink.lock().unwrap().push(shown.to_string());
-            Ok(())
-        });
-        if recorded {
-            run = run.record(&mut log);
-        }
-        let started = std::time::Instant::now();
 
-        let result = run.call().unwrap();
+        let (result, told) = stream_with_deadline(Arc::clone(&model), clock, true, recorded);
 
-        assert!(started.elapsed() < Duration::from_secs(5), "recorded {recorded}: nothing waited on the wall clock");
-        assert_eq!(result.output, "ok");
-        assert_eq!(*told.lock().unwrap(), ["early ", "<discarded>", "ok"], "recorded {recorded}");
+        assert_eq!(result.unwrap().output, "ok");
+        assert_eq!(told, ["early ", "<discarded>", "ok"], "recorded {recorded}");
         let calls = model.calls.lock().unwrap();
         assert_eq!(calls.len(), 2);
         assert!(calls.iter().all(|t| *t == thread::current().id()), "both attempts streamed on the calling thread");
-        assert_eq!(log.is_empty(), !recorded);
     }
 }

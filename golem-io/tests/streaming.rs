@@ -213,19 +213,27 @@ fn find_hung_up(err: &Error) -> bool {
     false
 }
 
+/// A delta callback that hangs up at its second fragment, counting what
+/// it got in `calls`.
+fn hangs_up_at_the_second(
+    calls: &mut usize,
+) -> impl FnMut(golem_io::StreamDelta<'_>) -> Result<(), golem_core::model::BoxError> + Send + '_ {
+    move |_| {
+        *calls += 1;
+        if *calls == 2 {
+            return Err(HungUp.into());
+        }
+        Ok(())
+    }
+}
+
 #[test]
 fn a_failing_callback_stops_the_run_at_the_model_stage_with_its_error_as_source() {
     for driver in DRIVERS {
         let model = placed(driver, ScriptedModel::new().chunk_size(2).text("a long answer in many pieces"));
         let agent = Agent::<()>::builder(model.clone()).build().unwrap();
         let mut calls = 0;
-        let run = agent.run_with(()).prompt("talk").on_delta(|_| {
-            calls += 1;
-            if calls == 2 {
-                return Err(HungUp.into());
-            }
-            Ok(())
-        });
+        let run = agent.run_with(()).prompt("talk").on_delta(hangs_up_at_the_second(&mut calls));
 
         let err = call(driver, run).unwrap_err();
 
@@ -279,13 +287,7 @@ fn a_callback_error_stops_the_run_even_when_the_model_ignores_it() {
                     count.fetch_add(1, Ordering::SeqCst);
                 }
             })
-            .on_delta(|_| {
-                calls += 1;
-                if calls == 2 {
-                    return Err(HungUp.into());
-                }
-                Ok(())
-            });
+            .on_delta(hangs_up_at_the_second(&mut calls));
 
         let err = call(driver, run).unwrap_err();
 

@@ -16,7 +16,9 @@
 //! `cargo bench -p golem-providers --bench e2e` (`GOLEM_BENCH_SCALE=0.2`
 //! for a quick look, `=5` for steadier numbers; `GOLEM_BENCH_ONLY=stream`
 //! for the scenarios whose name holds a word, `GOLEM_BENCH_DRIVER=Blocking`
-//! or `Async` for one driver's pair). Linux only for RSS.
+//! or `Async` for one driver's pair; `GOLEM_BENCH_ROUNDS=20` with
+//! `GOLEM_BENCH_SCALE=0.5` interleaves more finely on a busy machine).
+//! Linux only for RSS.
 
 mod bare;
 mod server;
@@ -77,6 +79,12 @@ struct Totals {
 
 fn scale() -> f64 {
     std::env::var("GOLEM_BENCH_SCALE").ok().and_then(|s| s.parse().ok()).unwrap_or(1.0)
+}
+
+/// Interleaved rounds per scenario: more, shorter rounds (with a smaller
+/// scale) spread a loaded machine's bursts evenly over the contenders.
+fn rounds() -> usize {
+    std::env::var("GOLEM_BENCH_ROUNDS").ok().and_then(|s| s.parse().ok()).filter(|&n| n > 0).unwrap_or(3)
 }
 
 fn scaled(n: usize) -> usize {
@@ -244,7 +252,7 @@ fn main() {
             contenders: BLOCKING_AND_ASYNC,
         },
     ];
-    let rounds = 3;
+    let rounds = rounds();
     let mut table = String::new();
     let _ = writeln!(
         table,

@@ -1,8 +1,8 @@
 //! The blocking driver's worker threads, reused across calls and runs.
 //!
 //! Work that must not run on the driver's thread (SPEC DRV-02: parallel
-//! groups, deadline-bound tools, streamed calls, models that cannot stop
-//! at a deadline, runs a caller may cancel) goes to a worker. Workers are
+//! groups, deadline-bound tools, models that cannot stop at a deadline,
+//! runs a caller may cancel) goes to a worker. Workers are
 //! kept for a while after their job, so a busy process starts a thread per
 //! burst of concurrency rather than per call. The pool never makes a job
 //! wait for a busy worker: a non-cooperative tool may hold its worker
