@@ -418,6 +418,15 @@ fn history_turn_encode(c: &mut Criterion) {
                 criterion::BatchSize::LargeInput,
             )
         });
+        // The worst case: nothing to reuse (a cache full of other
+        // conversations), and the history is copied into the cache.
+        group.bench_with_input(BenchmarkId::new("golem_cold", n), &request, |b, request| {
+            b.iter_batched_ref(
+                || Codec::new(Config::builder(Preset::openai(), "gpt-4o").api_key("sk-bench").build().unwrap()),
+                |codec| codec.encode(black_box(request), false).unwrap(),
+                criterion::BatchSize::LargeInput,
+            )
+        });
         let values = as_values(&request.messages);
         group.bench_with_input(BenchmarkId::new("bare_values", n), &values, |b, values| {
             b.iter(|| serde_json::to_vec(&json!({"model": "gpt-4o", "messages": black_box(values)})).unwrap())

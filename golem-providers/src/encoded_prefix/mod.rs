@@ -3,9 +3,10 @@
 //! An agent run sends its whole history with every model call, and between
 //! two calls the history usually only grows: encoding it from scratch costs
 //! wire structs and serialisation for every earlier message on every turn. A
-//! codec keeps here the message bytes it encoded for a few recent histories;
-//! the next request reuses the bytes of the longest prefix whose messages are
-//! *equal* (`==`, every field) to the request's, and encodes only the rest.
+//! codec keeps here the message bytes it encoded for recent histories; the
+//! next request reuses the bytes of the longest prefix, among the histories
+//! that begin like it, whose messages are *equal* (`==`, every field) to the
+//! request's, and encodes only the rest.
 //!
 //! Keyed by content, never by position or by who asks: a history that was
 //! trimmed or repaired, a different conversation, a request a user built by
@@ -13,9 +14,9 @@
 //! messages encode to — at worst nothing is reused. Comparing costs a memory
 //! compare of the shared prefix, far less than encoding it.
 //!
-//! Bounded: at most [`CAPACITY`] histories and about [`BUDGET`] bytes per
-//! cache, least recently used first out, so a long-lived client shared by
-//! many runs does not grow.
+//! Bounded: at most [`cache::CAPACITY`] histories and about
+//! [`cache::BUDGET`] bytes per cache, least recently used first out, so a
+//! long-lived client shared by many runs does not grow.
 //!
 //! The encoder decides where a prefix may be cut: after a message whose
 //! encoding does not depend on what follows it, it records a mark with the
@@ -23,19 +24,14 @@
 //! assistant messages came before, for synthesized call ids). One cache
 //! serves one encoder configuration (the codec that owns it).
 
+mod cache;
+
+pub(crate) use cache::PrefixCache;
+
 use crate::classify::encode_error;
 use golem_core::message::Message;
 use golem_core::model::ModelError;
 use serde::Serialize;
-use std::fmt;
-use std::sync::{Arc, Mutex, PoisonError};
-
-/// The most histories one cache keeps.
-pub(crate) const CAPACITY: usize = 16;
-
-/// About the most bytes one cache keeps: an entry weighs twice its encoded
-/// bytes (the bytes and the copy of the messages they encode).
-pub(crate) const BUDGET: usize = 16 << 20;
 
 /// A point where the encoding of the first `messages` messages is complete
 /// in the first `bytes` bytes, and the encoder's state there.
@@ -134,100 +130,9 @@ impl<S: Copy + Default> Prefix<S> {
     }
 }
 
-/// Recently encoded histories of one codec, shared by its clones.
-///
-/// Equality and cloning ignore the contents: a cache is not part of a
-/// codec's value, and a cloned codec (same configuration) shares it.
-pub(crate) struct PrefixCache<S> {
-    entries: Arc<Mutex<Vec<Prefix<S>>>>,
-}
-
-impl<S: Copy + Default> PrefixCache<S> {
-    /// An empty cache.
-    pub(crate) fn new() -> Self {
-        PrefixCache { entries: Arc::new(Mutex::new(Vec::new())) }
-    }
-
-    /// The longest cached prefix of `messages` that may be extended, taken
-    /// out of the cache when it is a whole entry (the common case: the same
-    /// history with messages appended) and copied when it is part of one
-    /// (another history that shares a beginning keeps its entry). Empty when
-    /// nothing matches.
-    pub(crate) fn checkout(&self, messages: &[Message]) -> Prefix<S> {
-        let mut entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
-        let mut best: Option<(usize, usize)> = None;
-        let mut best_len = 0;
-        // Most recently used last: on a tie the freshest entry wins.
-        for (i, entry) in entries.iter().enumerate().rev() {
-            let same = entry.sources.iter().zip(messages).take_while(|(a, b)| a == b).count();
-            let mark = entry.marks.partition_point(|m| m.messages <= same).saturating_sub(1);
-            let len = entry.marks[mark].messages;
-            if len > best_len {
-                best = Some((i, mark));
-                best_len = len;
-            }
-        }
-        match best {
-            None => Prefix::empty(true),
-            Some((i, mark)) if mark + 1 == entries[i].marks.len() => entries.remove(i),
-            Some((i, mark)) => entries[i].head(mark),
-        }
-    }
-
-    /// Keep `prefix` (cut back to its last mark) as the most recently used
-    /// entry, dropping the least recently used beyond the bounds.
-    pub(crate) fn checkin(&self, mut prefix: Prefix<S>) {
-        if !prefix.keep {
-            return;
-        }
-        prefix.settle();
-        if prefix.sources.is_empty() || prefix.weight() > BUDGET {
-            return;
-        }
-        let mut entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
-        entries.push(prefix);
-        let mut total: usize = entries.iter().map(Prefix::weight).sum();
-        while entries.len() > CAPACITY || total > BUDGET {
-            let dropped = entries.remove(0);
-            total -= dropped.weight();
-        }
-    }
-
-    /// How many histories and encoded bytes the cache holds.
-    pub(crate) fn size(&self) -> (usize, usize) {
-        let entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
-        (entries.len(), entries.iter().map(|e| e.bytes.len()).sum())
-    }
-}
-
-impl<S> Clone for PrefixCache<S> {
-    fn clone(&self) -> Self {
-        PrefixCache { entries: Arc::clone(&self.entries) }
-    }
-}
-
-impl<S> PartialEq for PrefixCache<S> {
-    fn eq(&self, _: &Self) -> bool {
-        true
-    }
-}
-
-impl<S: Copy + Default> Default for PrefixCache<S> {
-    fn default() -> Self {
-        PrefixCache::new()
-    }
-}
-
-/// Sizes only: the cached messages are conversation content.
-impl<S: Copy + Default> fmt::Debug for PrefixCache<S> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (histories, bytes) = self.size();
-        f.debug_struct("PrefixCache").field("histories", &histories).field("bytes", &bytes).finish()
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use super::cache::{BUDGET, CAPACITY};
     use super::*;
 
     fn encode(cache: &PrefixCache<u32>, messages: &[Message]) -> (usize, Vec<u8>) {
@@ -248,10 +153,40 @@ mod tests {
         let mut history = vec![Message::system("s"), Message::user("a")];
         assert_eq!(encode(&cache, &history), (0, br#""s","a""#.to_vec()));
         history.push(Message::assistant("b"));
-        assert_eq!(encode(&cache, &history), (2, br#""s","a","b""#.to_vec()));
-        history[1] = Message::user("A");
-        assert_eq!(encode(&cache, &history), (1, br#""s","A","b""#.to_vec()));
+        history.push(Message::user("c"));
+        assert_eq!(encode(&cache, &history), (2, br#""s","a","b","c""#.to_vec()));
+        history[2] = Message::assistant("B");
+        assert_eq!(encode(&cache, &history), (2, br#""s","a","B","c""#.to_vec()));
         assert_eq!(cache.size().0, 2, "the shared beginning was copied, the other history kept");
+        // Another second message is another bucket: nothing is reused, and
+        // nothing wrong either.
+        history[1] = Message::user("A");
+        assert_eq!(encode(&cache, &history), (0, br#""s","A","B","c""#.to_vec()));
+    }
+
+    #[test]
+    fn a_one_message_history_is_found_once_it_has_grown() {
+        // One message and two choose different buckets.
+        let cache = PrefixCache::new();
+        let mut history = vec![Message::user("a")];
+        encode(&cache, &history);
+        history.push(Message::assistant("b"));
+        assert_eq!(encode(&cache, &history).0, 1);
+        history.push(Message::user("c"));
+        assert_eq!(encode(&cache, &history).0, 2);
+        assert_eq!(cache.size().0, 1);
+    }
+
+    #[test]
+    fn histories_sharing_a_bucket_are_told_apart_by_their_messages() {
+        let cache = PrefixCache::new();
+        let start = [Message::system("s"), Message::user("u")];
+        let one = [&start[..], &[Message::assistant("one")]].concat();
+        let two = [&start[..], &[Message::assistant("two")]].concat();
+        encode(&cache, &one);
+        assert_eq!(encode(&cache, &two), (2, br#""s","u","two""#.to_vec()));
+        assert_eq!(encode(&cache, &one), (3, br#""s","u","one""#.to_vec()));
+        assert_eq!(cache.size().0, 2);
     }
 
     #[test]
