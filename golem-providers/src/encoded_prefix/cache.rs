@@ -19,9 +19,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 /// The most histories one cache keeps.
 pub(crate) const CAPACITY: usize = 256;
 
-/// About the most bytes one cache keeps: an entry weighs twice its encoded
-/// bytes (the bytes and the copy of the messages they encode).
-pub(crate) const BUDGET: usize = 16 << 20;
+/// About the most memory one cache holds, in bytes (see `Prefix::weight`).
+pub(crate) const BUDGET: usize = 8 << 20;
 
 /// How many leading messages choose a bucket: the system prompt alone is
 /// shared by every run of an agent, the message after it rarely is.
@@ -48,6 +47,7 @@ struct Store<S> {
 
 struct Entry<S> {
     used: u64,
+    weight: usize,
     prefix: Prefix<S>,
 }
 
@@ -114,16 +114,17 @@ impl<S: Copy + Default> PrefixCache<S> {
             return;
         }
         prefix.settle();
-        if prefix.sources.is_empty() || prefix.weight() > BUDGET {
+        let weight = prefix.weight();
+        if prefix.sources.is_empty() || weight > BUDGET {
             return;
         }
         let key = bucket(&prefix.sources);
         let mut store = self.store.lock().unwrap_or_else(PoisonError::into_inner);
         store.clock += 1;
         let used = store.clock;
-        store.weight += prefix.weight();
+        store.weight += weight;
         store.ages.insert(used, key);
-        store.buckets.entry(key).or_default().push(Entry { used, prefix });
+        store.buckets.entry(key).or_default().push(Entry { used, weight, prefix });
         while store.ages.len() > CAPACITY || store.weight > BUDGET {
             let Some((used, key)) = store.ages.first_key_value().map(|(u, k)| (*u, *k)) else { break };
             let position = store.buckets.get(&key).and_then(|entries| entries.iter().position(|e| e.used == used));
@@ -152,7 +153,7 @@ impl<S: Copy + Default> Store<S> {
             self.buckets.remove(&key);
         }
         self.ages.remove(&entry.used);
-        self.weight -= entry.prefix.weight();
+        self.weight -= entry.weight;
         entry.prefix
     }
 }

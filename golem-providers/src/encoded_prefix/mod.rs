@@ -125,8 +125,12 @@ impl<S: Copy + Default> Prefix<S> {
         }
     }
 
+    /// About the memory the prefix holds: its bytes, and the copied
+    /// messages counted as their structs plus as much text again as their
+    /// JSON (inline media are shared, not copied, and count once).
     fn weight(&self) -> usize {
-        self.bytes.len().saturating_mul(2)
+        let structs = self.sources.len().saturating_mul(std::mem::size_of::<Message>());
+        self.bytes.len().saturating_mul(2).saturating_add(structs)
     }
 }
 
