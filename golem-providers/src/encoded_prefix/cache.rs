@@ -17,10 +17,10 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::{Arc, Mutex, PoisonError};
 
 /// The most histories one cache keeps.
-pub(crate) const CAPACITY: usize = 256;
+pub(crate) const CAPACITY: usize = 64;
 
 /// About the most memory one cache holds, in bytes (see `Prefix::weight`).
-pub(crate) const BUDGET: usize = 8 << 20;
+pub(crate) const BUDGET: usize = 4 << 20;
 
 /// How many leading messages choose a bucket: the system prompt alone is
 /// shared by every run of an agent, the message after it rarely is.
