@@ -378,7 +378,7 @@ impl ToolArgs {
     }
 }
 
-/// Field by field without `memcmp` on empty text (see [`same_text`]).
+/// Field by field without `memcmp` on empty text, as `Message` compares.
 impl PartialEq for ToolCall {
     fn eq(&self, other: &Self) -> bool {
         let ToolCall { id, name, args, signature } = self;
