@@ -138,3 +138,41 @@ fn msg_02_args_stay_byte_exact_inside_logged_inputs() {
     let EventKind::ToolStart { args, .. } = back.kind else { panic!() };
     assert_eq!(args.parse().unwrap(), serde_json::json!({"b": 1, "a": [1, 2.5]}));
 }
+
+/// Equality is field by field (hand-written to skip `memcmp` on empty
+/// text): a change to any one field, empty or not, makes messages differ.
+#[test]
+fn messages_differ_when_any_one_field_differs() {
+    let mut full = Message::tool_result("id", "tool", "text")
+        .with_parts(vec![Part::from_url(PartKind::Image, "https://x/y.png")])
+        .with_thinking(vec![ThinkingBlock::text("hm")]);
+    full.tool_calls = vec![ToolCall::new("c", "f", "{}").with_signature("s")];
+    full.failed = true;
+    full.run_id = "run".into();
+    full.conversation_id = "conv".into();
+    assert_eq!(full, full.clone());
+    assert_eq!(Message::new(Role::User), Message::new(Role::User));
+    let changes: Vec<fn(&mut Message)> = vec![
+        |m| m.role = Role::User,
+        |m| m.content.clear(),
+        |m| m.content.push('!'),
+        |m| m.parts.clear(),
+        |m| m.tool_calls.clear(),
+        |m| m.tool_calls[0].id.clear(),
+        |m| m.tool_calls[0].name = "g".into(),
+        |m| m.tool_calls[0].args = ToolArgs::new(""),
+        |m| m.tool_calls[0].signature.clear(),
+        |m| m.tool_call_id = "other".into(),
+        |m| m.tool_name.clear(),
+        |m| m.failed = false,
+        |m| m.thinking.clear(),
+        |m| m.run_id.clear(),
+        |m| m.conversation_id = "conw".into(),
+    ];
+    for (n, change) in changes.iter().enumerate() {
+        let mut changed = full.clone();
+        change(&mut changed);
+        assert_ne!(changed, full, "change {n}");
+        assert_ne!(full, changed, "change {n}");
+    }
+}

@@ -12,6 +12,12 @@
 //! the Anthropic stream the `text_delta` events of
 //! `shared/fixtures/recorded/anthropic` (moved to one text block).
 //!
+//! `history_turn_encode` measures what an agent run pays per model call:
+//! encoding turn N of a growing conversation through a codec that encoded
+//! turn N-1 just before (an assistant tool call and its result appended),
+//! next to the hand-written loop's cost of serialising the same history kept
+//! as a `Vec<serde_json::Value>` (issue 20).
+//!
 //! Run with `cargo bench -p golem-providers --bench codec`.
 
 use criterion::{black_box, criterion_main, BenchmarkId, Criterion, Throughput};
@@ -365,6 +371,70 @@ fn request_encode(c: &mut Criterion) {
     encode_group(c, "request_encode", &codec);
 }
 
+/// The history as a hand-written loop keeps it: Chat Completions messages as
+/// JSON values.
+fn as_values(messages: &[Message]) -> Vec<serde_json::Value> {
+    messages
+        .iter()
+        .map(|m| match m.role {
+            golem_core::message::Role::Tool => {
+                json!({"role": "tool", "content": m.content, "tool_call_id": m.tool_call_id})
+            }
+            golem_core::message::Role::Assistant if !m.tool_calls.is_empty() => json!({
+                "role": "assistant",
+                "tool_calls": m.tool_calls.iter().map(|c| json!({
+                    "id": c.id, "type": "function",
+                    "function": {"name": c.name, "arguments": c.args.as_str()},
+                })).collect::<Vec<_>>(),
+            }),
+            role => json!({"role": role.to_string(), "content": m.content}),
+        })
+        .collect()
+}
+
+/// Turn N of a growing conversation: the codec encoded the request of turn
+/// N-1 (the same history without its last call and result) right before.
+fn history_turn_encode(c: &mut Criterion) {
+    let mut group = c.benchmark_group("history_turn_encode");
+    for n in [10, 100, 1000] {
+        let mut request = history(n);
+        let id = format!("call_turn_{n}");
+        request.messages.push(Message::assistant_calls(vec![ToolCall::new(&id, "weather", r#"{"city":"Oslo"}"#)]));
+        request.messages.push(Message::tool_result(id, "weather", "Rain, 4 degrees."));
+        let previous =
+            Request::new(request.messages[..request.messages.len() - 2].to_vec()).with_tools(request.tools.clone());
+        group.throughput(Throughput::Elements(request.messages.len() as u64));
+        group.bench_with_input(BenchmarkId::new("golem", n), &request, |b, request| {
+            // By reference: dropping the codec (and its cache) stays out of
+            // the measurement.
+            b.iter_batched_ref(
+                || {
+                    let codec =
+                        Codec::new(Config::builder(Preset::openai(), "gpt-4o").api_key("sk-bench").build().unwrap());
+                    codec.encode(&previous, false).unwrap();
+                    codec
+                },
+                |codec| codec.encode(black_box(request), false).unwrap(),
+                criterion::BatchSize::LargeInput,
+            )
+        });
+        // The worst case: nothing to reuse (a cache full of other
+        // conversations), and the history is copied into the cache.
+        group.bench_with_input(BenchmarkId::new("golem_cold", n), &request, |b, request| {
+            b.iter_batched_ref(
+                || Codec::new(Config::builder(Preset::openai(), "gpt-4o").api_key("sk-bench").build().unwrap()),
+                |codec| codec.encode(black_box(request), false).unwrap(),
+                criterion::BatchSize::LargeInput,
+            )
+        });
+        let values = as_values(&request.messages);
+        group.bench_with_input(BenchmarkId::new("bare_values", n), &values, |b, values| {
+            b.iter(|| serde_json::to_vec(&json!({"model": "gpt-4o", "messages": black_box(values)})).unwrap())
+        });
+    }
+    group.finish();
+}
+
 /// Every benchmark of this file (what `criterion_group!` would generate,
 /// written out so it can carry a doc comment).
 fn benches() {
@@ -373,6 +443,7 @@ fn benches() {
     chat_stream_decode(&mut criterion);
     bedrock_stream_decode(&mut criterion);
     request_encode(&mut criterion);
+    history_turn_encode(&mut criterion);
     bedrock_request_encode(&mut criterion);
     gemini_stream_decode(&mut criterion);
     gemini_request_encode(&mut criterion);

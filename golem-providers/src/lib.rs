@@ -86,6 +86,9 @@ pub mod bedrock;
 pub mod chat_completions;
 pub mod classify;
 pub mod codec;
+// The codecs that reuse encoded history prefixes (issue 20).
+#[cfg(any(feature = "openai", feature = "azure"))]
+mod encoded_prefix;
 #[cfg(feature = "bedrock")]
 pub mod eventstream;
 pub mod framing;

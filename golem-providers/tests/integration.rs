@@ -39,6 +39,7 @@ mod client_openai;
 mod config;
 mod decode;
 mod encode;
+mod encode_reuse;
 mod error_kinds;
 mod errors;
 mod fault_matrix;

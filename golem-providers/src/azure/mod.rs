@@ -32,8 +32,10 @@ pub use config::{Auth, Config, ConfigBuilder, ENV_VARS};
 pub use error::ConfigError;
 pub use request::url;
 
+use crate::chat_completions::request::Ordinal;
 use crate::chat_completions::{decode_body, error as wire_error, DecodeContext};
 use crate::codec::HttpCodec;
+use crate::encoded_prefix::PrefixCache;
 use crate::http::{HttpRequest, HttpResponseHead};
 use golem_core::model::{Capabilities, ModelError, Request, Response};
 
@@ -41,12 +43,15 @@ use golem_core::model::{Capabilities, ModelError, Request, Response};
 #[derive(Clone, Debug, PartialEq)]
 pub struct Codec {
     config: Config,
+    /// The encoded beginnings of recent histories (issue 20); shared by
+    /// clones, ignored by equality.
+    prefixes: PrefixCache<Ordinal>,
 }
 
 impl Codec {
     /// A codec for `config`.
     pub fn new(config: Config) -> Self {
-        Codec { config }
+        Codec { config, prefixes: PrefixCache::new() }
     }
 
     /// The configuration.
@@ -64,7 +69,7 @@ impl HttpCodec for Codec {
     type Stream = ChatStream;
 
     fn encode(&self, request: &Request, stream: bool) -> Result<HttpRequest, ModelError> {
-        request::encode(&self.config, request, stream)
+        request::encode(&self.config, &self.prefixes, request, stream)
     }
 
     fn decode(&self, request: &Request, head: &HttpResponseHead, body: &[u8]) -> Result<Response, ModelError> {

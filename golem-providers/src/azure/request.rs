@@ -5,7 +5,8 @@
 //! header.
 
 use super::config::{Auth, Config};
-use crate::chat_completions::encode_body;
+use crate::chat_completions::request::{encode_body_reusing, Ordinal};
+use crate::encoded_prefix::PrefixCache;
 use crate::http::{HeaderValue, HttpRequest};
 use crate::percent;
 use crate::secret::Secret;
@@ -21,9 +22,15 @@ pub fn url(config: &Config) -> String {
     )
 }
 
-/// Build the HTTP request for `request`.
-pub fn encode(config: &Config, request: &Request, stream: bool) -> Result<HttpRequest, ModelError> {
-    let body = encode_body(request, None, config.tuning(), config.dialect(), stream)?;
+/// Build the HTTP request for `request`, reusing the bytes `prefixes` holds
+/// for the beginning of its history.
+pub fn encode(
+    config: &Config,
+    prefixes: &PrefixCache<Ordinal>,
+    request: &Request,
+    stream: bool,
+) -> Result<HttpRequest, ModelError> {
+    let body = encode_body_reusing(request, None, config.tuning(), config.dialect(), stream, prefixes)?;
     let http = HttpRequest::post_json(url(config), body, stream);
     Ok(match config.auth() {
         Some(Auth::ApiKey(key)) => http.with_header("api-key", HeaderValue::Secret(key.clone())),

@@ -4,11 +4,12 @@ use super::ids::{synthesized, wire_id};
 use super::media::{self, Location};
 use super::schema::{is_strict_compatible, wire_name};
 use super::wire::{
-    Body, Content, JsonSchema, ResponseFormat, StreamOptions, WireCall, WireCallFunction, WireFunction, WireMessage,
-    WirePart, WireTool,
+    BodyRest, Content, JsonSchema, ResponseFormat, StreamOptions, WireCall, WireCallFunction, WireFunction,
+    WireMessage, WirePart, WireTool,
 };
 use super::{Dialect, MaxTokensField, Tuning};
 use crate::classify::{encode_error, unsupported};
+use crate::encoded_prefix::{Prefix, PrefixCache};
 use crate::framing::{failed_result, tool_result_open, TOOL_RESULT_CLOSE};
 use golem_core::message::{Message, Role};
 use golem_core::model::{ModelError, Request, WireToolChoice};
@@ -41,6 +42,40 @@ pub fn encode_body(
     tuning: &Tuning,
     dialect: &Dialect,
     stream: bool,
+) -> Result<Vec<u8>, ModelError> {
+    encode(request, model, tuning, dialect, stream, &mut Prefix::scratch())
+}
+
+/// [`encode_body`] reusing the bytes `cache` holds for the unchanged
+/// beginning of the history (issue 20); the bytes are the same.
+pub(crate) fn encode_body_reusing(
+    request: &Request,
+    model: Option<&str>,
+    tuning: &Tuning,
+    dialect: &Dialect,
+    stream: bool,
+    cache: &PrefixCache<Ordinal>,
+) -> Result<Vec<u8>, ModelError> {
+    let mut prefix = cache.checkout(&request.messages);
+    let body = encode(request, model, tuning, dialect, stream, &mut prefix)?;
+    cache.checkin(prefix);
+    Ok(body)
+}
+
+/// How many assistant messages a prefix holds: the state the message
+/// encoder carries over a cut, for synthesized call ids.
+pub(crate) type Ordinal = usize;
+
+/// The body: `model`, `messages` (the bytes in `prefix`, extended by the
+/// messages not yet in it) and the [`BodyRest`] fields, byte for byte what
+/// serde writes for one struct holding them all in that order.
+fn encode(
+    request: &Request,
+    model: Option<&str>,
+    tuning: &Tuning,
+    dialect: &Dialect,
+    stream: bool,
+    prefix: &mut Prefix<Ordinal>,
 ) -> Result<Vec<u8>, ModelError> {
     let has_tools = !request.tools.is_empty();
     if has_tools && !dialect.tools {
@@ -84,9 +119,8 @@ pub fn encode_body(
         MaxTokensField::MaxTokens => (tuning.max_tokens, None),
         MaxTokensField::MaxCompletionTokens => (None, tuning.max_tokens),
     };
-    let body = Body {
-        model,
-        messages: messages(&request.messages, dialect)?,
+    let last = messages(&request.messages, dialect, prefix)?;
+    let rest = BodyRest {
         tools,
         tool_choice,
         // OpenAI rejects parallel_tool_calls on a request without tools.
@@ -106,31 +140,60 @@ pub fn encode_body(
         stream,
         stream_options: (stream && dialect.stream_usage).then_some(StreamOptions { include_usage: true }),
     };
-    serde_json::to_vec(&body).map_err(|e| encode_error(&e.to_string()))
+    let rest = serde_json::to_vec(&rest).map_err(|e| encode_error(&e.to_string()))?;
+    // `rest` is an object with at least `stream`: `{"…":…}`; its fields
+    // continue the body after the messages.
+    let Some(rest_fields) = rest.strip_prefix(b"{") else {
+        return Err(encode_error("the body's fields did not serialize as an object"));
+    };
+    let model_len = model.map_or(0, str::len);
+    let mut body = Vec::with_capacity(prefix.bytes().len() + last.len() + rest.len() + model_len + 32);
+    body.push(b'{');
+    if let Some(model) = model {
+        body.extend_from_slice(b"\"model\":");
+        serde_json::to_writer(&mut body, model).map_err(|e| encode_error(&e.to_string()))?;
+        body.push(b',');
+    }
+    body.extend_from_slice(b"\"messages\":[");
+    body.extend_from_slice(prefix.bytes());
+    if !last.is_empty() {
+        if !prefix.bytes().is_empty() {
+            body.push(b',');
+        }
+        body.extend_from_slice(&last);
+    }
+    body.extend_from_slice(b"],");
+    body.extend_from_slice(rest_fields);
+    Ok(body)
 }
 
 /// The wire messages, in order, with tool-result media moved onto one user
 /// message after each run of tool messages (SPEC MM-04).
-fn messages<'a>(messages: &'a [Message], dialect: &Dialect) -> Result<Vec<WireMessage<'a>>, ModelError> {
-    let mut out = Vec::with_capacity(messages.len() + 1);
-    let mut assistant_ordinal = 0;
-    let mut frames: Vec<WirePart<'a>> = Vec::new();
-    for (index, message) in messages.iter().enumerate() {
+///
+/// Messages already in `prefix` are skipped; the others are written to it,
+/// with a mark after each one that leaves no media waiting. Media still
+/// waiting after the last message belong to no prefix (a later tool result
+/// would join them): their user message is returned instead, empty when
+/// there is none.
+fn messages(messages: &[Message], dialect: &Dialect, prefix: &mut Prefix<Ordinal>) -> Result<Vec<u8>, ModelError> {
+    let (start, mut assistant_ordinal) = prefix.resume();
+    let mut frames: Vec<WirePart<'_>> = Vec::new();
+    for (index, message) in messages.iter().enumerate().skip(start) {
         if message.role != Role::Tool && !frames.is_empty() {
-            out.push(WireMessage::new("user", Some(Content::Parts(std::mem::take(&mut frames)))));
+            prefix.write(&WireMessage::new("user", Some(Content::Parts(std::mem::take(&mut frames)))))?;
         }
         match message.role {
             Role::System => {
                 no_parts(message, index)?;
-                out.push(WireMessage::new("system", Some(Content::Text(Cow::Borrowed(&message.content)))));
+                prefix.write(&WireMessage::new("system", Some(Content::Text(Cow::Borrowed(&message.content)))))?;
             }
-            Role::User => out.push(WireMessage::new("user", Some(user_content(message, index, dialect)?))),
+            Role::User => prefix.write(&WireMessage::new("user", Some(user_content(message, index, dialect)?)))?,
             Role::Assistant => {
                 assistant_ordinal += 1;
-                out.push(assistant(message, index, assistant_ordinal, dialect)?);
+                prefix.write(&assistant(message, index, assistant_ordinal, dialect)?)?;
             }
             Role::Tool => {
-                out.push(tool(message, index, dialect)?);
+                prefix.write(&tool(message, index, dialect)?)?;
                 if !message.parts.is_empty() {
                     let id = wire_id(&message.tool_call_id, dialect.id_rule);
                     frames.push(WirePart::Text { text: Cow::Owned(tool_result_open(&message.tool_name, &id)) });
@@ -141,11 +204,13 @@ fn messages<'a>(messages: &'a [Message], dialect: &Dialect) -> Result<Vec<WireMe
                 }
             }
         }
+        prefix.encoded(message, frames.is_empty().then_some(assistant_ordinal));
     }
-    if !frames.is_empty() {
-        out.push(WireMessage::new("user", Some(Content::Parts(frames))));
+    if frames.is_empty() {
+        return Ok(Vec::new());
     }
-    Ok(out)
+    serde_json::to_vec(&WireMessage::new("user", Some(Content::Parts(frames))))
+        .map_err(|e| encode_error(&e.to_string()))
 }
 
 /// A string, or a part array with the text first when there are parts

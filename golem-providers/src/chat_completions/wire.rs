@@ -5,11 +5,11 @@ use serde::Serialize;
 use serde_json::Value;
 use std::borrow::Cow;
 
+/// The body's fields after `model` and `messages`, in wire order: the
+/// encoder writes those two itself (the messages partly from reused bytes)
+/// and continues with these.
 #[derive(Serialize)]
-pub(crate) struct Body<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub model: Option<&'a str>,
-    pub messages: Vec<WireMessage<'a>>,
+pub(crate) struct BodyRest<'a> {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tools: Vec<WireTool<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
