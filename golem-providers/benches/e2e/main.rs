@@ -6,7 +6,10 @@
 //! scenario runs every contender in turn, several rounds, rotating the
 //! order: the golem blocking driver and the bare blocking loop (both on
 //! `UreqTransport`), the golem async driver and the bare async loop (both
-//! on `AsyncIoTransport`). A run is one user prompt, `turns` tool calls
+//! on `AsyncIoTransport`). The blocking driver's agent has the tool as a
+//! plain closure and the async driver's as an async fn, as each kind of
+//! program writes it; a second async contender has the plain closure, which
+//! SPEC DRV-04 runs on the blocking thread pool (the price of that hand-off). A run is one user prompt, `turns` tool calls
 //! (`lookup`) and a final answer, every answer checked.
 //!
 //! Reported per contender: runs/s, client CPU per run (process CPU time
@@ -37,6 +40,9 @@ enum Contender {
     GolemBlocking,
     BareBlocking,
     GolemAsync,
+    /// The async driver with the tool as a plain closure, which SPEC DRV-04
+    /// runs on the blocking thread pool: a hand-off per tool call.
+    GolemAsyncPoolTool,
     BareAsync,
 }
 
@@ -62,7 +68,10 @@ struct Scenario {
 /// Everything one contender needs.
 struct Clients {
     url: String,
+    /// The tool as a plain closure (what a blocking program writes).
     agent: Agent<()>,
+    /// The tool as an async fn (what an async program writes).
+    agent_async_tool: Agent<()>,
     ureq: UreqTransport,
     async_io: AsyncIoTransport,
     tools: Value,
@@ -107,11 +116,18 @@ fn clients(server: &Server) -> Clients {
     let lookup = Tool::new("lookup", "Look a number up.", bare::tools()[0]["function"]["parameters"].clone(), {
         |_: ToolContext<()>, args: Value| Ok(bare::lookup(&args))
     });
+    let lookup_async =
+        Tool::new_async("lookup", "Look a number up.", bare::tools()[0]["function"]["parameters"].clone(), {
+            |_: ToolContext<()>, args: Value| async move { Ok(bare::lookup(&args)) }
+        });
     // Defaults throughout, but for the turn limit the 20-turn scenario needs.
-    let agent = Agent::<()>::builder(OpenAi::new(config)).tool(lookup).max_iterations(64).build().unwrap();
+    let model = OpenAi::new(config);
+    let agent = Agent::<()>::builder(model.clone()).tool(lookup).max_iterations(64).build().unwrap();
+    let agent_async_tool = Agent::<()>::builder(model).tool(lookup_async).max_iterations(64).build().unwrap();
     Clients {
         url: server.url.clone(),
         agent,
+        agent_async_tool,
         ureq: UreqTransport::default(),
         async_io: AsyncIoTransport::default(),
         tools: bare::tools(),
@@ -128,7 +144,12 @@ fn check(contender: Contender, output: &str) {
 
 async fn one_async(clients: &Clients, contender: Contender, i: usize, stream: bool) {
     let output = match contender {
-        GolemAsync => clients.agent.run_with(()).prompt(prompt(i)).stream(stream).call_async().await.unwrap().output,
+        GolemAsync => {
+            clients.agent_async_tool.run_with(()).prompt(prompt(i)).stream(stream).call_async().await.unwrap().output
+        }
+        GolemAsyncPoolTool => {
+            clients.agent.run_with(()).prompt(prompt(i)).stream(stream).call_async().await.unwrap().output
+        }
         BareAsync => bare::run_async(&clients.async_io, &clients.url, &clients.tools, &prompt(i), stream).await,
         other => unreachable!("{other:?} is not async"),
     };
@@ -153,7 +174,9 @@ fn segment(scenario: &Scenario, clients: &Clients, contender: Contender) -> Vec<
                 let started = Instant::now();
                 match contender {
                     GolemBlocking | BareBlocking => one_blocking(clients, contender, i, stream),
-                    GolemAsync | BareAsync => async_io::block_on(one_async(clients, contender, i, stream)),
+                    GolemAsync | GolemAsyncPoolTool | BareAsync => {
+                        async_io::block_on(one_async(clients, contender, i, stream))
+                    }
                 }
                 started.elapsed()
             })
@@ -213,8 +236,8 @@ fn p99(latencies: &mut [Duration]) -> Duration {
 }
 
 fn main() {
-    const BLOCKING_AND_ASYNC: &[Contender] = &[GolemBlocking, BareBlocking, GolemAsync, BareAsync];
-    const ASYNC: &[Contender] = &[GolemAsync, BareAsync];
+    const BLOCKING_AND_ASYNC: &[Contender] = &[GolemBlocking, BareBlocking, GolemAsync, GolemAsyncPoolTool, BareAsync];
+    const ASYNC: &[Contender] = &[GolemAsync, GolemAsyncPoolTool, BareAsync];
     let scenarios = [
         Scenario {
             name: "sequential, 1 tool turn",
@@ -284,7 +307,12 @@ fn main() {
                 measure(scenario, &clients, &server, scenario.contenders[index], &mut totals[index]);
             }
         }
-        for pair in [(GolemBlocking, BareBlocking, "blocking"), (GolemAsync, BareAsync, "async")] {
+        let pairs = [
+            (GolemBlocking, BareBlocking, "blocking"),
+            (GolemAsync, BareAsync, "async"),
+            (GolemAsyncPoolTool, BareAsync, "async, blocking tool (pool)"),
+        ];
+        for pair in pairs {
             let position = |c| scenario.contenders.iter().position(|&x| x == c);
             let (Some(g), Some(b)) = (position(pair.0), position(pair.1)) else { continue };
             if totals[g].runs == 0 || totals[b].runs == 0 {
