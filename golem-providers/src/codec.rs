@@ -113,3 +113,16 @@ pub trait StreamDecoder: Send {
     /// the response is complete even if the caller stopped draining.
     fn finish(self) -> Result<Response, ModelError>;
 }
+
+/// A codec whose provider counts a request's input tokens without
+/// generating anything (Anthropic, Gemini, Bedrock). Every
+/// [`Client`](crate::client::Client) over such a codec gets `count_tokens`
+/// and `count_tokens_async`.
+pub trait TokenCounting: HttpCodec {
+    /// The counting request for `request` (authorized afterwards like any
+    /// other, see [`HttpCodec::authorize`]).
+    fn encode_count_tokens(&self, request: &Request) -> Result<HttpRequest, ModelError>;
+
+    /// The count from a whole response, or the classified error.
+    fn decode_count_tokens(&self, head: &HttpResponseHead, body: &[u8]) -> Result<u64, ModelError>;
+}

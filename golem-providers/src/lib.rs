@@ -112,7 +112,7 @@ mod validate;
 
 #[cfg(any(feature = "openai", feature = "azure"))]
 pub use chat_completions::Tuning;
-pub use codec::{HttpCodec, StreamDecoder};
+pub use codec::{HttpCodec, StreamDecoder, TokenCounting};
 pub use secret::Secret;
 #[cfg(any(feature = "blocking", feature = "async"))]
 pub mod client;

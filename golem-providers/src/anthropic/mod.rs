@@ -154,3 +154,13 @@ pub(crate) fn call_id(turn: usize, n: usize) -> String {
 fn response_turn(request: &Request) -> usize {
     request.messages.iter().filter(|m| m.role == Role::Assistant).count() + 1
 }
+
+impl crate::codec::TokenCounting for Codec {
+    fn encode_count_tokens(&self, request: &Request) -> Result<HttpRequest, ModelError> {
+        Codec::encode_count_tokens(self, request)
+    }
+
+    fn decode_count_tokens(&self, head: &HttpResponseHead, body: &[u8]) -> Result<u64, ModelError> {
+        Codec::decode_count_tokens(self, head, body)
+    }
+}

@@ -1,13 +1,10 @@
-//! [`Bedrock`](super::Bedrock) constructors (SPEC PROV-BR-01, PROV-COMMON-02)
-//! and token counting (SPEC PROV-BR-06).
+//! [`Bedrock`](super::Bedrock) constructors and its builder (SPEC
+//! PROV-BR-01, PROV-COMMON-02); token counting is `count_tokens.rs`'s.
 
 use super::builder::{ClientBuilder, CodecBuilder};
 use super::{env, Client};
 use crate::bedrock::{CachePoint, Codec, Config, ConfigBuilder, ConfigError, CredentialsProvider, Thinking, Tuning};
-use crate::codec::HttpCodec;
 use crate::sigv4::Credentials;
-use golem_core::model::{ModelError, Request};
-use std::time::SystemTime;
 
 /// The builder [`Bedrock::builder`](super::Bedrock::builder) returns: the
 /// Bedrock settings plus the shared transport settings (timeouts, proxy,
@@ -55,26 +52,6 @@ impl Client<Codec> {
     /// The configuration.
     pub fn config(&self) -> &Config {
         self.codec.config()
-    }
-
-    /// How many input tokens `request`'s messages, system texts and tools
-    /// come to for the configured model (`count-tokens`, SPEC PROV-BR-06),
-    /// on the blocking transport. Not a model call: nothing is generated.
-    #[cfg(feature = "blocking")]
-    pub fn count_tokens(&self, request: &Request) -> Result<u64, ModelError> {
-        let http = self.codec.authorize(self.codec.encode_count_tokens(request)?, SystemTime::now())?;
-        let response = self.blocking.send(&http)?;
-        let body = super::call::read_whole(&response.head, response.body.read_to_end())?;
-        self.codec.decode_count_tokens(&response.head, &body)
-    }
-
-    /// [`count_tokens`](Self::count_tokens) on the async transport.
-    #[cfg(feature = "async")]
-    pub async fn count_tokens_async(&self, request: &Request) -> Result<u64, ModelError> {
-        let http = self.codec.authorize(self.codec.encode_count_tokens(request)?, SystemTime::now())?;
-        let response = self.asynchronous.send(&http).await?;
-        let body = super::call::read_whole(&response.head, response.body.read_to_end().await)?;
-        self.codec.decode_count_tokens(&response.head, &body)
     }
 }
 

@@ -1,11 +1,10 @@
 //! [`Gemini`](super::Gemini) constructors and its builder (SPEC
-//! PROV-GEM-01, PROV-COMMON-02), and token counting (SPEC PROV-GEM-08).
+//! PROV-GEM-01, PROV-COMMON-02); token counting is `count_tokens.rs`'s.
 
 use super::builder::{ClientBuilder, CodecBuilder};
-use super::{call, env, Client};
+use super::{env, Client};
 use crate::gemini::{Codec, Config, ConfigBuilder, ConfigError, SafetySetting, Thinking, Tuning};
 use crate::secret::Secret;
-use golem_core::model::{ModelError, Request};
 
 /// The builder [`Gemini::builder`](super::Gemini::builder) returns: the
 /// Gemini settings plus the shared transport settings (timeouts, proxy,
@@ -51,23 +50,6 @@ impl Client<Codec> {
     /// The configuration.
     pub fn config(&self) -> &Config {
         self.codec.config()
-    }
-
-    /// How many tokens `request` — contents, system instruction, tools —
-    /// comes to for the configured model (`countTokens`, SPEC
-    /// PROV-GEM-08), on the blocking transport. Not a model call: nothing
-    /// is generated.
-    #[cfg(feature = "blocking")]
-    pub fn count_tokens(&self, request: &Request) -> Result<u64, ModelError> {
-        let (head, body) = call::exchange(&*self.blocking, &self.codec.encode_count_tokens(request)?)?;
-        self.codec.decode_count_tokens(&head, &body)
-    }
-
-    /// [`count_tokens`](Self::count_tokens) on the async transport.
-    #[cfg(feature = "async")]
-    pub async fn count_tokens_async(&self, request: &Request) -> Result<u64, ModelError> {
-        let (head, body) = call::exchange_async(&*self.asynchronous, &self.codec.encode_count_tokens(request)?).await?;
-        self.codec.decode_count_tokens(&head, &body)
     }
 }
 

@@ -46,6 +46,8 @@ mod azure;
 mod bedrock;
 mod builder;
 mod call;
+#[cfg(any(feature = "anthropic", feature = "gemini", feature = "bedrock"))]
+mod count_tokens;
 #[cfg(feature = "gemini")]
 mod gemini;
 #[cfg(feature = "openai")]
