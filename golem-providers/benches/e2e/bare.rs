@@ -3,7 +3,7 @@
 //! the JSON, POST, parse, call the tool, POST again.
 
 use golem_providers::http::{HeaderValue, HttpRequest};
-use golem_providers::transport::{AsyncIoTransport, AsyncTransport, Transport, UreqTransport};
+use golem_providers::transport::{AsyncTransport, Transport};
 use golem_providers::Secret;
 use serde_json::{json, Value};
 
@@ -97,7 +97,7 @@ impl Assembler {
 }
 
 /// One run on the blocking transport.
-pub fn run_blocking(transport: &UreqTransport, url: &str, tools: &Value, prompt: &str, stream: bool) -> String {
+pub fn run_blocking(transport: &dyn Transport, url: &str, tools: &Value, prompt: &str, stream: bool) -> String {
     let mut messages = vec![json!({"role": "user", "content": prompt})];
     loop {
         let response = transport.send(&request(url, &messages, tools, stream)).expect("send");
@@ -118,7 +118,7 @@ pub fn run_blocking(transport: &UreqTransport, url: &str, tools: &Value, prompt:
 }
 
 /// One run on the async transport.
-pub async fn run_async(transport: &AsyncIoTransport, url: &str, tools: &Value, prompt: &str, stream: bool) -> String {
+pub async fn run_async(transport: &dyn AsyncTransport, url: &str, tools: &Value, prompt: &str, stream: bool) -> String {
     let mut messages = vec![json!({"role": "user", "content": prompt})];
     loop {
         let response = transport.send(&request(url, &messages, tools, stream)).await.expect("send");

@@ -20,19 +20,23 @@
 //! for a quick look, `=5` for steadier numbers; `GOLEM_BENCH_ONLY=stream`
 //! for the scenarios whose name holds a word, `GOLEM_BENCH_DRIVER=Blocking`
 //! or `Async` for one driver's pair; `GOLEM_BENCH_ROUNDS=20` with
-//! `GOLEM_BENCH_SCALE=0.5` interleaves more finely on a busy machine).
+//! `GOLEM_BENCH_SCALE=0.5` interleaves more finely on a busy machine;
+//! `GOLEM_BENCH_TRANSPORT=memory` answers in memory instead of over the
+//! loopback, every contender alike, which leaves only the client code's CPU).
 //! Linux only for RSS.
 
 mod bare;
+mod memory;
 mod server;
 
 use golem_io::{Agent, Tool, ToolContext};
 use golem_providers::openai::{Config, Preset};
-use golem_providers::transport::{AsyncIoTransport, UreqTransport};
+use golem_providers::transport::{AsyncIoTransport, AsyncTransport, Transport, UreqTransport};
 use golem_providers::OpenAi;
 use serde_json::Value;
 use server::Server;
 use std::fmt::Write as _;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -72,8 +76,10 @@ struct Clients {
     agent: Agent<()>,
     /// The tool as an async fn (what an async program writes).
     agent_async_tool: Agent<()>,
-    ureq: UreqTransport,
-    async_io: AsyncIoTransport,
+    /// The bare loops' transports: a default `UreqTransport` and
+    /// `AsyncIoTransport`, or in memory mode the in-memory one.
+    blocking: Arc<dyn Transport>,
+    asynchronous: Arc<dyn AsyncTransport>,
     tools: Value,
 }
 
@@ -111,8 +117,13 @@ fn status_kb(field: &str) -> usize {
     line.and_then(|l| l.split_whitespace().nth(1)).and_then(|kb| kb.parse().ok()).unwrap_or(0)
 }
 
-fn clients(server: &Server) -> Clients {
-    let config = Config::builder(Preset::openai(), "m").base_url(server.url.clone()).api_key("k").build().unwrap();
+/// `GOLEM_BENCH_TRANSPORT=memory`: every contender on the in-memory
+/// transport (`memory.rs`) instead of the loopback.
+fn in_memory() -> bool {
+    std::env::var("GOLEM_BENCH_TRANSPORT").is_ok_and(|t| t == "memory")
+}
+
+fn clients(server: &Server, turns: usize) -> Clients {
     let lookup = Tool::new("lookup", "Look a number up.", bare::tools()[0]["function"]["parameters"].clone(), {
         |_: ToolContext<()>, args: Value| Ok(bare::lookup(&args))
     });
@@ -121,17 +132,24 @@ fn clients(server: &Server) -> Clients {
             |_: ToolContext<()>, args: Value| async move { Ok(bare::lookup(&args)) }
         });
     // Defaults throughout, but for the turn limit the 20-turn scenario needs.
-    let model = OpenAi::new(config);
+    let (model, blocking, asynchronous): (_, Arc<dyn Transport>, Arc<dyn AsyncTransport>) = if in_memory() {
+        let memory = Arc::new(memory::MemoryTransport { turns });
+        let model = OpenAi::builder()
+            .model("m")
+            .base_url(server.url.clone())
+            .api_key("k")
+            .transport(memory.clone())
+            .async_transport(memory.clone())
+            .build()
+            .unwrap();
+        (model, memory.clone(), memory)
+    } else {
+        let config = Config::builder(Preset::openai(), "m").base_url(server.url.clone()).api_key("k").build().unwrap();
+        (OpenAi::new(config), Arc::new(UreqTransport::default()), Arc::new(AsyncIoTransport::default()))
+    };
     let agent = Agent::<()>::builder(model.clone()).tool(lookup).max_iterations(64).build().unwrap();
     let agent_async_tool = Agent::<()>::builder(model).tool(lookup_async).max_iterations(64).build().unwrap();
-    Clients {
-        url: server.url.clone(),
-        agent,
-        agent_async_tool,
-        ureq: UreqTransport::default(),
-        async_io: AsyncIoTransport::default(),
-        tools: bare::tools(),
-    }
+    Clients { url: server.url.clone(), agent, agent_async_tool, blocking, asynchronous, tools: bare::tools() }
 }
 
 fn prompt(i: usize) -> String {
@@ -150,7 +168,7 @@ async fn one_async(clients: &Clients, contender: Contender, i: usize, stream: bo
         GolemAsyncPoolTool => {
             clients.agent.run_with(()).prompt(prompt(i)).stream(stream).call_async().await.unwrap().output
         }
-        BareAsync => bare::run_async(&clients.async_io, &clients.url, &clients.tools, &prompt(i), stream).await,
+        BareAsync => bare::run_async(&*clients.asynchronous, &clients.url, &clients.tools, &prompt(i), stream).await,
         other => unreachable!("{other:?} is not async"),
     };
     check(contender, &output);
@@ -159,7 +177,7 @@ async fn one_async(clients: &Clients, contender: Contender, i: usize, stream: bo
 fn one_blocking(clients: &Clients, contender: Contender, i: usize, stream: bool) {
     let output = match contender {
         GolemBlocking => clients.agent.run_with(()).prompt(prompt(i)).stream(stream).call().unwrap().output,
-        BareBlocking => bare::run_blocking(&clients.ureq, &clients.url, &clients.tools, &prompt(i), stream),
+        BareBlocking => bare::run_blocking(&*clients.blocking, &clients.url, &clients.tools, &prompt(i), stream),
         other => unreachable!("{other:?} is not blocking"),
     };
     check(contender, &output);
@@ -289,7 +307,7 @@ fn main() {
     let wanted = |c: Contender| format!("{c:?}").contains(driver.as_str());
     for scenario in scenarios.iter().filter(|s| s.name.contains(only.as_str())) {
         let server = Server::start(scenario.turns);
-        let clients = clients(&server);
+        let clients = clients(&server, scenario.turns);
         // Warm up every contender with one unmeasured segment: the pool's
         // connections, worker threads, lazy statics, the allocator.
         for &contender in scenario.contenders.iter().filter(|&&c| wanted(c)) {

@@ -89,6 +89,16 @@ fn count(haystack: &[u8], needle: &[u8]) -> usize {
 
 /// The whole HTTP response for a request body.
 fn answer(body: &[u8], turns: usize) -> Vec<u8> {
+    let (payload, content_type) = payload(body, turns);
+    let mut out =
+        format!("HTTP/1.1 200 OK\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\n\r\n", payload.len())
+            .into_bytes();
+    out.extend_from_slice(payload.as_bytes());
+    out
+}
+
+/// The response body for a request body, and its content type.
+pub fn payload(body: &[u8], turns: usize) -> (String, &'static str) {
     let done = count(body, br#""role":"tool""#);
     let stream = count(body, br#""stream":true"#) > 0;
     let usage = r#"{"prompt_tokens":12,"completion_tokens":4,"total_tokens":16}"#;
@@ -130,9 +140,5 @@ fn answer(body: &[u8], turns: usize) -> Vec<u8> {
             "application/json",
         )
     };
-    let mut out =
-        format!("HTTP/1.1 200 OK\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\n\r\n", payload.len())
-            .into_bytes();
-    out.extend_from_slice(payload.as_bytes());
-    out
+    (payload, content_type)
 }
