@@ -96,33 +96,45 @@ fn a_sub_run_stops_when_the_parent_gives_up_on_the_delegation() {
 }
 
 /// SPEC MACH-07 `AfterTurn`: the batch under way finishes and its results
-/// stay in the evidence; the next model call never happens.
+/// stay in the evidence; the next model call never happens. The tool fires
+/// the token as it finishes, so the driver sees the cancellation and the
+/// tool's answer together: the cancellation must reach the machine first. An
+/// async tool does both within one poll, which pins that order every time;
+/// a plain closure does them on a worker thread.
 #[test]
 fn mach_07_cancel_after_turn_lets_the_batch_finish() {
-    for async_driver in [false, true] {
+    for (async_driver, async_tool) in [(false, false), (true, false), (false, true), (true, true)] {
         let token = CancellationToken::new();
         let stopper = token.clone();
         let model = ScriptedModel::new()
             .respond(Response::tool_calls(vec![ToolCall::new("c1", "wrap_up", "{}")]))
             .text("never asked");
-        let wrap_up = golem_io::Tool::new(
-            "wrap_up",
-            "Finish and ask the run to stop after this turn.",
-            serde_json::json!({"type": "object"}),
-            move |_, _| {
+        let (name, description) = ("wrap_up", "Finish and ask the run to stop after this turn.");
+        let wrap_up = if async_tool {
+            golem_io::Tool::new_async(name, description, serde_json::json!({"type": "object"}), move |_, _| {
+                let stopper = stopper.clone();
+                async move {
+                    stopper.cancel_after_turn();
+                    Ok("wrapped up")
+                }
+            })
+        } else {
+            golem_io::Tool::new(name, description, serde_json::json!({"type": "object"}), move |_, _| {
                 stopper.cancel_after_turn();
                 Ok("wrapped up")
-            },
-        );
+            })
+        };
         let agent = Agent::builder(model.clone()).tool(wrap_up).build().unwrap();
         let run = agent.run_with(()).prompt("go").cancellation(token);
-        let err = if async_driver { futures_lite::future::block_on(run.call_async()) } else { run.call() }.unwrap_err();
+        let result = if async_driver { futures_lite::future::block_on(run.call_async()) } else { run.call() };
+        let case = format!("async driver {async_driver}, async tool {async_tool}");
+        let err = result.map(|r| r.output).expect_err(&case);
         let run_error = err.as_run().expect("a run error");
-        assert_eq!(run_error.stage, Stage::Model);
-        assert!(err.is_canceled());
+        assert_eq!(run_error.stage, Stage::Model, "{case}");
+        assert!(err.is_canceled(), "{case}");
         let partial = run_error.partial.as_ref().expect("evidence");
-        assert_eq!(partial.messages.last().map(|m| m.content.as_str()), Some("wrapped up"));
-        assert_eq!(model.request_count(), 1, "no model call after the turn");
+        assert_eq!(partial.messages.last().map(|m| m.content.as_str()), Some("wrapped up"), "{case}");
+        assert_eq!(model.request_count(), 1, "no model call after the turn ({case})");
     }
 }
 

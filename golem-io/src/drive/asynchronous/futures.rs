@@ -59,6 +59,8 @@ enum Woke {
     Delta(ModelCallId, Delta),
     Answer(Answer),
     Cancel,
+    /// The caller's token fired while this answer arrived.
+    CancelThen(Answer),
     Tick,
 }
 
@@ -88,6 +90,16 @@ impl Futures {
                 }
             }
             if let Poll::Ready(Some((_, answer))) = self.in_flight.poll_next(cx) {
+                // The call may have fired the caller's token as it finished
+                // (a tool asking to stop after this turn): the cancellation
+                // goes to the machine first, before the answer can let it
+                // start the next model call (SPEC MACH-07).
+                if let Some(canceled) = self.cancel.as_mut() {
+                    if Pin::new(canceled).poll(cx).is_ready() {
+                        self.cancel = None;
+                        return Poll::Ready(Woke::CancelThen(answer));
+                    }
+                }
                 return Poll::Ready(Woke::Answer(answer));
             }
             match timer.as_mut().map(|t| Pin::new(t).poll(cx)) {
@@ -159,14 +171,22 @@ impl<Deps: Send + Sync + 'static, O> Dispatcher<Deps, O, Futures> {
             Woke::Cancel => Ok(caller_cancel(&self.place.after_turn)),
             Woke::Tick => Ok(Input::Tick),
             Woke::Answer(answer) => {
-                // The call may have streamed its last fragments in the very
-                // poll that finished it; they go to the machine first.
-                while let Some(Ok((id, delta))) = self.place.deltas.as_mut().map(|d| d.rx.try_recv()) {
-                    self.queue(Input::ModelDelta { id, delta });
-                }
-                self.arrived(answer);
+                self.settle(answer);
                 Ok(self.ready_input().unwrap_or(Input::Tick))
             }
+            Woke::CancelThen(answer) => {
+                self.settle(answer);
+                Ok(caller_cancel(&self.place.after_turn))
+            }
         }
+    }
+
+    /// Queue a finished call's answer behind the last fragments it streamed
+    /// in the very poll that finished it.
+    fn settle(&mut self, answer: Answer) {
+        while let Some(Ok((id, delta))) = self.place.deltas.as_mut().map(|d| d.rx.try_recv()) {
+            self.queue(Input::ModelDelta { id, delta });
+        }
+        self.arrived(answer);
     }
 }
