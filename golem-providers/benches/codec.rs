@@ -1,7 +1,8 @@
 //! Codec benchmarks (issue 5, 14, 12): SSE decode throughput, full Chat
 //! Completions, Bedrock ConverseStream, Gemini and Anthropic stream decoding
 //! side by side, and request encoding for histories of 10, 100 and 1000 messages
-//! (cost must grow linearly), for each codec.
+//! (cost must grow linearly), for each codec; and whole-response decoding
+//! next to a hand-written parse (`response_decode`).
 //!
 //! The stream bodies are built from the recorded OpenAI chunks in
 //! `shared/fixtures/recorded/openai` (a fixed synthetic chunk stands in when
@@ -435,6 +436,74 @@ fn history_turn_encode(c: &mut Criterion) {
     group.finish();
 }
 
+/// A whole Chat Completions response as OpenAI sends it: the envelope's
+/// bookkeeping fields, one choice, and usage with its details objects.
+fn response_body(message: serde_json::Value, finish: &str) -> Vec<u8> {
+    serde_json::to_vec(&json!({
+        "id": "chatcmpl-BQ4wUf5Oq3Jx8Kc2aTnV5m6Yh7Lp1",
+        "object": "chat.completion",
+        "created": 1745900000,
+        "model": "gpt-4o-2024-08-06",
+        "choices": [{"index": 0, "message": message, "logprobs": null, "finish_reason": finish}],
+        "usage": {
+            "prompt_tokens": 412, "completion_tokens": 57, "total_tokens": 469,
+            "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
+            "completion_tokens_details": {"reasoning_tokens": 0, "audio_tokens": 0,
+                "accepted_prediction_tokens": 0, "rejected_prediction_tokens": 0}
+        },
+        "service_tier": "default",
+        "system_fingerprint": "fp_f5bdcc3276"
+    }))
+    .unwrap()
+}
+
+/// Decoding a whole (non-streamed) response: what every plain model call
+/// pays once, next to the hand-written loop's parse into a `Value` and
+/// read of the same fields (issue 20).
+fn response_decode(c: &mut Criterion) {
+    let codec = Codec::new(Config::builder(Preset::openai(), "gpt-4o").api_key("sk-bench").build().unwrap());
+    let request = Request::new(vec![Message::user("What is the weather in Oslo and Bergen?")]);
+    let head = HttpResponseHead::new(200, vec![]);
+    let text = response_body(
+        json!({"role": "assistant", "content": "It is raining in Oslo (4 °C) and\nsunny in Bergen (9 °C).",
+               "refusal": null, "annotations": []}),
+        "stop",
+    );
+    let calls = response_body(
+        json!({"role": "assistant", "content": null, "refusal": null, "annotations": [], "tool_calls": [
+            {"id": "call_Jx8Kc2aTnV5m6Yh7Lp1Q4wUf", "type": "function",
+             "function": {"name": "weather", "arguments": "{\"city\":\"Oslo\"}"}},
+            {"id": "call_aTnV5m6Yh7Lp1Q4wUfJx8Kc2", "type": "function",
+             "function": {"name": "weather", "arguments": "{\"city\":\"Bergen\"}"}}]}),
+        "tool_calls",
+    );
+    let mut group = c.benchmark_group("response_decode");
+    for (name, body) in [("text", &text), ("two_tool_calls", &calls)] {
+        group.throughput(Throughput::Bytes(body.len() as u64));
+        group.bench_with_input(BenchmarkId::new("golem", name), body, |b, body| {
+            b.iter(|| codec.decode(&request, &head, black_box(body)).unwrap())
+        });
+        group.bench_with_input(BenchmarkId::new("bare_value", name), body, |b, body| {
+            b.iter(|| {
+                let value: serde_json::Value = serde_json::from_slice(black_box(body)).unwrap();
+                let message = &value["choices"][0]["message"];
+                let content = message["content"].as_str().map(str::to_string);
+                let calls: Vec<(String, String, String)> = message["tool_calls"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|c| {
+                        let field = |v: &serde_json::Value| v.as_str().unwrap_or_default().to_string();
+                        (field(&c["id"]), field(&c["function"]["name"]), field(&c["function"]["arguments"]))
+                    })
+                    .collect();
+                (content, calls, value["usage"]["prompt_tokens"].as_u64())
+            })
+        });
+    }
+    group.finish();
+}
+
 /// Every benchmark of this file (what `criterion_group!` would generate,
 /// written out so it can carry a doc comment).
 fn benches() {
@@ -444,6 +513,7 @@ fn benches() {
     bedrock_stream_decode(&mut criterion);
     request_encode(&mut criterion);
     history_turn_encode(&mut criterion);
+    response_decode(&mut criterion);
     bedrock_request_encode(&mut criterion);
     gemini_stream_decode(&mut criterion);
     gemini_request_encode(&mut criterion);

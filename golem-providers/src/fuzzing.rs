@@ -41,7 +41,8 @@ pub fn chat_stream(data: &[u8]) {
 }
 
 /// The whole-body response decoder, under a status chosen by the first
-/// byte (2xx half the time).
+/// byte (2xx half the time); on a body its typed fast path accepts, that
+/// path and the lenient `Value` path agree.
 #[cfg(feature = "openai")]
 pub fn chat_response(data: &[u8]) {
     let (first, body) = match data.split_first() {
@@ -50,7 +51,21 @@ pub fn chat_response(data: &[u8]) {
     };
     let status = if first < 128 { 200 } else { 300 + u16::from(first) };
     let (codec, request) = fixture();
-    let _ = codec.decode(&request, &HttpResponseHead::new(status, vec![]), body);
+    let head = HttpResponseHead::new(status, vec![]);
+    let _ = codec.decode(&request, &head, body);
+    // The typed fast path must mean what the lenient `Value` path means on
+    // every body it accepts.
+    use crate::chat_completions::response::{decode_typed, decode_value, DecodeContext};
+    let ctx = DecodeContext::for_request(&request, None);
+    // Fields the typed path never reads are skipped, not parsed, so a number
+    // beyond f64 or a lone surrogate there fails only the `Value` parse;
+    // wherever that parse succeeds, the two must agree.
+    if let Some(typed) = decode_typed(&head, body, &ctx) {
+        if serde_json::from_slice::<serde_json::Value>(body).is_ok() {
+            let lenient = decode_value(&head, body, &ctx);
+            assert_eq!(format!("{typed:?}"), format!("{lenient:?}"), "the typed and Value decoders disagree");
+        }
+    }
 }
 
 /// The event-stream frame decoder: whole input versus two chunks, and

@@ -63,6 +63,99 @@ proptest! {
     }
 }
 
+/// Any JSON value a field might wrongly hold.
+fn odd_value() -> BoxedStrategy<serde_json::Value> {
+    use serde_json::json;
+    prop_oneof![
+        Just(json!(7)),
+        Just(json!(-1)),
+        Just(json!(1.5)),
+        Just(json!(true)),
+        Just(json!({})),
+        Just(json!({"a": 1})),
+        Just(json!([])),
+        Just(json!(["x"])),
+        Just(json!("text")),
+    ]
+    .boxed()
+}
+
+/// Mostly `good`, sometimes null, now and then of the wrong type.
+fn typed(good: BoxedStrategy<serde_json::Value>) -> BoxedStrategy<serde_json::Value> {
+    prop_oneof![12 => good, 2 => Just(serde_json::Value::Null), 1 => odd_value()].boxed()
+}
+
+/// Strings a field of text holds, empty and escaped ones included.
+fn text() -> BoxedStrategy<serde_json::Value> {
+    let words = ["hi", "", "  ", "line\nwith \"escapes\" \u{e9}", "text", "function", "{\"a\":1}"];
+    proptest::sample::select(words.to_vec()).prop_map(serde_json::Value::from).boxed()
+}
+
+fn count() -> BoxedStrategy<serde_json::Value> {
+    (0u64..1000).prop_map(serde_json::Value::from).boxed()
+}
+
+/// An object with some of `fields`, each from its own strategy.
+fn object_of(fields: Vec<(&'static str, BoxedStrategy<serde_json::Value>)>) -> BoxedStrategy<serde_json::Value> {
+    let (names, values): (Vec<_>, Vec<_>) = fields.into_iter().map(|(k, v)| (k, proptest::option::of(v))).unzip();
+    values
+        .prop_map(move |values| {
+            let map = names.iter().zip(values).filter_map(|(k, v)| Some(((*k).to_string(), v?))).collect();
+            serde_json::Value::Object(map)
+        })
+        .boxed()
+}
+
+/// Chat Completions response bodies with every field mostly right, and
+/// sometimes absent, null or of the wrong type.
+fn responseish() -> impl Strategy<Value = Vec<u8>> {
+    use serde_json::Value;
+    let array =
+        |item: BoxedStrategy<Value>| typed(proptest::collection::vec(item, 0..3).prop_map(Value::Array).boxed());
+    let finish = ["stop", "length", "tool_calls", "function_call", "content_filter", "other"];
+    let finish = proptest::sample::select(finish.to_vec()).prop_map(Value::from).boxed();
+    let kind = prop_oneof![text(), Just(Value::from("function")), Just(Value::from("text"))].boxed();
+    let function = object_of(vec![("name", typed(text())), ("arguments", typed(text()))]);
+    let call =
+        object_of(vec![("id", typed(text())), ("type", typed(kind.clone())), ("function", typed(function.clone()))]);
+    let part = object_of(vec![("type", typed(kind)), ("text", typed(text()))]);
+    let content = prop_oneof![typed(text()), array(part)].boxed();
+    let message = object_of(vec![
+        ("role", typed(text())),
+        ("reasoning_content", typed(text())),
+        ("reasoning", typed(text())),
+        ("content", content),
+        ("refusal", typed(text())),
+        ("tool_calls", array(call)),
+        ("function_call", typed(function)),
+    ]);
+    let usage = object_of(vec![
+        ("prompt_tokens", typed(count())),
+        ("completion_tokens", typed(count())),
+        ("prompt_tokens_details", typed(object_of(vec![("cached_tokens", typed(count()))]))),
+        ("completion_tokens_details", typed(object_of(vec![("reasoning_tokens", typed(count()))]))),
+        ("prompt_cache_hit_tokens", typed(count())),
+    ]);
+    let choice = object_of(vec![("index", count()), ("message", typed(message)), ("finish_reason", typed(finish))]);
+    let error = object_of(vec![("message", text())]);
+    object_of(vec![("choices", array(choice)), ("usage", typed(usage)), ("error", typed(error))])
+        .prop_map(|body| serde_json::to_vec(&body).unwrap())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2048, ..ProptestConfig::default() })]
+
+    /// The typed fast path of the body decoder agrees with the lenient
+    /// `Value` path on every body it accepts (issue 20), however the fields
+    /// are typed.
+    #[test]
+    fn the_fast_body_decoder_agrees_with_the_lenient_one(body in responseish()) {
+        let mut data = vec![0];
+        data.extend_from_slice(&body);
+        golem_providers::fuzzing::chat_response(&data);
+    }
+}
+
 proptest! {
     /// The bodies of the crate's fuzz entry points, run by `cargo test`.
     #[test]

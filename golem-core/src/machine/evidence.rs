@@ -49,9 +49,11 @@ impl Evidence {
         }
     }
 
-    pub(crate) fn summary(&self) -> RunSummary {
+    /// The summary of a run that ends here. It takes the messages rather
+    /// than copying them: the machine is done and never reads them again.
+    pub(crate) fn summary(&mut self) -> RunSummary {
         RunSummary {
-            messages: self.messages.clone(),
+            messages: std::mem::take(&mut self.messages),
             usage: self.usage,
             cost: self.cost,
             finish_reason: self.finish_reason,

@@ -6,13 +6,14 @@
 //! So `decode(body) == assemble(deltas_of(body))` holds by construction, and
 //! streamed and plain turns cannot drift apart.
 
+use super::envelope;
 use super::error::{self, ErrorBody};
 use super::ids::synthesized;
 use super::FAMILY;
 use crate::classify::{decode_error, with_request_id};
 use crate::http::HttpResponseHead;
 use crate::secret::Secret;
-use golem_core::message::{FinishReason, Usage};
+use golem_core::message::{FinishReason, Message, Usage};
 use golem_core::model::{Delta, ModelError, Request, Response};
 use golem_core::stream::StreamAssembler;
 use serde_json::Value;
@@ -55,6 +56,35 @@ pub fn decode_body(head: &HttpResponseHead, body: &[u8], ctx: &DecodeContext<'_>
     if !head.is_success() {
         return Err(error::from_response(head, body, ctx.key));
     }
+    // The typed view decodes the common body without a `Value` tree; a body
+    // it does not fit goes the lenient way, which defines the meaning.
+    match decode_typed(head, body, ctx) {
+        Some(decoded) => decoded,
+        None => decode_value(head, body, ctx),
+    }
+}
+
+/// [`decode_body`] of a 2xx body through the typed view, or `None` when the
+/// body does not fit it.
+pub(crate) fn decode_typed(
+    head: &HttpResponseHead,
+    body: &[u8],
+    ctx: &DecodeContext<'_>,
+) -> Option<Result<Response, ModelError>> {
+    let decoded = envelope::decode(body, ctx.turn)?;
+    Some(
+        assemble(head, &decoded.deltas, ctx)
+            .map(|message| Response::new(message).with_usage(decoded.usage).with_finish_reason(decoded.finish)),
+    )
+}
+
+/// [`decode_body`] of a 2xx body through a `serde_json::Value`: the lenient
+/// definition the typed fast path must agree with.
+pub(crate) fn decode_value(
+    head: &HttpResponseHead,
+    body: &[u8],
+    ctx: &DecodeContext<'_>,
+) -> Result<Response, ModelError> {
     let value: Value = serde_json::from_slice(body).map_err(|e| {
         with_request_id(decode_error("response body", &format!("invalid JSON: {e}"), true, ctx.key), head, ctx.key)
     })?;
@@ -69,17 +99,76 @@ pub fn decode_body(head: &HttpResponseHead, body: &[u8], ctx: &DecodeContext<'_>
         ));
     };
     let message = choice.get("message").unwrap_or(&Value::Null);
+    let assembled = assemble(head, &message_deltas(message, ctx.turn), ctx)?;
+    let refused = message.get("refusal").and_then(Value::as_str).is_some_and(|r| !r.is_empty());
+    let finish = if refused { FinishReason::ContentFilter } else { finish_reason(choice.get("finish_reason")) };
+    Ok(Response::new(assembled)
+        .with_usage(value.get("usage").map(usage).unwrap_or_default())
+        .with_finish_reason(finish))
+}
+
+/// The message a whole response's deltas assemble to.
+fn assemble(head: &HttpResponseHead, deltas: &[Delta], ctx: &DecodeContext<'_>) -> Result<Message, ModelError> {
     let mut assembler = StreamAssembler::new().with_provider(FAMILY);
-    for delta in message_deltas(message, ctx.turn) {
-        assembler.push(&delta).map_err(|e| {
+    for delta in deltas {
+        assembler.push(delta).map_err(|e| {
             with_request_id(decode_error("response body", &e.to_string(), false, ctx.key), head, ctx.key)
         })?;
     }
-    let refused = message.get("refusal").and_then(Value::as_str).is_some_and(|r| !r.is_empty());
-    let finish = if refused { FinishReason::ContentFilter } else { finish_reason(choice.get("finish_reason")) };
-    Ok(Response::new(assembler.finish())
-        .with_usage(value.get("usage").map(usage).unwrap_or_default())
-        .with_finish_reason(finish))
+    Ok(assembler.finish())
+}
+
+/// Collects a response message's deltas; owns the rules both decoding paths
+/// share: empty texts are skipped, calls are numbered in order, a call
+/// without an id gets `call_<turn>_<n>`, and empty arguments become `{}`
+/// (SPEC PROV-COMMON-03/06).
+pub(crate) struct DeltaSink {
+    out: Vec<Delta>,
+    calls: usize,
+    turn: usize,
+}
+
+impl DeltaSink {
+    /// A sink for the response to turn `turn`.
+    pub(crate) fn new(turn: usize) -> Self {
+        DeltaSink { out: Vec::new(), calls: 0, turn }
+    }
+
+    /// The reasoning text, as thinking block 0 (SPEC THINK-03).
+    pub(crate) fn thinking(&mut self, text: impl Into<String>) {
+        let text = text.into();
+        if !text.is_empty() {
+            self.out.push(Delta::Thinking { index: 0, text, signature: String::new(), redacted: String::new() });
+        }
+    }
+
+    /// A piece of answer text.
+    pub(crate) fn text(&mut self, text: impl Into<String>) {
+        let text = text.into();
+        if !text.is_empty() {
+            self.out.push(Delta::Text { text });
+        }
+    }
+
+    /// The next tool call, whole.
+    pub(crate) fn call(&mut self, id: Option<String>, name: impl Into<String>, args: String) {
+        let n = self.calls;
+        self.calls += 1;
+        let id = id.filter(|id| !id.is_empty()).unwrap_or_else(|| synthesized(self.turn, n + 1));
+        let args = if args.trim().is_empty() { "{}".to_string() } else { args };
+        self.out.push(Delta::ToolCall {
+            index: u32::try_from(n).unwrap_or(u32::MAX),
+            id,
+            name: name.into(),
+            args,
+            signature: String::new(),
+        });
+    }
+
+    /// The deltas, in the order they were given.
+    pub(crate) fn finish(self) -> Vec<Delta> {
+        self.out
+    }
 }
 
 /// The deltas a stream of this response message would carry, in stream
@@ -87,18 +176,13 @@ pub fn decode_body(head: &HttpResponseHead, body: &[u8], ctx: &DecodeContext<'_>
 /// call whole. Calls without an id get `call_<turn>_<n>`; empty arguments
 /// become `{}` (SPEC PROV-COMMON-03); non-function calls are skipped.
 pub fn message_deltas(message: &Value, turn: usize) -> Vec<Delta> {
-    let mut out = Vec::new();
+    let mut sink = DeltaSink::new(turn);
     if let Some(text) = reasoning(message) {
-        out.push(Delta::Thinking {
-            index: 0,
-            text: text.to_string(),
-            signature: String::new(),
-            redacted: String::new(),
-        });
+        sink.thinking(text);
     }
-    content_texts(message.get("content"), |text| out.push(Delta::text(text)));
-    if let Some(refusal) = message.get("refusal").and_then(Value::as_str).filter(|r| !r.is_empty()) {
-        out.push(Delta::text(refusal));
+    content_texts(message.get("content"), |text| sink.text(text));
+    if let Some(refusal) = message.get("refusal").and_then(Value::as_str) {
+        sink.text(refusal);
     }
     let legacy = message.get("function_call").filter(|f| f.is_object());
     let calls = message.get("tool_calls").and_then(Value::as_array).into_iter().flatten();
@@ -106,21 +190,12 @@ pub fn message_deltas(message: &Value, turn: usize) -> Vec<Delta> {
         .filter(|call| call.get("type").and_then(Value::as_str).is_none_or(|t| t == "function"))
         .filter_map(|call| Some((call.get("id"), call.get("function").filter(|f| f.is_object())?)))
         .chain(legacy.map(|f| (None, f)));
-    for (n, (id, function)) in functions.enumerate() {
-        let id = id.and_then(Value::as_str).filter(|id| !id.is_empty());
-        let mut args = arguments(function.get("arguments"));
-        if args.trim().is_empty() {
-            args = "{}".to_string();
-        }
-        out.push(Delta::ToolCall {
-            index: u32::try_from(n).unwrap_or(u32::MAX),
-            id: id.map_or_else(|| synthesized(turn, n + 1), str::to_string),
-            name: function.get("name").and_then(Value::as_str).unwrap_or_default().to_string(),
-            args,
-            signature: String::new(),
-        });
+    for (id, function) in functions {
+        let id = id.and_then(Value::as_str).map(str::to_string);
+        let name = function.get("name").and_then(Value::as_str).unwrap_or_default();
+        sink.call(id, name, arguments(function.get("arguments")));
     }
-    out
+    sink.finish()
 }
 
 /// `reasoning_content` (DeepSeek, vLLM) or `reasoning` (OpenRouter,
@@ -160,7 +235,12 @@ pub(crate) fn arguments(value: Option<&Value>) -> String {
 
 /// The finish reason (SPEC PROV-OAI-05): null or absent → unknown.
 pub fn finish_reason(value: Option<&Value>) -> FinishReason {
-    match value.and_then(Value::as_str) {
+    finish_reason_of(value.and_then(Value::as_str))
+}
+
+/// The finish reason named by a string, if any.
+pub(crate) fn finish_reason_of(reason: Option<&str>) -> FinishReason {
+    match reason {
         Some("stop") => FinishReason::Stop,
         Some("length") => FinishReason::Length,
         Some("tool_calls" | "function_call") => FinishReason::ToolCall,
@@ -174,9 +254,19 @@ pub fn finish_reason(value: Option<&Value>) -> FinishReason {
 /// reports cache hits as `prompt_cache_hit_tokens` instead of the details
 /// object.
 pub fn usage(value: &Value) -> Usage {
-    let count = |v: Option<&Value>| v.and_then(Value::as_u64).unwrap_or(0);
+    let count = |v: Option<&Value>| v.and_then(Value::as_u64);
     let cached = value.pointer("/prompt_tokens_details/cached_tokens").or_else(|| value.get("prompt_cache_hit_tokens"));
-    Usage::new(count(value.get("prompt_tokens")), count(value.get("completion_tokens")))
-        .with_cache_read_tokens(count(cached))
-        .with_reasoning_tokens(count(value.pointer("/completion_tokens_details/reasoning_tokens")))
+    usage_of(
+        count(value.get("prompt_tokens")),
+        count(value.get("completion_tokens")),
+        count(cached),
+        count(value.pointer("/completion_tokens_details/reasoning_tokens")),
+    )
+}
+
+/// Usage from its counts; a missing count is zero.
+pub(crate) fn usage_of(input: Option<u64>, output: Option<u64>, cached: Option<u64>, reasoning: Option<u64>) -> Usage {
+    Usage::new(input.unwrap_or(0), output.unwrap_or(0))
+        .with_cache_read_tokens(cached.unwrap_or(0))
+        .with_reasoning_tokens(reasoning.unwrap_or(0))
 }
