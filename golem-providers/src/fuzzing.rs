@@ -38,6 +38,24 @@ pub fn chat_stream(data: &[u8]) {
     let whole = stream_outcome(&codec, &request, &[body]);
     let chunked = stream_outcome(&codec, &request, &[&body[..cut], &body[cut..]]);
     assert_eq!(whole, chunked, "stream outcome depends on chunking");
+    // The typed chunk view must mean what the lenient `Value` path means.
+    // Fields it never reads are skipped, not parsed, so a number beyond f64
+    // there fails only the `Value` parse: such a stream is not compared.
+    use crate::codec::StreamDecoder;
+    let head = HttpResponseHead::new(200, vec![]);
+    let mut lenient = crate::chat_completions::ChatStream::new(&head, 1, None).lenient_only();
+    let mut deltas = Vec::new();
+    lenient.feed(body);
+    lenient.end();
+    deltas.extend(std::iter::from_fn(|| lenient.next_delta()));
+    let lenient = (deltas, lenient.finish());
+    let unparsable = |outcome: &Outcome| {
+        let error = outcome.0.iter().find_map(|d| d.as_ref().err()).or(outcome.1.as_ref().err());
+        error.is_some_and(|e| e.message.contains("invalid JSON"))
+    };
+    if !unparsable(&lenient) {
+        assert_eq!(format!("{whole:?}"), format!("{lenient:?}"), "the typed and Value chunk decoders disagree");
+    }
 }
 
 /// The whole-body response decoder, under a status chosen by the first

@@ -106,29 +106,50 @@ fn object_of(fields: Vec<(&'static str, BoxedStrategy<serde_json::Value>)>) -> B
         .boxed()
 }
 
-/// Chat Completions response bodies with every field mostly right, and
-/// sometimes absent, null or of the wrong type.
-fn responseish() -> impl Strategy<Value = Vec<u8>> {
-    use serde_json::Value;
-    let array =
-        |item: BoxedStrategy<Value>| typed(proptest::collection::vec(item, 0..3).prop_map(Value::Array).boxed());
+/// An array of up to two items; sometimes null or of another type.
+fn array_of(item: BoxedStrategy<serde_json::Value>) -> BoxedStrategy<serde_json::Value> {
+    typed(proptest::collection::vec(item, 0..3).prop_map(serde_json::Value::Array).boxed())
+}
+
+fn finish_reasons() -> BoxedStrategy<serde_json::Value> {
     let finish = ["stop", "length", "tool_calls", "function_call", "content_filter", "other"];
-    let finish = proptest::sample::select(finish.to_vec()).prop_map(Value::from).boxed();
+    proptest::sample::select(finish.to_vec()).prop_map(serde_json::Value::from).boxed()
+}
+
+/// A response message or a chunk delta; each call is a `call`.
+fn message_of(call: BoxedStrategy<serde_json::Value>) -> BoxedStrategy<serde_json::Value> {
+    use serde_json::Value;
     let kind = prop_oneof![text(), Just(Value::from("function")), Just(Value::from("text"))].boxed();
-    let function = object_of(vec![("name", typed(text())), ("arguments", typed(text()))]);
-    let call =
-        object_of(vec![("id", typed(text())), ("type", typed(kind.clone())), ("function", typed(function.clone()))]);
     let part = object_of(vec![("type", typed(kind)), ("text", typed(text()))]);
-    let content = prop_oneof![typed(text()), array(part)].boxed();
-    let message = object_of(vec![
+    object_of(vec![
         ("role", typed(text())),
         ("reasoning_content", typed(text())),
         ("reasoning", typed(text())),
-        ("content", content),
+        ("content", prop_oneof![typed(text()), array_of(part)].boxed()),
         ("refusal", typed(text())),
-        ("tool_calls", array(call)),
-        ("function_call", typed(function)),
-    ]);
+        ("tool_calls", array_of(call)),
+        ("function_call", typed(function())),
+    ])
+}
+
+fn function() -> BoxedStrategy<serde_json::Value> {
+    object_of(vec![("name", typed(text())), ("arguments", typed(text()))])
+}
+
+/// A tool call; `extra` adds fields (a stream fragment's index).
+fn call_with(extra: Vec<(&'static str, BoxedStrategy<serde_json::Value>)>) -> BoxedStrategy<serde_json::Value> {
+    use serde_json::Value;
+    let ids = prop_oneof![text(), proptest::sample::select(vec!["call_a", "call_b"]).prop_map(Value::from)].boxed();
+    let kind = prop_oneof![Just(Value::from("function")), text()].boxed();
+    let mut fields = vec![("id", typed(ids)), ("type", typed(kind)), ("function", typed(function()))];
+    fields.extend(extra);
+    object_of(fields)
+}
+
+/// Chat Completions response bodies with every field mostly right, and
+/// sometimes absent, null or of the wrong type.
+fn responseish() -> impl Strategy<Value = Vec<u8>> {
+    let message = message_of(call_with(vec![]));
     let usage = object_of(vec![
         ("prompt_tokens", typed(count())),
         ("completion_tokens", typed(count())),
@@ -136,10 +157,44 @@ fn responseish() -> impl Strategy<Value = Vec<u8>> {
         ("completion_tokens_details", typed(object_of(vec![("reasoning_tokens", typed(count()))]))),
         ("prompt_cache_hit_tokens", typed(count())),
     ]);
-    let choice = object_of(vec![("index", count()), ("message", typed(message)), ("finish_reason", typed(finish))]);
+    let choice =
+        object_of(vec![("index", count()), ("message", typed(message)), ("finish_reason", typed(finish_reasons()))]);
     let error = object_of(vec![("message", text())]);
-    object_of(vec![("choices", array(choice)), ("usage", typed(usage)), ("error", typed(error))])
+    object_of(vec![("choices", array_of(choice)), ("usage", typed(usage)), ("error", typed(error))])
         .prop_map(|body| serde_json::to_vec(&body).unwrap())
+}
+
+/// Chat Completions streams of chunks whose every field is mostly right,
+/// and sometimes absent, null or of the wrong type.
+fn chunkish() -> impl Strategy<Value = Vec<u8>> {
+    use serde_json::Value;
+    let index = prop_oneof![(0u64..3).prop_map(Value::from), Just(Value::from(5_000_000_000u64))].boxed();
+    let delta = message_of(call_with(vec![("index", typed(index.clone()))]));
+    let usage = object_of(vec![
+        ("prompt_tokens", typed(count())),
+        ("completion_tokens", typed(count())),
+        ("prompt_tokens_details", typed(object_of(vec![("cached_tokens", typed(count()))]))),
+    ]);
+    let choice =
+        object_of(vec![("index", typed(index)), ("delta", typed(delta)), ("finish_reason", typed(finish_reasons()))]);
+    let error = object_of(vec![("message", text())]);
+    let chunk = (
+        object_of(vec![("id", text()), ("choices", array_of(choice)), ("usage", typed(usage))]),
+        proptest::option::weighted(0.05, typed(error)),
+    )
+        .prop_map(|(mut chunk, error)| {
+            if let (Value::Object(map), Some(error)) = (&mut chunk, error) {
+                map.insert("error".into(), error);
+            }
+            chunk
+        });
+    (proptest::collection::vec(chunk, 0..6), any::<bool>()).prop_map(|(chunks, done)| {
+        let mut body: Vec<u8> = chunks.iter().flat_map(|c| format!("data: {c}\n\n").into_bytes()).collect();
+        if done {
+            body.extend_from_slice(b"data: [DONE]\n\n");
+        }
+        body
+    })
 }
 
 proptest! {
@@ -153,6 +208,15 @@ proptest! {
         let mut data = vec![0];
         data.extend_from_slice(&body);
         golem_providers::fuzzing::chat_response(&data);
+    }
+
+    /// The typed chunk view of the stream decoder agrees with the lenient
+    /// `Value` path, whole and cut anywhere (issue 20).
+    #[test]
+    fn the_fast_chunk_decoder_agrees_with_the_lenient_one(body in chunkish(), cut in any::<u8>()) {
+        let mut data = vec![cut];
+        data.extend_from_slice(&body);
+        golem_providers::fuzzing::chat_stream(&data);
     }
 }
 

@@ -64,20 +64,21 @@ struct Choice {
     finish_reason: Option<String>,
 }
 
+/// A response's message, or a stream chunk's delta: the same fields.
 #[derive(Default, Deserialize)]
-struct MessageWire {
+pub(super) struct MessageWire {
     #[serde(default)]
-    reasoning_content: Option<String>,
+    pub(super) reasoning_content: Option<String>,
     #[serde(default)]
-    reasoning: Option<String>,
+    pub(super) reasoning: Option<String>,
     #[serde(default)]
-    content: Option<Content>,
+    pub(super) content: Option<Content>,
     #[serde(default)]
-    refusal: Option<String>,
+    pub(super) refusal: Option<String>,
     #[serde(default)]
-    tool_calls: Option<Vec<Obj<CallWire>>>,
+    pub(super) tool_calls: Option<Vec<Obj<CallWire>>>,
     #[serde(default)]
-    function_call: Option<Obj<FunctionWire>>,
+    pub(super) function_call: Option<Obj<FunctionWire>>,
 }
 
 impl MessageWire {
@@ -85,23 +86,10 @@ impl MessageWire {
     /// message's `Value`.
     fn into_deltas(self, turn: usize) -> Vec<Delta> {
         let mut sink = DeltaSink::new(turn);
-        let reasoning = [self.reasoning_content, self.reasoning].into_iter().flatten().find(|t| !t.is_empty());
-        if let Some(text) = reasoning {
+        if let Some(text) = reasoning(self.reasoning_content, self.reasoning) {
             sink.thinking(text);
         }
-        match self.content {
-            Some(Content::Text(text)) => sink.text(text),
-            Some(Content::Parts(parts)) => {
-                for Obj(part) in parts {
-                    if part.kind.as_deref().is_none_or(|t| t == "text") {
-                        if let Some(text) = part.text {
-                            sink.text(text);
-                        }
-                    }
-                }
-            }
-            None => {}
-        }
+        Content::texts(self.content, |text| sink.text(text));
         if let Some(refusal) = self.refusal {
             sink.text(refusal);
         }
@@ -118,9 +106,33 @@ impl MessageWire {
 }
 
 /// `content`: a string, or an array of parts. Anything else fails the view.
-enum Content {
+pub(super) enum Content {
     Text(String),
     Parts(Vec<Obj<PartWire>>),
+}
+
+impl Content {
+    /// Each non-empty text, as `content_texts` finds them in a `Value`.
+    pub(super) fn texts(content: Option<Content>, mut each: impl FnMut(String)) {
+        match content {
+            Some(Content::Text(text)) if !text.is_empty() => each(text),
+            Some(Content::Parts(parts)) => {
+                for Obj(part) in parts {
+                    let is_text = part.kind.as_deref().is_none_or(|t| t == "text");
+                    if let Some(text) = part.text.filter(|t| is_text && !t.is_empty()) {
+                        each(text);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// `reasoning_content` (DeepSeek, vLLM) or else `reasoning` (OpenRouter,
+/// Ollama), the first that is non-empty.
+pub(super) fn reasoning(content: Option<String>, reasoning: Option<String>) -> Option<String> {
+    [content, reasoning].into_iter().flatten().find(|t| !t.is_empty())
 }
 
 impl<'de> Deserialize<'de> for Content {
@@ -150,7 +162,7 @@ impl<'de> Deserialize<'de> for Content {
 }
 
 #[derive(Deserialize)]
-struct PartWire {
+pub(super) struct PartWire {
     #[serde(default, rename = "type")]
     kind: Option<String>,
     #[serde(default)]
@@ -158,27 +170,31 @@ struct PartWire {
 }
 
 #[derive(Deserialize)]
-struct CallWire {
+pub(super) struct CallWire {
+    /// A stream fragment's position; a whole response has none (one given
+    /// there must still be a number, or the body takes the `Value` path).
     #[serde(default)]
-    id: Option<String>,
+    pub(super) index: Option<u64>,
+    #[serde(default)]
+    pub(super) id: Option<String>,
     #[serde(default, rename = "type")]
-    kind: Option<String>,
+    pub(super) kind: Option<String>,
     #[serde(default)]
-    function: Option<Obj<FunctionWire>>,
+    pub(super) function: Option<Obj<FunctionWire>>,
 }
 
 #[derive(Deserialize)]
-struct FunctionWire {
+pub(super) struct FunctionWire {
     #[serde(default)]
-    name: Option<String>,
+    pub(super) name: Option<String>,
     /// Only the string form; an object here fails the view, and the `Value`
     /// path turns it into JSON text.
     #[serde(default)]
-    arguments: Option<String>,
+    pub(super) arguments: Option<String>,
 }
 
 #[derive(Default, Deserialize)]
-struct UsageWire {
+pub(super) struct UsageWire {
     #[serde(default)]
     prompt_tokens: Option<u64>,
     #[serde(default)]
@@ -192,7 +208,8 @@ struct UsageWire {
 }
 
 impl UsageWire {
-    fn counts(self) -> Usage {
+    /// The counts, with the `Value` path's rules.
+    pub(super) fn counts(self) -> Usage {
         // A present `cached_tokens` wins even when null, as a JSON pointer
         // finds it in the `Value` path; only an absent one defers to
         // DeepSeek's field.
@@ -223,14 +240,14 @@ struct CompletionDetails {
 
 /// A field that is present, null or not: `Some(None)` for null, so it can be
 /// told apart from an absent one (`None`, through `default`).
-fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Option<u64>>, D::Error> {
-    Option::<u64>::deserialize(deserializer).map(Some)
+pub(super) fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(deserializer: D) -> Result<Option<T>, D::Error> {
+    T::deserialize(deserializer).map(Some)
 }
 
 /// A struct that must come as a JSON object. Derived structs also accept
 /// an array of their fields in order, which the `Value` path reads as no
 /// fields at all; this wrapper refuses arrays so such a body fails the view.
-struct Obj<T>(T);
+pub(super) struct Obj<T>(pub(super) T);
 
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for Obj<T> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {

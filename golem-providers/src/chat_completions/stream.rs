@@ -16,9 +16,11 @@
 //! line is a retryable decode error, like a dropped connection; an
 //! `{"error": …}` chunk is the provider's error, classified.
 
+use super::chunk::{self, Chunk, ChunkDelta};
+use super::envelope::Content;
 use super::error::{self, ErrorBody};
 use super::ids::synthesized;
-use super::response::{arguments, content_texts, finish_reason, reasoning, usage};
+use super::response::{arguments, content_texts, finish_reason, finish_reason_of, reasoning, usage};
 use super::FAMILY;
 use crate::classify::{decode_error, with_request_id};
 use crate::codec::StreamDecoder;
@@ -70,6 +72,9 @@ pub struct ChatStream {
     turn: usize,
     head: HttpResponseHead,
     key: Option<Secret>,
+    /// Whether chunks try the typed view first (always, except where a
+    /// test compares the two ways).
+    typed: bool,
 }
 
 impl ChatStream {
@@ -91,7 +96,15 @@ impl ChatStream {
             turn,
             head: head.clone(),
             key,
+            typed: true,
         }
+    }
+
+    /// This decoder with every chunk decoded the lenient way, for the
+    /// differential check of the typed view.
+    pub(crate) fn lenient_only(mut self) -> Self {
+        self.typed = false;
+        self
     }
 
     /// Parse SSE events until a delta is queued, the input runs dry, the
@@ -129,6 +142,13 @@ impl ChatStream {
             self.normalize_empty_args();
             return Ok(());
         }
+        // The typed view decodes a common chunk without a `Value` tree; a
+        // chunk it does not fit goes the lenient way, which defines the meaning.
+        if self.typed {
+            if let Some(chunk) = chunk::parse(data) {
+                return self.apply(chunk);
+            }
+        }
         let chunk: Value = serde_json::from_str(data).map_err(|e| {
             if self.sse.ended_mid_event() {
                 // The body ended inside this event: a cut, not a corrupt chunk.
@@ -155,6 +175,58 @@ impl ChatStream {
         }
         if let Some(reason) = choice.get("finish_reason").filter(|r| !r.is_null()) {
             self.finish_reason = Some(finish_reason(Some(reason)));
+        }
+        Ok(())
+    }
+
+    /// A chunk that fits the typed view, applied as [`Self::event`] applies
+    /// its `Value`.
+    fn apply(&mut self, chunk: Chunk) -> Result<(), ModelError> {
+        if let Some(usage) = chunk.usage {
+            self.usage = usage;
+        }
+        let Some(choice) = chunk.choice else {
+            return Ok(());
+        };
+        if let Some(delta) = choice.delta {
+            self.apply_delta(delta)?;
+        }
+        if let Some(reason) = choice.finish_reason {
+            self.finish_reason = Some(finish_reason_of(Some(&reason)));
+        }
+        Ok(())
+    }
+
+    /// A typed choice delta, applied as [`Self::delta`] applies its `Value`.
+    fn apply_delta(&mut self, delta: ChunkDelta) -> Result<(), ModelError> {
+        if let Some(text) = delta.reasoning {
+            self.emit(Delta::Thinking { index: 0, text, signature: String::new(), redacted: String::new() })?;
+        }
+        let mut texts = Vec::new();
+        Content::texts(delta.content, |t| texts.push(t));
+        for text in texts {
+            self.emit(Delta::Text { text })?;
+        }
+        if let Some(refusal) = delta.refusal.filter(|r| !r.is_empty()) {
+            self.refused = true;
+            self.emit(Delta::Text { text: refusal })?;
+        }
+        let calls = delta.tool_calls.unwrap_or_default();
+        let had_calls = !calls.is_empty();
+        for call in calls {
+            if call.kind.as_deref().is_some_and(|t| t != "function") {
+                continue;
+            }
+            let id = call.id.unwrap_or_default();
+            let index = call.index.unwrap_or_else(|| self.index_by_id(&id));
+            let (name, args) = call.function.map(|f| (f.name, f.arguments)).unwrap_or_default();
+            self.fragment(index, id, &name.unwrap_or_default(), args.unwrap_or_default())?;
+        }
+        if !had_calls {
+            if let Some(function) = delta.function_call {
+                let name = function.name.unwrap_or_default();
+                self.fragment(0, String::new(), &name, function.arguments.unwrap_or_default())?;
+            }
         }
         Ok(())
     }
@@ -202,21 +274,29 @@ impl ChatStream {
             Some(Value::Number(n)) => n.as_u64().and_then(|i| u32::try_from(i).ok()).ok_or_else(|| {
                 decode_error("stream chunk", &format!("invalid tool call index {n}"), false, self.key.as_ref())
             }),
-            _ => {
-                let id = call.get("id").and_then(Value::as_str).unwrap_or_default();
-                match self.calls.last() {
-                    Some(last) if id.is_empty() || id == last.id => Ok(last.index),
-                    Some(_) => Ok(self.calls.iter().map(|c| c.index).max().unwrap_or(0).saturating_add(1)),
-                    None => Ok(0),
-                }
-            }
+            _ => Ok(self.index_by_id(call.get("id").and_then(Value::as_str).unwrap_or_default())),
+        }
+    }
+
+    /// The index of a fragment without one: a new id opens the next call,
+    /// anything else continues the last.
+    fn index_by_id(&self, id: &str) -> u32 {
+        match self.calls.last() {
+            Some(last) if id.is_empty() || id == last.id => last.index,
+            Some(_) => self.calls.iter().map(|c| c.index).max().unwrap_or(0).saturating_add(1),
+            None => 0,
         }
     }
 
     fn tool_fragment(&mut self, index: u32, id: Option<&Value>, function: Option<&Value>) -> Result<(), ModelError> {
         let name = function.and_then(|f| f.get("name")).and_then(Value::as_str).unwrap_or_default();
         let args = arguments(function.and_then(|f| f.get("arguments")));
-        let mut id = id.and_then(Value::as_str).unwrap_or_default().to_string();
+        let id = id.and_then(Value::as_str).unwrap_or_default().to_string();
+        self.fragment(index, id, name, args)
+    }
+
+    /// One tool-call fragment, however it was decoded.
+    fn fragment(&mut self, index: u32, mut id: String, name: &str, args: String) -> Result<(), ModelError> {
         let opened = self.calls.iter().position(|c| c.index == index);
         if opened.is_none() && id.is_empty() {
             // The first fragment is where the id belongs; a call without one
