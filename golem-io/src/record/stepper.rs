@@ -117,4 +117,12 @@ impl<'a> RecordedMachine<'a> {
         }
         Ok(self.machine.outcome())
     }
+
+    /// The outcome, taken out of the finished run (the end marker written
+    /// first): the driver hands it to the caller without copying the
+    /// run's history.
+    pub(crate) fn into_outcome(mut self) -> Result<Option<Outcome>, Error> {
+        self.outcome()?;
+        Ok(self.machine.into_outcome())
+    }
 }

@@ -97,7 +97,7 @@ where
                 Output::Event(_) => {}
                 Output::Wait { deadline, .. } => break deadline,
                 Output::Done => {
-                    let outcome = match stepper.outcome() {
+                    let outcome = match stepper.into_outcome() {
                         Ok(outcome) => kept.finish(outcome),
                         Err(error) => Err(error),
                     };

@@ -15,7 +15,7 @@
 //! vendor's extra field no longer turns a usable answer into a retried
 //! decode error.
 
-use super::response::{finish_reason_of, usage_of, DeltaSink};
+use super::meaning::{finish_reason_of, usage_of, DeltaSink};
 use golem_core::message::{FinishReason, Usage};
 use golem_core::model::Delta;
 use serde::de::value::MapAccessDeserializer;

@@ -12,6 +12,7 @@ mod chunk;
 mod envelope;
 pub mod error;
 pub mod ids;
+mod meaning;
 mod media;
 pub mod request;
 pub mod response;

@@ -8,7 +8,7 @@
 
 use super::envelope;
 use super::error::{self, ErrorBody};
-use super::ids::synthesized;
+use super::meaning::{finish_reason_of, usage_of, DeltaSink};
 use super::FAMILY;
 use crate::classify::{decode_error, with_request_id};
 use crate::http::HttpResponseHead;
@@ -118,59 +118,6 @@ fn assemble(head: &HttpResponseHead, deltas: &[Delta], ctx: &DecodeContext<'_>) 
     Ok(assembler.finish())
 }
 
-/// Collects a response message's deltas; owns the rules both decoding paths
-/// share: empty texts are skipped, calls are numbered in order, a call
-/// without an id gets `call_<turn>_<n>`, and empty arguments become `{}`
-/// (SPEC PROV-COMMON-03/06).
-pub(crate) struct DeltaSink {
-    out: Vec<Delta>,
-    calls: usize,
-    turn: usize,
-}
-
-impl DeltaSink {
-    /// A sink for the response to turn `turn`.
-    pub(crate) fn new(turn: usize) -> Self {
-        DeltaSink { out: Vec::new(), calls: 0, turn }
-    }
-
-    /// The reasoning text, as thinking block 0 (SPEC THINK-03).
-    pub(crate) fn thinking(&mut self, text: impl Into<String>) {
-        let text = text.into();
-        if !text.is_empty() {
-            self.out.push(Delta::Thinking { index: 0, text, signature: String::new(), redacted: String::new() });
-        }
-    }
-
-    /// A piece of answer text.
-    pub(crate) fn text(&mut self, text: impl Into<String>) {
-        let text = text.into();
-        if !text.is_empty() {
-            self.out.push(Delta::Text { text });
-        }
-    }
-
-    /// The next tool call, whole.
-    pub(crate) fn call(&mut self, id: Option<String>, name: impl Into<String>, args: String) {
-        let n = self.calls;
-        self.calls += 1;
-        let id = id.filter(|id| !id.is_empty()).unwrap_or_else(|| synthesized(self.turn, n + 1));
-        let args = if args.trim().is_empty() { "{}".to_string() } else { args };
-        self.out.push(Delta::ToolCall {
-            index: u32::try_from(n).unwrap_or(u32::MAX),
-            id,
-            name: name.into(),
-            args,
-            signature: String::new(),
-        });
-    }
-
-    /// The deltas, in the order they were given.
-    pub(crate) fn finish(self) -> Vec<Delta> {
-        self.out
-    }
-}
-
 /// The deltas a stream of this response message would carry, in stream
 /// order: reasoning (thinking block 0), content, refusal, then each tool
 /// call whole. Calls without an id get `call_<turn>_<n>`; empty arguments
@@ -238,18 +185,6 @@ pub fn finish_reason(value: Option<&Value>) -> FinishReason {
     finish_reason_of(value.and_then(Value::as_str))
 }
 
-/// The finish reason named by a string, if any.
-pub(crate) fn finish_reason_of(reason: Option<&str>) -> FinishReason {
-    match reason {
-        Some("stop") => FinishReason::Stop,
-        Some("length") => FinishReason::Length,
-        Some("tool_calls" | "function_call") => FinishReason::ToolCall,
-        Some("content_filter") => FinishReason::ContentFilter,
-        Some(_) => FinishReason::Other,
-        None => FinishReason::Unknown,
-    }
-}
-
 /// Usage (SPEC PROV-OAI-06); missing or malformed counts are zero. DeepSeek
 /// reports cache hits as `prompt_cache_hit_tokens` instead of the details
 /// object.
@@ -262,11 +197,4 @@ pub fn usage(value: &Value) -> Usage {
         count(cached),
         count(value.pointer("/completion_tokens_details/reasoning_tokens")),
     )
-}
-
-/// Usage from its counts; a missing count is zero.
-pub(crate) fn usage_of(input: Option<u64>, output: Option<u64>, cached: Option<u64>, reasoning: Option<u64>) -> Usage {
-    Usage::new(input.unwrap_or(0), output.unwrap_or(0))
-        .with_cache_read_tokens(cached.unwrap_or(0))
-        .with_reasoning_tokens(reasoning.unwrap_or(0))
 }

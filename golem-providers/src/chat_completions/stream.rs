@@ -20,7 +20,8 @@ use super::chunk::{self, Chunk, ChunkDelta};
 use super::envelope::Content;
 use super::error::{self, ErrorBody};
 use super::ids::synthesized;
-use super::response::{arguments, content_texts, finish_reason, finish_reason_of, reasoning, usage};
+use super::meaning::finish_reason_of;
+use super::response::{arguments, content_texts, finish_reason, reasoning, usage};
 use super::FAMILY;
 use crate::classify::{decode_error, with_request_id};
 use crate::codec::StreamDecoder;
@@ -101,7 +102,9 @@ impl ChatStream {
     }
 
     /// This decoder with every chunk decoded the lenient way, for the
-    /// differential check of the typed view.
+    /// differential check of the typed view (`fuzzing::chat_stream`, which
+    /// exists with the `openai` feature).
+    #[cfg(feature = "openai")]
     pub(crate) fn lenient_only(mut self) -> Self {
         self.typed = false;
         self

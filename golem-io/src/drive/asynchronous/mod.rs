@@ -31,7 +31,7 @@ where
     loop {
         match work.advance(&mut machine, next.take(), &mut carried, &mut observers, decoder)? {
             Drained::Wait(deadline) => next = Some(work.next_input(deadline).await?),
-            Drained::Done => return work.finish(&mut machine),
+            Drained::Done => return work.finish(machine),
         }
     }
 }

@@ -32,7 +32,7 @@ where
                 here.finish()?;
                 next = Some(input?);
             }
-            Drained::Done => return work.finish(&mut machine),
+            Drained::Done => return work.finish(machine),
         }
     }
 }

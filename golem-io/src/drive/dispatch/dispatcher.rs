@@ -116,8 +116,8 @@ impl<Deps: Send + Sync + 'static, O, P: Placement<Deps>> Dispatcher<Deps, O, P> 
     }
 
     /// The run's result from the machine's outcome.
-    pub(crate) fn finish(&mut self, machine: &mut RecordedMachine<'_>) -> Result<RunOutcome<O>, Error> {
-        std::mem::replace(&mut self.kept, Attachments::new()).finish(machine.outcome()?)
+    pub(crate) fn finish(&mut self, machine: RecordedMachine<'_>) -> Result<RunOutcome<O>, Error> {
+        std::mem::replace(&mut self.kept, Attachments::new()).finish(machine.into_outcome()?)
     }
 
     fn accept(&mut self, command: Command) {

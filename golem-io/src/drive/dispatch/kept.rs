@@ -55,8 +55,8 @@ impl<O> Attachments<O> {
     }
 
     /// The run's outcome, or its error with the original error attached.
-    pub(crate) fn finish(mut self, outcome: Option<&Outcome>) -> Result<RunOutcome<O>, Error> {
-        match outcome.cloned() {
+    pub(crate) fn finish(mut self, outcome: Option<Outcome>) -> Result<RunOutcome<O>, Error> {
+        match outcome {
             None => Err(Error::NoOutcome("the machine is done but reports no outcome")),
             Some(Outcome::Completed { summary, decode }) => {
                 let value = self.decoded.remove(&decode).ok_or(Error::NoOutcome("the accepted answer has no value"))?;
