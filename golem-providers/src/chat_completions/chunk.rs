@@ -5,7 +5,8 @@
 //! an `error` member, a field of an unexpected type, a duplicated field or a
 //! tool-call index beyond `u32` does not fit, and the stream decodes that
 //! chunk through its `Value` path, which defines the meaning.
-//! `fuzzing::chat_stream` checks that both ways give the same outcome.
+//! `fuzzing::chat_stream` checks that both ways give the same outcome. As
+//! there, fields golem never reads are skipped unparsed.
 
 use super::envelope::{present, reasoning, Content, FunctionWire, MessageWire, Obj, UsageWire};
 use golem_core::message::Usage;

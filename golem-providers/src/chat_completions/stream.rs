@@ -15,6 +15,10 @@
 //! `Truncated`; undecodable JSON or a corrupt
 //! line is a retryable decode error, like a dropped connection; an
 //! `{"error": …}` chunk is the provider's error, classified.
+//!
+//! Each chunk is read through a strict typed view first (`chunk`), and
+//! through a `serde_json::Value` only when it does not fit that view; the
+//! two are checked to agree (issue 20).
 
 use super::chunk::{self, Chunk, ChunkDelta};
 use super::envelope::Content;
