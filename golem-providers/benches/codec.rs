@@ -397,7 +397,7 @@ fn as_values(messages: &[Message]) -> Vec<serde_json::Value> {
 /// N-1 (the same history without its last call and result) right before.
 fn history_turn_encode(c: &mut Criterion) {
     let mut group = c.benchmark_group("history_turn_encode");
-    for n in [10, 100, 1000] {
+    for n in [1, 10, 100, 1000] {
         let mut request = history(n);
         let id = format!("call_turn_{n}");
         request.messages.push(Message::assistant_calls(vec![ToolCall::new(&id, "weather", r#"{"city":"Oslo"}"#)]));
@@ -418,6 +418,22 @@ fn history_turn_encode(c: &mut Criterion) {
                 |codec| codec.encode(black_box(request), false).unwrap(),
                 criterion::BatchSize::LargeInput,
             )
+        });
+        // No cache at all: the plain encoder every codec call used before.
+        group.bench_with_input(BenchmarkId::new("uncached", n), &request, |b, request| {
+            let codec = Codec::new(Config::builder(Preset::openai(), "gpt-4o").api_key("sk-bench").build().unwrap());
+            let config = codec.config();
+            b.iter(|| {
+                let model = Some(config.model());
+                golem_providers::chat_completions::encode_body(
+                    black_box(request),
+                    model,
+                    config.tuning(),
+                    config.dialect(),
+                    false,
+                )
+                .unwrap()
+            })
         });
         // The worst case: nothing to reuse (a cache full of other
         // conversations), and the history is copied into the cache.

@@ -83,6 +83,22 @@ fn a_growing_history_encodes_as_a_fresh_one_every_turn() {
 }
 
 #[test]
+fn a_short_history_is_encoded_whole_and_not_kept() {
+    // A run's first turns: the cache would cost more than it saves.
+    let codec = codec(Preset::openai());
+    let mut history = start("short");
+    encode_checked(&codec, &Request::new(history.clone()).with_tools(tools()), false);
+    grow(&codec, &mut history, 0..3);
+    assert_eq!(history.len(), 8);
+    let debug = format!("{codec:?}");
+    assert!(debug.contains("histories: 0,"), "{debug}");
+    // Grown past the threshold, the history is kept and then extended.
+    grow(&codec, &mut history, 3..6);
+    let debug = format!("{codec:?}");
+    assert!(debug.contains("histories: 1,"), "{debug}");
+}
+
+#[test]
 fn the_same_request_twice_as_a_retry_sends_the_same_bytes() {
     let codec = codec(Preset::openai());
     let mut history = start("retries");
@@ -190,7 +206,7 @@ fn a_long_lived_codec_keeps_a_bounded_number_of_histories() {
     let codec = codec(Preset::openai());
     for n in 0..300 {
         let mut history = start(&format!("topic {n}"));
-        grow(&codec, &mut history, 0..2);
+        grow(&codec, &mut history, 0..5);
     }
     let debug = format!("{codec:?}");
     assert!(debug.contains("histories: 64,"), "{debug}");

@@ -14,6 +14,11 @@
 //! messages encode to — at worst nothing is reused. Comparing costs a memory
 //! compare of the shared prefix, far less than encoding it.
 //!
+//! Short histories skip the cache altogether (the Chat Completions encoder
+//! sends fewer than ten messages through the plain encoder): its own work,
+//! a lookup and the copy kept for the next turn, costs more than encoding
+//! a few messages.
+//!
 //! Bounded: at most [`cache::CAPACITY`] histories and about
 //! [`cache::BUDGET`] bytes per cache, least recently used first out, so a
 //! long-lived client shared by many runs does not grow.
