@@ -99,6 +99,26 @@ fn a_short_history_is_encoded_whole_and_not_kept() {
 }
 
 #[test]
+fn each_tool_set_is_sent_as_its_own_bytes() {
+    // The codec keeps the last tool set's bytes by the set's `Arc`: another
+    // set, an equal copy or no tools at all each encode as a fresh body.
+    let codec = codec(Preset::openai());
+    let history = start("tools");
+    let a = tools();
+    let b = Arc::new(vec![ToolDefinition::new(
+        "convert",
+        "Convert a unit.",
+        json!({"type": "object", "properties": {"x": {"type": "number"}}}),
+    )]);
+    let copy = Arc::new(a.as_ref().clone());
+    for set in [&a, &a, &b, &a, &copy, &Arc::new(Vec::new()), &b] {
+        let body = encode_checked(&codec, &Request::new(history.clone()).with_tools(Arc::clone(set)), false);
+        let value: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(value["tools"].as_array().map_or(0, Vec::len), set.len());
+    }
+}
+
+#[test]
 fn the_same_request_twice_as_a_retry_sends_the_same_bytes() {
     let codec = codec(Preset::openai());
     let mut history = start("retries");

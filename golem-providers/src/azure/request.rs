@@ -5,8 +5,7 @@
 //! header.
 
 use super::config::{Auth, Config};
-use crate::chat_completions::request::{encode_body_reusing, Ordinal};
-use crate::encoded_prefix::PrefixCache;
+use crate::chat_completions::request::{encode_body_reusing, EncodeCache};
 use crate::http::{HeaderValue, HttpRequest};
 use crate::percent;
 use crate::secret::Secret;
@@ -22,15 +21,15 @@ pub fn url(config: &Config) -> String {
     )
 }
 
-/// Build the HTTP request for `request`, reusing the bytes `prefixes` holds
+/// Build the HTTP request for `request`, reusing the bytes `cache` holds
 /// for the beginning of its history.
 pub fn encode(
     config: &Config,
-    prefixes: &PrefixCache<Ordinal>,
+    cache: &EncodeCache,
     request: &Request,
     stream: bool,
 ) -> Result<HttpRequest, ModelError> {
-    let body = encode_body_reusing(request, None, config.tuning(), config.dialect(), stream, prefixes)?;
+    let body = encode_body_reusing(request, None, config.tuning(), config.dialect(), stream, cache)?;
     let http = HttpRequest::post_json(url(config), body, stream);
     Ok(match config.auth() {
         Some(Auth::ApiKey(key)) => http.with_header("api-key", HeaderValue::Secret(key.clone())),

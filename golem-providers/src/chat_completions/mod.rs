@@ -18,6 +18,7 @@ pub mod request;
 pub mod response;
 pub mod schema;
 pub mod stream;
+mod tools_cache;
 pub mod tuning;
 mod wire;
 

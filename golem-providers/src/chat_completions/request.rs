@@ -3,9 +3,9 @@
 use super::ids::{synthesized, wire_id};
 use super::media::{self, Location};
 use super::schema::{is_strict_compatible, wire_name};
+use super::tools_cache::{encode_tools, ToolsCache};
 use super::wire::{
-    BodyRest, Content, JsonSchema, ResponseFormat, StreamOptions, WireCall, WireCallFunction, WireFunction,
-    WireMessage, WirePart, WireTool,
+    BodyRest, Content, JsonSchema, ResponseFormat, StreamOptions, WireCall, WireCallFunction, WireMessage, WirePart,
 };
 use super::{Dialect, MaxTokensField, Tuning};
 use crate::classify::{encode_error, unsupported};
@@ -43,25 +43,37 @@ pub fn encode_body(
     dialect: &Dialect,
     stream: bool,
 ) -> Result<Vec<u8>, ModelError> {
-    encode(request, model, tuning, dialect, stream, &mut Prefix::scratch())
+    let tools = encode_tools(&request.tools)?;
+    encode(request, model, tuning, dialect, stream, &tools, &mut Prefix::scratch())
+}
+
+/// What a codec keeps between requests to encode the next one faster
+/// (issue 20): the bytes of recent histories' beginnings and of the last
+/// tool set. Shared by the codec's clones; not part of its value.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct EncodeCache {
+    prefixes: PrefixCache<Ordinal>,
+    tools: ToolsCache,
 }
 
 /// [`encode_body`] reusing the bytes `cache` holds for the unchanged
-/// beginning of the history (issue 20); the bytes are the same.
+/// beginning of the history and for the same tool set (issue 20); the bytes
+/// are the same.
 pub(crate) fn encode_body_reusing(
     request: &Request,
     model: Option<&str>,
     tuning: &Tuning,
     dialect: &Dialect,
     stream: bool,
-    cache: &PrefixCache<Ordinal>,
+    cache: &EncodeCache,
 ) -> Result<Vec<u8>, ModelError> {
+    let tools = cache.tools.encoded(&request.tools)?;
     if request.messages.len() < REUSE_FROM {
-        return encode(request, model, tuning, dialect, stream, &mut Prefix::scratch());
+        return encode(request, model, tuning, dialect, stream, &tools, &mut Prefix::scratch());
     }
-    let mut prefix = cache.checkout(&request.messages);
-    let body = encode(request, model, tuning, dialect, stream, &mut prefix)?;
-    cache.checkin(prefix);
+    let mut prefix = cache.prefixes.checkout(&request.messages);
+    let body = encode(request, model, tuning, dialect, stream, &tools, &mut prefix)?;
+    cache.prefixes.checkin(prefix);
     Ok(body)
 }
 
@@ -78,14 +90,16 @@ const REUSE_FROM: usize = 10;
 pub(crate) type Ordinal = usize;
 
 /// The body: `model`, `messages` (the bytes in `prefix`, extended by the
-/// messages not yet in it) and the [`BodyRest`] fields, byte for byte what
-/// serde writes for one struct holding them all in that order.
+/// messages not yet in it), `tools` (the encoded array, empty without tools)
+/// and the [`BodyRest`] fields, byte for byte what serde writes for one
+/// struct holding them all in that order.
 fn encode(
     request: &Request,
     model: Option<&str>,
     tuning: &Tuning,
     dialect: &Dialect,
     stream: bool,
+    tools: &[u8],
     prefix: &mut Prefix<Ordinal>,
 ) -> Result<Vec<u8>, ModelError> {
     let has_tools = !request.tools.is_empty();
@@ -95,14 +109,6 @@ fn encode(
             "this service is configured without tool support; remove the tools or pick a preset that has them",
         ));
     }
-    let tools = request
-        .tools
-        .iter()
-        .map(|t| WireTool {
-            kind: "function",
-            function: WireFunction { name: &t.name, description: &t.description, parameters: &t.parameters },
-        })
-        .collect();
     let tool_choice = match &request.tool_choice {
         Some(_) if !(has_tools && dialect.tool_choice) => None,
         Some(WireToolChoice::Tool(name)) => Some(serde_json::json!({"type": "function", "function": {"name": name}})),
@@ -132,7 +138,6 @@ fn encode(
     };
     let last = messages(&request.messages, dialect, prefix)?;
     let rest = BodyRest {
-        tools,
         tool_choice,
         // OpenAI rejects parallel_tool_calls on a request without tools.
         parallel_tool_calls: tuning.parallel_tool_calls.filter(|_| has_tools),
@@ -158,7 +163,7 @@ fn encode(
         return Err(encode_error("the body's fields did not serialize as an object"));
     };
     let model_len = model.map_or(0, str::len);
-    let mut body = Vec::with_capacity(prefix.bytes().len() + last.len() + rest.len() + model_len + 32);
+    let mut body = Vec::with_capacity(prefix.bytes().len() + last.len() + tools.len() + rest.len() + model_len + 40);
     body.push(b'{');
     if let Some(model) = model {
         body.extend_from_slice(b"\"model\":");
@@ -174,6 +179,11 @@ fn encode(
         body.extend_from_slice(&last);
     }
     body.extend_from_slice(b"],");
+    if has_tools {
+        body.extend_from_slice(b"\"tools\":");
+        body.extend_from_slice(tools);
+        body.push(b',');
+    }
     body.extend_from_slice(rest_fields);
     Ok(body)
 }

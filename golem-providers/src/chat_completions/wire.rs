@@ -10,8 +10,6 @@ use std::borrow::Cow;
 /// and continues with these.
 #[derive(Serialize)]
 pub(crate) struct BodyRest<'a> {
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub tools: Vec<WireTool<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_choice: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]

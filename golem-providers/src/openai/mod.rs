@@ -34,10 +34,9 @@ pub use config::{Config, ConfigBuilder};
 pub use error::ConfigError;
 pub use presets::{KeyRule, Preset};
 
-use crate::chat_completions::request::Ordinal;
+use crate::chat_completions::request::EncodeCache;
 use crate::chat_completions::{decode_body, error as wire_error, DecodeContext};
 use crate::codec::HttpCodec;
-use crate::encoded_prefix::PrefixCache;
 use crate::http::{HttpRequest, HttpResponseHead};
 use golem_core::model::{Capabilities, ModelError, Request, Response};
 
@@ -45,15 +44,15 @@ use golem_core::model::{Capabilities, ModelError, Request, Response};
 #[derive(Clone, Debug, PartialEq)]
 pub struct Codec {
     config: Config,
-    /// The encoded beginnings of recent histories (issue 20); shared by
-    /// clones, ignored by equality.
-    prefixes: PrefixCache<Ordinal>,
+    /// The encoded beginnings of recent histories and the last tool set
+    /// (issue 20); shared by clones, ignored by equality.
+    cache: EncodeCache,
 }
 
 impl Codec {
     /// A codec for `config`.
     pub fn new(config: Config) -> Self {
-        Codec { config, prefixes: PrefixCache::new() }
+        Codec { config, cache: EncodeCache::default() }
     }
 
     /// The configuration.
@@ -71,7 +70,7 @@ impl HttpCodec for Codec {
     type Stream = ChatStream;
 
     fn encode(&self, request: &Request, stream: bool) -> Result<HttpRequest, ModelError> {
-        request::encode(&self.config, &self.prefixes, request, stream)
+        request::encode(&self.config, &self.cache, request, stream)
     }
 
     fn decode(&self, request: &Request, head: &HttpResponseHead, body: &[u8]) -> Result<Response, ModelError> {

@@ -3,21 +3,20 @@
 //! secret header, none when a local preset has no key.
 
 use super::config::Config;
-use crate::chat_completions::request::{encode_body_reusing, Ordinal};
-use crate::encoded_prefix::PrefixCache;
+use crate::chat_completions::request::{encode_body_reusing, EncodeCache};
 use crate::http::{HeaderValue, HttpRequest};
 use crate::secret::Secret;
 use golem_core::model::{ModelError, Request};
 
-/// Build the HTTP request for `request`, reusing the bytes `prefixes` holds
+/// Build the HTTP request for `request`, reusing the bytes `cache` holds
 /// for the beginning of its history.
 pub fn encode(
     config: &Config,
-    prefixes: &PrefixCache<Ordinal>,
+    cache: &EncodeCache,
     request: &Request,
     stream: bool,
 ) -> Result<HttpRequest, ModelError> {
-    let body = encode_body_reusing(request, Some(config.model()), config.tuning(), config.dialect(), stream, prefixes)?;
+    let body = encode_body_reusing(request, Some(config.model()), config.tuning(), config.dialect(), stream, cache)?;
     let mut http = HttpRequest::post_json(format!("{}/chat/completions", config.base_url()), body, stream);
     if let Some(key) = config.api_key() {
         let bearer = Secret::new(format!("Bearer {}", key.expose()));
