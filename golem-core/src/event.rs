@@ -5,6 +5,7 @@
 
 use crate::deferral::DeferKind;
 use crate::error::CancelReason;
+use crate::id::Id;
 use crate::message::{FinishReason, ToolArgs, Usage};
 use crate::model::{Delta, ModelError};
 use serde::{Deserialize, Serialize};
@@ -18,11 +19,11 @@ pub struct RunEvent {
     /// Position in the run's event sequence, gap-free from 0.
     pub seq: u64,
     /// The run that emitted it (SPEC EXTRA-01); empty when it has no id.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub run_id: String,
+    #[serde(default, skip_serializing_if = "Id::is_empty")]
+    pub run_id: Id,
     /// The conversation of that run (SPEC EXTRA-01); empty when it has none.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub conversation_id: String,
+    #[serde(default, skip_serializing_if = "Id::is_empty")]
+    pub conversation_id: Id,
     /// What happened.
     #[serde(flatten)]
     pub kind: EventKind,
@@ -31,11 +32,11 @@ pub struct RunEvent {
 impl RunEvent {
     /// Event `seq` of a run without ids.
     pub fn new(seq: u64, kind: EventKind) -> Self {
-        RunEvent { seq, run_id: String::new(), conversation_id: String::new(), kind }
+        RunEvent { seq, run_id: Id::default(), conversation_id: Id::default(), kind }
     }
 
     /// Builder-style: the run and conversation ids (SPEC EXTRA-01).
-    pub fn with_ids(mut self, run_id: impl Into<String>, conversation_id: impl Into<String>) -> Self {
+    pub fn with_ids(mut self, run_id: impl Into<Id>, conversation_id: impl Into<Id>) -> Self {
         self.run_id = run_id.into();
         self.conversation_id = conversation_id.into();
         self

@@ -34,6 +34,7 @@
 //! assert_eq!(repair(repaired.clone()), repaired);
 //! ```
 
+use crate::id::Id;
 use crate::message::{Message, PartError, PartKind, Role};
 use crate::texts;
 use std::collections::HashSet;
@@ -214,7 +215,7 @@ pub fn normalize_history(messages: Vec<Message>) -> (Vec<Message>, RepairReport)
 /// [`normalize_history`] with the ids of the closers it synthesizes chosen:
 /// `run` gives `(run_id, conversation_id)` to stamp on them, `None` copies
 /// the ids of the assistant turn that left the call open.
-fn normalize(messages: Vec<Message>, run: Option<(&str, &str)>) -> (Vec<Message>, RepairReport) {
+fn normalize(messages: Vec<Message>, run: Option<(&Id, &Id)>) -> (Vec<Message>, RepairReport) {
     let pairing = Pairing::of(&messages);
     let truncated = messages
         .iter()
@@ -239,10 +240,9 @@ fn normalize(messages: Vec<Message>, run: Option<(&str, &str)>) -> (Vec<Message>
             // EXTRA-01: inside a run the closer is a message that run adds,
             // so it carries the run's ids; standalone, it belongs to the run
             // and conversation that left the call open.
-            let (run_id, conversation_id) =
-                run.unwrap_or((assistant.run_id.as_str(), assistant.conversation_id.as_str()));
-            result.run_id = run_id.to_string();
-            result.conversation_id = conversation_id.to_string();
+            let (run_id, conversation_id) = run.unwrap_or((&assistant.run_id, &assistant.conversation_id));
+            result.run_id = run_id.clone();
+            result.conversation_id = conversation_id.clone();
             synthesized.push(call.id.clone());
             block.push(result);
         }
@@ -282,7 +282,7 @@ pub fn repair(messages: Vec<Message>) -> Vec<Message> {
 /// interrupted results it synthesizes are messages the run adds, so they
 /// carry `run_id` and `conversation_id`. A run without an id (a log from
 /// before ids) repairs exactly as [`repair`] does.
-pub(crate) fn repair_in_run(messages: Vec<Message>, run_id: &str, conversation_id: &str) -> Vec<Message> {
+pub(crate) fn repair_in_run(messages: Vec<Message>, run_id: &Id, conversation_id: &Id) -> Vec<Message> {
     let run = (!run_id.is_empty()).then_some((run_id, conversation_id));
     normalize(messages, run).0
 }
@@ -301,7 +301,7 @@ pub(crate) fn repair_in_run(messages: Vec<Message>, run_id: &str, conversation_i
 /// assert_eq!(latest_conversation_id(&[]), None);
 /// ```
 pub fn latest_conversation_id(messages: &[Message]) -> Option<&str> {
-    messages.iter().rev().map(|m| m.conversation_id.as_str()).find(|id| !id.is_empty())
+    messages.iter().rev().map(|m| &*m.conversation_id).find(|id| !id.is_empty())
 }
 
 // ---------------------------------------------------------------------------

@@ -38,6 +38,7 @@ pub mod event;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod history;
+pub mod id;
 pub mod jitter;
 pub mod log;
 pub mod machine;
@@ -56,6 +57,7 @@ pub use config::{Backoff, BuildError, OutputMode, RetryPolicy, RunConfig, ToolCh
 pub use deferral::{Approval, DeferKind, DeferredRequests, DeferredResults, PendingCall};
 pub use error::{Cause, CauseRecord, DeclineReason, PartialResult, RunError, Stage, UsageLimitError};
 pub use event::{EventKind, Interruption, RunEvent, ToolEndOutcome};
+pub use id::Id;
 pub use machine::RunMachine;
 pub use message::{FinishReason, Message, Part, PartKind, Role, ThinkingBlock, ToolArgs, ToolCall, Usage};
 pub use model::{

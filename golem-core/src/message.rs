@@ -5,6 +5,7 @@
 //! written by either implementation loads in the other: camelCase names,
 //! empty fields omitted (except `role`), unknown fields ignored.
 
+use crate::id::Id;
 use bytes::Bytes;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
@@ -62,12 +63,15 @@ pub struct Message {
     /// Thinking blocks of an assistant message, replayed to their provider.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub thinking: Vec<ThinkingBlock>,
-    /// The run that added this message, when known.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub run_id: String,
-    /// The conversation this message belongs to, when known.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub conversation_id: String,
+    /// The run that added this message, when known. Shared: a run stamps
+    /// its id on every message it adds, so each holds a reference rather
+    /// than a copy.
+    #[serde(default, skip_serializing_if = "Id::is_empty")]
+    pub run_id: Id,
+    /// The conversation this message belongs to, when known (shared like
+    /// `run_id`).
+    #[serde(default, skip_serializing_if = "Id::is_empty")]
+    pub conversation_id: Id,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -125,8 +129,8 @@ impl Message {
             tool_name: String::new(),
             failed: false,
             thinking: Vec::new(),
-            run_id: String::new(),
-            conversation_id: String::new(),
+            run_id: Id::default(),
+            conversation_id: Id::default(),
         }
     }
 

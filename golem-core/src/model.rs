@@ -60,8 +60,11 @@ pub enum WireToolChoice {
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct Request {
-    /// The conversation so far.
-    pub messages: Vec<Message>,
+    /// The conversation so far, shared: a run hands every call the
+    /// history it keeps rather than a copy, and appends to it again (copy on
+    /// write, [`Arc::make_mut`]) once the call has let go. A model that
+    /// edits the history it was sent gets its own copy the same way.
+    pub messages: Arc<Vec<Message>>,
     /// The tools the model may call, in advertisement order.
     pub tools: Arc<Vec<ToolDefinition>>,
     /// Native structured-output schema, when the run uses native mode.
@@ -82,9 +85,31 @@ pub struct Request {
 }
 
 impl Request {
-    /// A request with the given messages and nothing else.
-    pub fn new(messages: Vec<Message>) -> Self {
-        Request { messages, tools: Arc::new(Vec::new()), output_schema: None, tool_choice: None, timeout: None }
+    /// A request with the given messages (a `Vec<Message>`, or a history
+    /// already shared) and nothing else.
+    pub fn new(messages: impl Into<Arc<Vec<Message>>>) -> Self {
+        Request {
+            messages: messages.into(),
+            tools: Arc::new(Vec::new()),
+            output_schema: None,
+            tool_choice: None,
+            timeout: None,
+        }
+    }
+
+    /// The history to edit: this request's own copy, made on the first
+    /// edit if the history is still shared with the run or another request.
+    ///
+    /// ```
+    /// use golem_core::{Message, Request};
+    ///
+    /// let sent = Request::new(vec![Message::user("Hi")]);
+    /// let mut edited = sent.clone();
+    /// edited.messages_mut().push(Message::assistant("Hello"));
+    /// assert_eq!((sent.messages.len(), edited.messages.len()), (1, 2));
+    /// ```
+    pub fn messages_mut(&mut self) -> &mut Vec<Message> {
+        Arc::make_mut(&mut self.messages)
     }
 
     /// Builder-style: how long the caller waits for this call (see

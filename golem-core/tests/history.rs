@@ -612,8 +612,8 @@ fn arb_message() -> impl Strategy<Value = Message> {
         1 => text.prop_map(Message::assistant),
         3 => (prop::collection::vec(arb_call(), 0..4), "[a-z]{0,3}", "[a-z]{0,3}").prop_map(|(c, run, conv)| {
             let mut m = Message::assistant_calls(c);
-            m.run_id = run;
-            m.conversation_id = conv;
+            m.run_id = run.into();
+            m.conversation_id = conv.into();
             m
         }),
         4 => (prop::sample::select(RESULT_IDS), "[a-z]{0,4}").prop_map(|(id, text)| Message::tool_result(id, "tool", text)),

@@ -794,7 +794,7 @@ fn hist_02_history_system_messages_are_replaced_by_the_instructions() {
     let mut sim = Sim::new(config(&[]), start, Sim::scripted(vec![text("ok")])).unwrap();
     completed(sim.run());
     assert_eq!(
-        sim.requests()[0].messages,
+        *sim.requests()[0].messages,
         vec![Message::system("new rules"), Message::user("q"), Message::assistant("a"), Message::user("next")]
     );
 }
@@ -827,7 +827,7 @@ fn run_02_preamble_order() {
 fn run_02_empty_prompt_still_yields_a_user_message() {
     let mut sim = Sim::new(config(&[]), Start::prompt(""), Sim::scripted(vec![text("ok")])).unwrap();
     completed(sim.run());
-    assert_eq!(sim.requests()[0].messages, vec![Message::user("")]);
+    assert_eq!(*sim.requests()[0].messages, vec![Message::user("")]);
     let start = {
         let mut start = Start::default();
         start.history = vec![Message::user("q"), Message::assistant("a")];

@@ -130,8 +130,8 @@ fn msg_02_args_stay_byte_exact_inside_logged_inputs() {
             0,
             EventKind::ToolStart { turn: 0, call_id: "c".into(), tool: "t".into(), args: raw.into(), approved: false },
         );
-        event.run_id = String::new();
-        event.conversation_id = String::new();
+        event.run_id = Default::default();
+        event.conversation_id = Default::default();
         event
     };
     let back: RunEvent = serde_json::from_str(&serde_json::to_string(&event).unwrap()).unwrap();
@@ -166,7 +166,7 @@ fn messages_differ_when_any_one_field_differs() {
         |m| m.tool_name.clear(),
         |m| m.failed = false,
         |m| m.thinking.clear(),
-        |m| m.run_id.clear(),
+        |m| m.run_id = Default::default(),
         |m| m.conversation_id = "conw".into(),
     ];
     for (n, change) in changes.iter().enumerate() {

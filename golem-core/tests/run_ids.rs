@@ -208,8 +208,8 @@ fn extra_01_a_failed_run_exposes_its_ids_with_and_without_partial_evidence() {
 fn extra_01_serde_is_additive_runs_without_ids_serialise_as_before() {
     let event = {
         let mut event = golem_core::RunEvent::new(3, EventKind::Canceled { reason: CancelReason::Caller });
-        event.run_id = String::new();
-        event.conversation_id = String::new();
+        event.run_id = Default::default();
+        event.conversation_id = Default::default();
         event
     };
     let text = serde_json::to_string(&event).unwrap();
@@ -269,7 +269,7 @@ fn log_01_the_header_records_the_ids_and_replay_stamps_them_again() {
 fn log_01_a_format_1_log_without_ids_replays_with_none() {
     let log = EventLog::parse(include_str!("fixtures/format-1.log.jsonl")).unwrap();
     let replayed = replay(&log).unwrap();
-    assert_eq!((replayed.machine.run_id(), replayed.machine.conversation_id()), ("", ""));
+    assert_eq!((replayed.machine.run_id().as_str(), replayed.machine.conversation_id().as_str()), ("", ""));
     let summary = completed(replayed.machine.into_outcome().unwrap());
     assert!(summary.messages.iter().all(|m| m.run_id.is_empty() && m.conversation_id.is_empty()));
 }

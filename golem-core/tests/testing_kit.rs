@@ -131,8 +131,8 @@ fn scripted_records_deep_copies() {
     request.tools = Arc::new(vec![tool("t", json!({"type": "object"}))]);
     request.output_schema = Some(Arc::new(golem_core::model::OutputSchema::new("out", json!({"type": "string"}))));
     model.generate(&request).unwrap();
-    request.messages.push(Message::assistant("a"));
-    request.messages.push(Message::user("second"));
+    request.messages_mut().push(Message::assistant("a"));
+    request.messages_mut().push(Message::user("second"));
     model.generate(&request).unwrap();
 
     let recorded = model.requests();
@@ -841,9 +841,9 @@ fn weather_tools() -> Vec<ToolDefinition> {
 
 /// Answer every call of the last assistant message.
 fn with_results(mut request: Request, response: &Response) -> Request {
-    request.messages.push(response.message.clone());
+    request.messages_mut().push(response.message.clone());
     for call in &response.message.tool_calls {
-        request.messages.push(Message::tool_result(call.id.clone(), call.name.clone(), "ok"));
+        request.messages_mut().push(Message::tool_result(call.id.clone(), call.name.clone(), "ok"));
     }
     request
 }
@@ -878,7 +878,7 @@ fn test_model_calls_every_tool_then_answers() {
     // A new prompt on the same conversation calls the tools again, with ids
     // numbered after the earlier ones.
     let mut request = with_results(request, &second);
-    request.messages.push(Message::user("again"));
+    request.messages_mut().push(Message::user("again"));
     let third = model.generate(&request).unwrap();
     let ids: Vec<&str> = third.message.tool_calls.iter().map(|c| c.id.as_str()).collect();
     assert_eq!(ids, ["test_call_4", "test_call_5", "test_call_6"]);
@@ -947,8 +947,8 @@ fn test_model_answers_through_the_output_tool() {
     // A rejection (a tool message bound to the output call) gets another
     // output call.
     let mut rejected = request.clone();
-    rejected.messages.push(answer.message.clone());
-    rejected.messages.push(Message::tool_result("test_call_4", "final_result", "Your result was rejected: no."));
+    rejected.messages_mut().push(answer.message.clone());
+    rejected.messages_mut().push(Message::tool_result("test_call_4", "final_result", "Your result was rejected: no."));
     let retry = model.generate(&rejected).unwrap();
     assert_eq!(retry.message.tool_calls[0].name, "final_result");
     assert_eq!(retry.message.tool_calls[0].id, "test_call_5");

@@ -131,8 +131,8 @@ fn status_kb(field: &str) -> usize {
 }
 
 /// Heap bytes a conversation holds, roughly: the message structs, their
-/// strings (the run and conversation ids each message carries included) and
-/// their tool calls.
+/// strings and their tool calls. The run and conversation ids each message
+/// carries are shared with the run (one copy per run), so they do not count.
 fn message_bytes(messages: &[Message]) -> usize {
     messages
         .iter()
@@ -146,8 +146,6 @@ fn message_bytes(messages: &[Message]) -> usize {
                 + m.content.capacity()
                 + m.tool_call_id.capacity()
                 + m.tool_name.capacity()
-                + m.run_id.capacity()
-                + m.conversation_id.capacity()
                 + calls
         })
         .sum()

@@ -400,8 +400,12 @@ fn history_turn_encode(c: &mut Criterion) {
     for n in [1, 10, 100, 1000] {
         let mut request = history(n);
         let id = format!("call_turn_{n}");
-        request.messages.push(Message::assistant_calls(vec![ToolCall::new(&id, "weather", r#"{"city":"Oslo"}"#)]));
-        request.messages.push(Message::tool_result(id, "weather", "Rain, 4 degrees."));
+        request.messages_mut().push(Message::assistant_calls(vec![ToolCall::new(
+            &id,
+            "weather",
+            r#"{"city":"Oslo"}"#,
+        )]));
+        request.messages_mut().push(Message::tool_result(id, "weather", "Rain, 4 degrees."));
         let previous =
             Request::new(request.messages[..request.messages.len() - 2].to_vec()).with_tools(request.tools.clone());
         group.throughput(Throughput::Elements(request.messages.len() as u64));

@@ -82,7 +82,7 @@ fn requests_match_the_recordings_and_continue_the_conversation() {
                 // signatures must survive our own decode and encode.
                 let at = request.messages.iter().rposition(|m| m.role == Role::Assistant).unwrap();
                 assert_continues(case, n, &ours, &request.messages[at]);
-                request.messages[at] = ours;
+                request.messages_mut()[at] = ours;
             }
             let codec = codec_for_recorded(&recorded_body);
             let stream = recorded_body["stream"].as_bool().unwrap_or(false);
@@ -190,7 +190,7 @@ fn recorded_thinking_and_redacted_blocks_keep_their_signatures() {
     // And the history survives durable JSON unchanged (THINK-01).
     let json = serde_json::to_string(&history.messages).unwrap();
     let back: Vec<Message> = serde_json::from_str(&json).unwrap();
-    assert_eq!(back, history.messages);
+    assert_eq!(back, *history.messages);
     let again = Request::new(back);
     assert_eq!(codec.encode(&again, true).unwrap().body, codec.encode(&history, true).unwrap().body);
 }

@@ -265,8 +265,8 @@ fn a_reasoning_round_trip_with_a_tool_call_replays_the_signature_unchanged() {
     // Through durable JSON and back (MSG), then into the next request.
     let stored: Message = serde_json::from_str(&serde_json::to_string(&response.message).unwrap()).unwrap();
     let mut next = request.clone();
-    next.messages.push(stored);
-    next.messages.push(Message::tool_result("tooluse_W9DaUFg4Tj2cRPpndqxWSg", "get_user_country", "Mexico"));
+    next.messages_mut().push(stored);
+    next.messages_mut().push(Message::tool_result("tooluse_W9DaUFg4Tj2cRPpndqxWSg", "get_user_country", "Mexico"));
     let wire = body(&codec, &next);
     let replayed = &wire["messages"][1]["content"];
     assert_eq!(replayed[0]["reasoningContent"]["reasoningText"]["signature"], signature);

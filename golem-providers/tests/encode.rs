@@ -154,7 +154,7 @@ fn stored_calls_without_ids_get_the_ids_decoding_would_give() {
     let json = body(&openai(), &request, false);
     assert_eq!(json["messages"][2]["tool_calls"][0]["id"], json!("call_2_1"));
     let mut orphan = request.clone();
-    orphan.messages[3].tool_call_id.clear();
+    orphan.messages_mut()[3].tool_call_id.clear();
     let error = openai().encode(&orphan, false).unwrap_err();
     assert_eq!((error.kind, error.retryable), (ModelErrorKind::Encode, false));
 }

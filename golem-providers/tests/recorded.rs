@@ -104,7 +104,7 @@ fn openai_requests_match_the_recordings_and_continue_the_conversation() {
             assert_eq!(ours, expected_body(&recorded, false), "{case} {n}: request body");
 
             let response = decode_recorded(&codec, &request, case, n, &file);
-            let mut next = request.messages.clone();
+            let mut next = request.messages.to_vec();
             next.push(response.message);
             history = Some(next);
         }

@@ -65,8 +65,8 @@ impl LogHeader {
             golem_core_version: env!("CARGO_PKG_VERSION").to_string(),
             config,
             start,
-            run_id,
-            conversation_id,
+            run_id: run_id.to_string(),
+            conversation_id: conversation_id.to_string(),
             seed,
             started_at_unix_ms: 0,
             epoch: 0,
@@ -82,10 +82,10 @@ impl LogHeader {
     pub fn machine_start(&self) -> Start {
         let mut start = self.start.clone();
         if start.run_id.is_empty() {
-            start.run_id.clone_from(&self.run_id);
+            start.run_id = self.run_id.as_str().into();
         }
         if start.conversation_id.is_empty() {
-            start.conversation_id.clone_from(&self.conversation_id);
+            start.conversation_id = self.conversation_id.as_str().into();
         }
         start
     }

@@ -10,7 +10,11 @@ use crate::message::{FinishReason, Message, Usage};
 pub(crate) struct Evidence {
     /// The conversation. Messages this run adds go through [`Evidence::add`]
     /// so none misses its ids; history comes in whole at the start.
-    pub(crate) messages: Vec<Message>,
+    ///
+    /// Shared with the request of the model call in flight, which is sent
+    /// the whole history every turn: the call holds it while it runs, and an
+    /// append copies it only if a call still does.
+    pub(crate) messages: std::sync::Arc<Vec<Message>>,
     pub(crate) usage: Usage,
     /// Usage per fallback member (index = member), for cost.
     pub(crate) usage_by_member: Vec<Usage>,
@@ -24,22 +28,22 @@ pub(crate) struct Evidence {
     /// The streamed turn that broke after fragments reached the caller,
     /// as far as they went (SPEC RETRY-06); never one of `messages`.
     pub(crate) incomplete: Option<Box<Message>>,
-    pub(crate) run_id: String,
-    pub(crate) conversation_id: String,
+    pub(crate) run_id: crate::id::Id,
+    pub(crate) conversation_id: crate::id::Id,
 }
 
 impl Evidence {
     /// Mark `message` as this run's: its ids are overwritten, so a model
     /// cannot put another run's ids on its own turn.
     pub(crate) fn stamp(&self, message: &mut Message) {
-        message.run_id.clone_from(&self.run_id);
-        message.conversation_id.clone_from(&self.conversation_id);
+        message.run_id = self.run_id.clone();
+        message.conversation_id = self.conversation_id.clone();
     }
 
     /// Append a message this run produced, stamped.
     pub(crate) fn add(&mut self, mut message: Message) {
         self.stamp(&mut message);
-        self.messages.push(message);
+        std::sync::Arc::make_mut(&mut self.messages).push(message);
     }
 
     /// Append messages this run produced, stamped, in order.
@@ -53,14 +57,14 @@ impl Evidence {
     /// than copying them: the machine is done and never reads them again.
     pub(crate) fn summary(&mut self) -> RunSummary {
         RunSummary {
-            messages: std::mem::take(&mut self.messages),
+            messages: std::sync::Arc::unwrap_or_clone(std::mem::take(&mut self.messages)),
             usage: self.usage,
             cost: self.cost,
             finish_reason: self.finish_reason,
             requests: self.requests,
             tool_calls: self.tool_calls,
-            run_id: self.run_id.clone(),
-            conversation_id: self.conversation_id.clone(),
+            run_id: self.run_id.to_string(),
+            conversation_id: self.conversation_id.to_string(),
         }
     }
 
@@ -70,7 +74,7 @@ impl Evidence {
         if self.completed_turns == 0 && self.usage.is_zero() && self.tool_calls == 0 && self.incomplete.is_none() {
             return None;
         }
-        let mut partial = PartialResult::new(self.messages.clone(), self.usage, self.requests, self.tool_calls);
+        let mut partial = PartialResult::new(self.messages.to_vec(), self.usage, self.requests, self.tool_calls);
         partial.incomplete.clone_from(&self.incomplete);
         Some(partial)
     }

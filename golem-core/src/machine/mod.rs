@@ -211,13 +211,13 @@ impl RunMachine {
 
     /// This run's id, as the driver gave it in [`Start`] (SPEC EXTRA-01);
     /// empty when it has none.
-    pub fn run_id(&self) -> &str {
+    pub fn run_id(&self) -> &crate::id::Id {
         &self.ev.run_id
     }
 
     /// The conversation's id, as the driver gave it in [`Start`] (SPEC
     /// EXTRA-01); empty when it has none.
-    pub fn conversation_id(&self) -> &str {
+    pub fn conversation_id(&self) -> &crate::id::Id {
         &self.ev.conversation_id
     }
 
@@ -289,8 +289,8 @@ impl RunMachine {
         let mut error = RunError::new(stage, cause);
         error.partial = self.ev.partial();
         error.requests = self.ev.requests;
-        error.run_id = self.ev.run_id.clone();
-        error.conversation_id = self.ev.conversation_id.clone();
+        error.run_id = self.ev.run_id.to_string();
+        error.conversation_id = self.ev.conversation_id.to_string();
         error.retry_declined = declined;
         self.finish(Outcome::Failed(error));
     }

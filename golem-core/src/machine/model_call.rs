@@ -100,7 +100,7 @@ impl RunMachine {
             _ => None,
         };
         Request {
-            messages: self.ev.messages.clone(),
+            messages: std::sync::Arc::clone(&self.ev.messages),
             tools: std::sync::Arc::clone(self.cfg.advertised()),
             output_schema: self.cfg.output_schema().cloned(),
             tool_choice,

@@ -113,7 +113,7 @@ impl RunMachine {
             return Ok(());
         }
         // Until the conversation opens, the evidence is the paused history.
-        self.ev.messages = history.clone();
+        self.ev.messages = std::sync::Arc::new(history.clone());
         if let Some(crossed) = limits::before_batch(&self.cfg.limits, self.ev.tool_calls, approved.len() as u64) {
             self.fail(Stage::Usage, Cause::Usage(crossed));
             return Ok(());
@@ -153,7 +153,7 @@ impl RunMachine {
             self.ev.stamp(&mut system);
             messages.insert(0, system);
         }
-        self.ev.messages = messages;
+        self.ev.messages = std::sync::Arc::new(messages);
         if let Some(Prompt { text, parts }) = prompt {
             // A resume may continue on its resolutions alone (SPEC RUN-02).
             if !(resuming && text.is_empty() && parts.is_empty()) {

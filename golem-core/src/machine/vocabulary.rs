@@ -5,6 +5,7 @@
 use crate::deferral::{DeferKind, DeferredRequests, DeferredResults};
 use crate::error::{CancelReason, CauseRecord, RunError};
 use crate::event::RunEvent;
+use crate::id::Id;
 use crate::message::{FinishReason, Message, Part, ToolCall, Usage};
 use crate::model::{Delta, ModelError, Request, Response};
 use crate::time::Moment;
@@ -89,12 +90,12 @@ pub struct Start {
     /// This run's id (SPEC EXTRA-01), minted by the driver or given by the
     /// caller: stamped on every message the run adds and on every event.
     /// Empty: the run has none (a log written before ids existed).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub run_id: String,
+    #[serde(default, skip_serializing_if = "Id::is_empty")]
+    pub run_id: Id,
     /// The conversation this run continues or opens (SPEC EXTRA-01),
     /// stamped like the run id. Empty: none.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub conversation_id: String,
+    #[serde(default, skip_serializing_if = "Id::is_empty")]
+    pub conversation_id: Id,
     /// This run's jitter phase (SPEC RETRY-02): where on the unit interval
     /// (as a 64-bit fraction) the run's sequence of jitter factors starts.
     /// The machine has no randomness, so the driver draws it per run and
@@ -145,7 +146,7 @@ impl Start {
     /// Builder-style: the run and conversation ids (SPEC EXTRA-01). The
     /// machine never mints ids — it has no clock and no randomness — so
     /// the driver passes them in.
-    pub fn with_ids(mut self, run_id: impl Into<String>, conversation_id: impl Into<String>) -> Self {
+    pub fn with_ids(mut self, run_id: impl Into<Id>, conversation_id: impl Into<Id>) -> Self {
         self.run_id = run_id.into();
         self.conversation_id = conversation_id.into();
         self

@@ -182,6 +182,7 @@ impl ScriptedModel {
 /// with its own handles.
 fn deep_copy(request: &Request) -> Request {
     let mut copy = request.clone();
+    copy.messages = Arc::new(request.messages.to_vec());
     copy.tools = Arc::new(request.tools.as_ref().clone());
     copy.output_schema = request.output_schema.as_deref().map(|schema| Arc::new(schema.clone()));
     copy

@@ -55,8 +55,8 @@ pub const DEFAULT_ANSWER: &str = "test answer";
 /// let calls = TestModel::new().generate(&request).unwrap().message.tool_calls;
 /// assert_eq!((calls[0].id.as_str(), calls[0].args.as_str()), ("test_call_1", r#"{"city":"a"}"#));
 ///
-/// request.messages.push(Message::assistant_calls(calls));
-/// request.messages.push(Message::tool_result("test_call_1", "weather", "sunny"));
+/// request.messages_mut().push(Message::assistant_calls(calls));
+/// request.messages_mut().push(Message::tool_result("test_call_1", "weather", "sunny"));
 /// assert_eq!(TestModel::new().generate(&request).unwrap().message.content, "test answer");
 /// ```
 #[derive(Clone, Debug)]

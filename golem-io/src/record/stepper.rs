@@ -70,7 +70,7 @@ impl<'a> RecordedMachine<'a> {
 
     /// The run's ids as the machine holds them (given, minted, or the log's).
     pub(crate) fn ids(&self) -> crate::run::ids::RunIds {
-        crate::run::ids::RunIds::new(self.machine.run_id(), self.machine.conversation_id())
+        crate::run::ids::RunIds::new(self.machine.run_id().clone(), self.machine.conversation_id().clone())
     }
 
     /// The next output (SPEC MACH-01: drained until `Wait` or `Done`).

@@ -14,8 +14,8 @@
 //! assert_ne!(id, golem_io::ids::uuid_v7());
 //! ```
 
+use golem_core::Id;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
 
 /// A fresh UUIDv7 as 36 lowercase characters (`8-4-4-4-12` hex groups).
 pub fn uuid_v7() -> String {
@@ -36,16 +36,16 @@ pub(crate) fn jitter_phase() -> u64 {
     golem_core::jitter::phase(base, RUNS.fetch_add(1, Ordering::Relaxed))
 }
 
-/// The ids of one run as the driver hands them to tool contexts: shared, so
-/// a context clones two pointers, not two strings.
+/// The ids of one run as the driver hands them to tool contexts and the
+/// machine: shared, so each holder clones two pointers, not two strings.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct RunIds {
-    pub(crate) run_id: Arc<str>,
-    pub(crate) conversation_id: Arc<str>,
+    pub(crate) run_id: Id,
+    pub(crate) conversation_id: Id,
 }
 
 impl RunIds {
-    pub(crate) fn new(run_id: &str, conversation_id: &str) -> Self {
+    pub(crate) fn new(run_id: impl Into<Id>, conversation_id: impl Into<Id>) -> Self {
         RunIds { run_id: run_id.into(), conversation_id: conversation_id.into() }
     }
 }

@@ -570,7 +570,8 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
             },
             None => self.history,
         };
-        let ctx = RunContext::new(Arc::clone(&self.deps), RunIds::new(&run_id, &conversation_id));
+        let ids = RunIds::new(run_id, conversation_id);
+        let ctx = RunContext::new(Arc::clone(&self.deps), ids.clone());
         let instructions =
             inner.instructions.resolve(&ctx).map_err(|panicked| SetupError::Instructions(AppError::new(panicked)))?;
         // A resume may go on from its resolutions alone (SPEC RUN-02).
@@ -584,7 +585,7 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
             .with_instructions(instructions)
             .with_prompt(prompt)
             .with_stream(self.stream)
-            .with_ids(run_id, conversation_id);
+            .with_ids(ids.run_id, ids.conversation_id);
         start.resume = self.resume;
         // Each run its own jitter (SPEC RETRY-02), recorded in its log.
         start.jitter_phase = Some(crate::run::ids::jitter_phase());

@@ -115,8 +115,8 @@ impl Timeline {
         Ok(Timeline {
             epoch,
             started_at_unix_ms: log.header.started_at_unix_ms,
-            run_id: start.run_id,
-            conversation_id: start.conversation_id,
+            run_id: start.run_id.into(),
+            conversation_id: start.conversation_id.into(),
             items: builder.items,
             ending,
             cost,
