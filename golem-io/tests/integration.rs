@@ -35,6 +35,7 @@ mod hardening_command;
 mod hardening_mcp;
 mod hardening_skills;
 mod hardening_tools;
+mod history_sharing;
 mod log_file;
 mod mcp_auth;
 mod mcp_bridge;
