@@ -90,7 +90,8 @@ pub struct StreamAssembler {
     content: String,
     thinking: BTreeMap<u32, ThinkingBlock>,
     calls: BTreeMap<u32, PartialCall>,
-    provider: String,
+    /// Borrowed when a codec names its family by a constant.
+    provider: std::borrow::Cow<'static, str>,
 }
 
 impl StreamAssembler {
@@ -101,7 +102,7 @@ impl StreamAssembler {
 
     /// Builder-style: stamp `provider` on every assembled thinking block, so
     /// a codec can mark the blocks its family signed (SPEC THINK-04).
-    pub fn with_provider(mut self, provider: impl Into<String>) -> Self {
+    pub fn with_provider(mut self, provider: impl Into<std::borrow::Cow<'static, str>>) -> Self {
         self.provider = provider.into();
         self
     }
@@ -111,10 +112,7 @@ impl StreamAssembler {
         match delta {
             Delta::Text { text } => self.content.push_str(text),
             Delta::Thinking { index, text, signature, redacted } => {
-                let block = slot(&mut self.thinking, *index, MAX_THINKING_BLOCKS).map_err(|e| match e {
-                    SlotError::Index => AssembleError::ThinkingIndex { index: *index, max: MAX_INDEX },
-                    SlotError::Full => AssembleError::TooManyThinkingBlocks { limit: MAX_THINKING_BLOCKS },
-                })?;
+                let block = self.thinking_slot(*index)?;
                 block.text.push_str(text);
                 block.redacted.push_str(redacted);
                 if !signature.is_empty() {
@@ -122,10 +120,7 @@ impl StreamAssembler {
                 }
             }
             Delta::ToolCall { index, id, name, args, signature } => {
-                let call = slot(&mut self.calls, *index, MAX_TOOL_CALLS).map_err(|e| match e {
-                    SlotError::Index => AssembleError::ToolCallIndex { index: *index, max: MAX_INDEX },
-                    SlotError::Full => AssembleError::TooManyToolCalls { limit: MAX_TOOL_CALLS },
-                })?;
+                let call = self.call_slot(*index)?;
                 if call.id.is_empty() {
                     call.id.clone_from(id);
                 }
@@ -139,6 +134,51 @@ impl StreamAssembler {
             }
         }
         Ok(())
+    }
+
+    /// [`push`](StreamAssembler::push) a delta the caller no longer needs:
+    /// its text moves into an entry that has none yet instead of being
+    /// copied, which is what a whole response's deltas (one per entry) want.
+    pub fn push_owned(&mut self, delta: Delta) -> Result<(), AssembleError> {
+        match delta {
+            Delta::Text { text } => append(&mut self.content, text),
+            Delta::Thinking { index, text, signature, redacted } => {
+                let block = self.thinking_slot(index)?;
+                append(&mut block.text, text);
+                append(&mut block.redacted, redacted);
+                if !signature.is_empty() {
+                    block.signature = signature;
+                }
+            }
+            Delta::ToolCall { index, id, name, args, signature } => {
+                let call = self.call_slot(index)?;
+                if call.id.is_empty() {
+                    call.id = id;
+                }
+                if call.name.is_empty() {
+                    call.name = name;
+                }
+                append(&mut call.args, args);
+                if !signature.is_empty() {
+                    call.signature = signature;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn thinking_slot(&mut self, index: u32) -> Result<&mut ThinkingBlock, AssembleError> {
+        slot(&mut self.thinking, index, MAX_THINKING_BLOCKS).map_err(|e| match e {
+            SlotError::Index => AssembleError::ThinkingIndex { index, max: MAX_INDEX },
+            SlotError::Full => AssembleError::TooManyThinkingBlocks { limit: MAX_THINKING_BLOCKS },
+        })
+    }
+
+    fn call_slot(&mut self, index: u32) -> Result<&mut PartialCall, AssembleError> {
+        slot(&mut self.calls, index, MAX_TOOL_CALLS).map_err(|e| match e {
+            SlotError::Index => AssembleError::ToolCallIndex { index, max: MAX_INDEX },
+            SlotError::Full => AssembleError::TooManyToolCalls { limit: MAX_TOOL_CALLS },
+        })
     }
 
     /// The message assembled so far, leaving the assembler usable — for
@@ -155,7 +195,7 @@ impl StreamAssembler {
             .into_values()
             .map(|mut block| {
                 if block.provider.is_empty() {
-                    block.provider.clone_from(&provider);
+                    block.provider = provider.to_string();
                 }
                 block
             })
@@ -172,6 +212,15 @@ impl StreamAssembler {
 enum SlotError {
     Index,
     Full,
+}
+
+/// `text` after what `to` holds: moved when `to` is empty, copied otherwise.
+fn append(to: &mut String, text: String) {
+    if to.is_empty() {
+        *to = text;
+    } else {
+        to.push_str(&text);
+    }
 }
 
 /// The entry for `index`, opened on first use within the bounds.

@@ -487,6 +487,18 @@ proptest! {
         let message = asm.finish();
         prop_assert!(message.tool_calls.len() <= MAX_TOOL_CALLS);
     }
+
+    /// A delta pushed by value lands exactly as one pushed by reference —
+    /// errors included — whatever the assembler already holds.
+    #[test]
+    fn pushing_owned_deltas_agrees_with_pushing_borrowed_ones(deltas in prop::collection::vec(arb_delta(), 0..60)) {
+        let mut borrowed = StreamAssembler::new().with_provider("p");
+        let mut owned = StreamAssembler::new().with_provider("p");
+        for delta in deltas {
+            prop_assert_eq!(borrowed.push(&delta), owned.push_owned(delta));
+        }
+        prop_assert_eq!(borrowed.finish(), owned.finish());
+    }
 }
 
 // ---------------------------------------------------------------------------

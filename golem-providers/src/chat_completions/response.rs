@@ -73,7 +73,7 @@ pub(crate) fn decode_typed(
 ) -> Option<Result<Response, ModelError>> {
     let decoded = envelope::decode(body, ctx.turn)?;
     Some(
-        assemble(head, &decoded.deltas, ctx)
+        assemble(head, decoded.deltas, ctx)
             .map(|message| Response::new(message).with_usage(decoded.usage).with_finish_reason(decoded.finish)),
     )
 }
@@ -99,7 +99,7 @@ pub(crate) fn decode_value(
         ));
     };
     let message = choice.get("message").unwrap_or(&Value::Null);
-    let assembled = assemble(head, &message_deltas(message, ctx.turn), ctx)?;
+    let assembled = assemble(head, message_deltas(message, ctx.turn), ctx)?;
     let refused = message.get("refusal").and_then(Value::as_str).is_some_and(|r| !r.is_empty());
     let finish = if refused { FinishReason::ContentFilter } else { finish_reason(choice.get("finish_reason")) };
     Ok(Response::new(assembled)
@@ -108,10 +108,10 @@ pub(crate) fn decode_value(
 }
 
 /// The message a whole response's deltas assemble to.
-fn assemble(head: &HttpResponseHead, deltas: &[Delta], ctx: &DecodeContext<'_>) -> Result<Message, ModelError> {
+fn assemble(head: &HttpResponseHead, deltas: Vec<Delta>, ctx: &DecodeContext<'_>) -> Result<Message, ModelError> {
     let mut assembler = StreamAssembler::new().with_provider(FAMILY);
     for delta in deltas {
-        assembler.push(delta).map_err(|e| {
+        assembler.push_owned(delta).map_err(|e| {
             with_request_id(decode_error("response body", &e.to_string(), false, ctx.key), head, ctx.key)
         })?;
     }

@@ -52,8 +52,8 @@ pub fn decode_body(
         return Err(fail(decode_error("response body", &no_candidates(blocked(&value).as_deref()), false, key)));
     }
     let mut assembler = StreamAssembler::new().with_provider(FAMILY);
-    for delta in &deltas {
-        assembler.push(delta).map_err(|e| fail(decode_error("response body", &e.to_string(), false, key)))?;
+    for delta in deltas {
+        assembler.push_owned(delta).map_err(|e| fail(decode_error("response body", &e.to_string(), false, key)))?;
     }
     Ok(Response::new(assembler.finish()).with_usage(answer.usage).with_finish_reason(answer.finish_reason()))
 }

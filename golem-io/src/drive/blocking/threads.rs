@@ -39,6 +39,10 @@ pub(crate) struct Threads {
     tx: Sender<Report>,
     rx: Receiver<Report>,
     cancel: Option<CancelGuard>,
+    /// The token of lone calls made while no caller's token applies: nothing
+    /// cancels them, so one token serves them all (two allocations a run
+    /// rather than a call), renewed should application code cancel it.
+    idle: CancellationToken,
     /// Run nothing on the calling thread (a caller token or run deadline applies).
     stay_free: bool,
     /// The caller token's after-turn flag.
@@ -71,6 +75,7 @@ impl Threads {
             tx,
             rx,
             cancel,
+            idle: CancellationToken::new(),
             stay_free,
             after_turn,
         };
@@ -120,7 +125,15 @@ impl Threads {
             _ => None,
         };
         // A lone call has no machine-side cancel; it hears the caller's.
-        let token = self.cancel.as_ref().map_or_else(CancellationToken::new, |g| g.0.clone());
+        let token = match &self.cancel {
+            Some(guard) => guard.0.clone(),
+            None => {
+                if self.idle.is_canceled() {
+                    self.idle = CancellationToken::new();
+                }
+                self.idle.clone()
+            }
+        };
         let runner = TaskRunner { run: Arc::clone(run), token };
         let answer = match &task {
             Task::Model { id, stream: true, .. } => {
