@@ -9,6 +9,7 @@
 use crate::retry_after;
 use crate::secret::Secret;
 use bytes::Bytes;
+use std::borrow::Cow;
 use std::fmt;
 use std::time::Duration;
 
@@ -45,8 +46,8 @@ impl fmt::Display for Method {
 /// `[redacted]` (SPEC ERR-06) — so a logged request never shows a key.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum HeaderValue {
-    /// An ordinary value.
-    Plain(String),
+    /// An ordinary value; a constant costs no allocation per request.
+    Plain(Cow<'static, str>),
     /// A value carrying a credential.
     Secret(Secret),
 }
@@ -94,8 +95,9 @@ pub struct HttpRequest {
     pub method: Method,
     /// The absolute URL (keys never go here, SPEC PROV-COMMON-07).
     pub url: String,
-    /// Header names (lowercase) and values, in sending order.
-    pub headers: Vec<(String, HeaderValue)>,
+    /// Header names (lowercase) and values, in sending order. Names are
+    /// mostly constants, borrowed rather than copied per request.
+    pub headers: Vec<(Cow<'static, str>, HeaderValue)>,
     /// The body bytes.
     pub body: Bytes,
     /// The longest the whole exchange may take — connecting, sending, the
@@ -123,13 +125,13 @@ impl HttpRequest {
     pub fn post_json(url: impl Into<String>, body: impl Into<Bytes>, stream: bool) -> Self {
         let accept = if stream { "text/event-stream" } else { "application/json" };
         HttpRequest::new(Method::Post, url)
-            .with_header("content-type", HeaderValue::Plain("application/json".into()))
-            .with_header("accept", HeaderValue::Plain(accept.into()))
+            .with_header("content-type", HeaderValue::Plain(Cow::Borrowed("application/json")))
+            .with_header("accept", HeaderValue::Plain(Cow::Borrowed(accept)))
             .with_body(body)
     }
 
     /// Builder-style: append a header.
-    pub fn with_header(mut self, name: impl Into<String>, value: HeaderValue) -> Self {
+    pub fn with_header(mut self, name: impl Into<Cow<'static, str>>, value: HeaderValue) -> Self {
         self.headers.push((name.into(), value));
         self
     }

@@ -7,6 +7,7 @@
 //! the header onto the wire.
 
 use std::fmt;
+use std::sync::Arc;
 
 /// What every formatting of a [`Secret`] prints.
 pub const REDACTED: &str = "[redacted]";
@@ -20,13 +21,16 @@ pub const REDACTED: &str = "[redacted]";
 /// assert_eq!(format!("{key:?} {key}"), "[redacted] [redacted]");
 /// assert_eq!(key.expose(), "sk-very-secret");
 /// ```
+///
+/// Cloning shares the text rather than copying it: a codec builds its
+/// credential header once and every request carries a clone.
 #[derive(Clone, PartialEq, Eq)]
-pub struct Secret(String);
+pub struct Secret(Arc<str>);
 
 impl Secret {
     /// Wrap a secret value.
     pub fn new(value: impl Into<String>) -> Self {
-        Secret(value.into())
+        Secret(value.into().into())
     }
 
     /// The secret text. Call this only to put it on the wire.
@@ -45,10 +49,10 @@ impl Secret {
     /// Secrets shorter than four bytes are not searched for: they would match
     /// ordinary words, and no real key is that short.
     pub fn scrub(&self, text: &str) -> String {
-        if self.0.len() < 4 || !text.contains(self.0.as_str()) {
+        if self.0.len() < 4 || !text.contains(&*self.0) {
             return text.to_string();
         }
-        text.replace(self.0.as_str(), REDACTED)
+        text.replace(&*self.0, REDACTED)
     }
 }
 
@@ -66,12 +70,12 @@ impl fmt::Display for Secret {
 
 impl From<String> for Secret {
     fn from(value: String) -> Self {
-        Secret(value)
+        Secret(value.into())
     }
 }
 
 impl From<&str> for Secret {
     fn from(value: &str) -> Self {
-        Secret(value.to_string())
+        Secret(value.into())
     }
 }

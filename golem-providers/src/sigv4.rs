@@ -284,13 +284,13 @@ pub fn sign_http(mut http: HttpRequest, params: &SigningParams<'_>) -> Result<Ht
         .with_payload(&http.body);
     let result = sign(&request, params)?;
     let mut headers = vec![
-        ("host".to_string(), HeaderValue::Plain(parts.host)),
-        ("x-amz-date".to_string(), HeaderValue::Plain(result.amz_date)),
+        ("host".into(), HeaderValue::Plain(parts.host.into())),
+        ("x-amz-date".into(), HeaderValue::Plain(result.amz_date.into())),
     ];
     if let Some(token) = params.credentials.session_token() {
-        headers.push(("x-amz-security-token".to_string(), HeaderValue::Secret(token.clone())));
+        headers.push(("x-amz-security-token".into(), HeaderValue::Secret(token.clone())));
     }
-    headers.push(("authorization".to_string(), HeaderValue::Secret(result.authorization)));
+    headers.push(("authorization".into(), HeaderValue::Secret(result.authorization)));
     http.headers.extend(headers);
     Ok(http)
 }

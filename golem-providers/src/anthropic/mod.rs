@@ -112,7 +112,7 @@ impl Codec {
         let mut http = HttpRequest::post_json(self.url(path), body, stream)
             .with_header("anthropic-version", HeaderValue::Plain(API_VERSION.into()));
         if !self.config.betas().is_empty() {
-            http = http.with_header("anthropic-beta", HeaderValue::Plain(self.config.betas().join(",")));
+            http = http.with_header("anthropic-beta", HeaderValue::Plain(self.config.betas().join(",").into()));
         }
         match self.config.api_key() {
             Some(key) => http.with_header("x-api-key", HeaderValue::Secret(key.clone())),

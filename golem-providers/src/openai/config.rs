@@ -191,7 +191,7 @@ impl ConfigBuilder {
     /// Add a header declared non-secret (OpenRouter's `HTTP-Referer`, an
     /// organisation id): `Debug` shows its value.
     pub fn plain_header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
-        self.headers.push((name.into(), HeaderValue::Plain(value.into())));
+        self.headers.push((name.into(), HeaderValue::Plain(value.into().into())));
         self
     }
 

@@ -47,12 +47,15 @@ pub struct Codec {
     /// The encoded beginnings of recent histories and the last tool set
     /// (issue 20); shared by clones, ignored by equality.
     cache: EncodeCache,
+    /// What every request carries, built once from `config`.
+    fixed: request::Fixed,
 }
 
 impl Codec {
     /// A codec for `config`.
     pub fn new(config: Config) -> Self {
-        Codec { config, cache: EncodeCache::default() }
+        let fixed = request::Fixed::of(&config);
+        Codec { config, cache: EncodeCache::default(), fixed }
     }
 
     /// The configuration.
@@ -70,7 +73,7 @@ impl HttpCodec for Codec {
     type Stream = ChatStream;
 
     fn encode(&self, request: &Request, stream: bool) -> Result<HttpRequest, ModelError> {
-        request::encode(&self.config, &self.cache, request, stream)
+        request::encode(&self.config, &self.fixed, &self.cache, request, stream)
     }
 
     fn decode(&self, request: &Request, head: &HttpResponseHead, body: &[u8]) -> Result<Response, ModelError> {

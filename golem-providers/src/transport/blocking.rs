@@ -95,7 +95,7 @@ impl Transport for UreqTransport {
         let host = host_of(&request.url);
         let mut builder = ureq::http::Request::builder().method(request.method.as_str()).uri(request.url.as_str());
         for (name, value) in &request.headers {
-            builder = builder.header(name.as_str(), value.expose());
+            builder = builder.header(&**name, value.expose());
         }
         // The http crate's error names no header value, but say which
         // header it was ourselves rather than rely on that.

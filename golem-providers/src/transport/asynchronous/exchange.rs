@@ -69,7 +69,7 @@ pub(crate) fn http_request(
         {
             return Err(TransportError::invalid(format!("header {name:?} cannot be sent")));
         }
-        builder = builder.header(name.as_str(), value.expose());
+        builder = builder.header(&**name, value.expose());
     }
     if request.header("user-agent").is_none() {
         builder = builder.header("user-agent", config.user_agent.as_str());
