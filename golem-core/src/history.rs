@@ -301,7 +301,22 @@ pub(crate) fn repair_in_run(messages: Vec<Message>, run_id: &Id, conversation_id
 /// assert_eq!(latest_conversation_id(&[]), None);
 /// ```
 pub fn latest_conversation_id(messages: &[Message]) -> Option<&str> {
-    messages.iter().rev().map(|m| &*m.conversation_id).find(|id| !id.is_empty())
+    latest_conversation(messages).map(Id::as_str)
+}
+
+/// [`latest_conversation_id`] as the message holds it: a run that continues
+/// the conversation shares the id instead of copying it.
+///
+/// ```
+/// use golem_core::history::latest_conversation;
+/// use golem_core::Message;
+///
+/// let mut old = Message::user("hi");
+/// old.conversation_id = "c-1".into();
+/// assert_eq!(latest_conversation(&[old]).map(|id| id.as_str()), Some("c-1"));
+/// ```
+pub fn latest_conversation(messages: &[Message]) -> Option<&Id> {
+    messages.iter().rev().map(|m| &m.conversation_id).find(|id| !id.is_empty())
 }
 
 // ---------------------------------------------------------------------------

@@ -145,6 +145,10 @@ fn extra_01_a_run_on_history_continues_its_newest_conversation() {
     let agent = Agent::<()>::builder(ScriptedModel::new().text("x").text("y")).build().unwrap();
     let result = agent.run_with_history((), history, "e").unwrap();
     assert_eq!(result.conversation_id(), "new");
+    // The run shares the history's id rather than copying it.
+    let (given, added) = (&result.messages[1].conversation_id, &result.messages[5].conversation_id);
+    assert_eq!((given.as_str(), added.as_str()), ("new", "new"));
+    assert!(std::ptr::eq(given.as_str(), added.as_str()));
     let result = agent.run_with_history((), vec![Message::user("a"), Message::assistant("b")], "c").unwrap();
     assert!(is_uuid_v7(result.conversation_id()));
 }

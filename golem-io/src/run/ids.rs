@@ -22,6 +22,13 @@ pub fn uuid_v7() -> String {
     uuid::Uuid::now_v7().hyphenated().to_string()
 }
 
+/// A fresh UUIDv7 as a run's [`Id`], written straight into its shared text
+/// (one allocation, not a `String` and then a copy).
+pub(crate) fn mint() -> Id {
+    let mut text = [0u8; uuid::fmt::Hyphenated::LENGTH];
+    Id::from(&*uuid::Uuid::now_v7().hyphenated().encode_lower(&mut text))
+}
+
 /// A fresh run's jitter phase (SPEC RETRY-02): the next step of this
 /// process's golden-ratio sequence from a random base
 /// ([`golem_core::jitter::phase`]). Runs of one process — of one agent or of
@@ -60,6 +67,18 @@ mod tests {
         // Other tests may take phases in between; each is a whole step on.
         let steps = (1..64u64).find(|n| a.wrapping_add(n.wrapping_mul(golem_core::jitter::STEP)) == b);
         assert!(steps.is_some(), "{a:x} then {b:x}");
+    }
+
+    #[test]
+    fn minted_ids_are_uuid_v7_like_the_strings() {
+        let (a, b) = (mint(), mint());
+        assert_ne!(a, b);
+        for id in [&a, &b] {
+            assert_eq!(id.len(), 36, "{id}");
+            assert_eq!(id.as_bytes()[14], b'7', "{id}");
+            assert!(matches!(id.as_bytes()[19], b'8' | b'9' | b'a' | b'b'), "{id}");
+            assert_eq!(id.as_str(), id.to_lowercase());
+        }
     }
 
     #[test]

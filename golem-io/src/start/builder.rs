@@ -21,6 +21,7 @@ use crate::tool::sub_run_event::{SubRunEvent, SubRunObserver, SubRunSink};
 use crate::Error;
 use golem_core::machine::{AppError, Prompt, SetupError, Start};
 use golem_core::model::BoxError;
+use golem_core::Id;
 use golem_core::{DeferredResults, Message, Part, RunEvent};
 use std::fmt;
 use std::sync::Arc;
@@ -555,11 +556,14 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
         }
         // The conversation continues the one the caller's history belongs
         // to, as given — a processor may trim away the messages naming it.
-        let conversation_id = self
-            .conversation_id
-            .or_else(|| golem_core::history::latest_conversation_id(&self.history).map(str::to_string))
-            .unwrap_or_else(crate::run::ids::uuid_v7);
-        let run_id = self.run_id.unwrap_or_else(crate::run::ids::uuid_v7);
+        // The history's id is shared, not copied.
+        let conversation_id = match self.conversation_id {
+            Some(given) => Id::from(given),
+            None => {
+                golem_core::history::latest_conversation(&self.history).cloned().unwrap_or_else(crate::run::ids::mint)
+            }
+        };
+        let run_id = self.run_id.map_or_else(crate::run::ids::mint, Id::from);
         // Application code: a failure keeps its error object, a panic is
         // contained as one (issue 11), like a tool's or a decoder's.
         let history = match &inner.history_processor {
