@@ -40,6 +40,7 @@ pub mod fuzzing;
 pub mod history;
 pub mod id;
 pub mod jitter;
+mod json_object;
 pub mod log;
 pub mod machine;
 pub mod message;

@@ -204,7 +204,7 @@ impl ToolArgs {
 
     /// True when the text is a JSON object (what tools accept).
     pub fn is_object(&self) -> bool {
-        matches!(serde_json::from_str::<serde_json::Value>(&self.0), Ok(serde_json::Value::Object(_)))
+        crate::json_object::is_json_object(&self.0)
     }
 
     /// The arguments as a tool receives them: a JSON object as itself, empty

@@ -176,3 +176,56 @@ fn messages_differ_when_any_one_field_differs() {
         assert_ne!(full, changed, "change {n}");
     }
 }
+
+mod tool_args_is_object {
+    use golem_core::ToolArgs;
+    use proptest::prelude::*;
+    use serde_json::Value;
+
+    fn by_value(text: &str) -> bool {
+        matches!(serde_json::from_str(text), Ok(Value::Object(_)))
+    }
+
+    /// Text from JSON's tokens (and some that break it), so most inputs get
+    /// far into the parser: nesting, numbers out of range, lone surrogates,
+    /// duplicate keys, trailing garbage.
+    fn jsonish() -> impl Strategy<Value = String> {
+        let token = prop_oneof![
+            Just("{"),
+            Just("}"),
+            Just("["),
+            Just("]"),
+            Just(":"),
+            Just(","),
+            Just("\"a\""),
+            Just("\"\\ud800\""),
+            Just("\"\\u00e9\""),
+            Just("1"),
+            Just("1e400"),
+            Just("-0.5"),
+            Just("18446744073709551616"),
+            Just("null"),
+            Just("true"),
+            Just(" "),
+            Just("x"),
+        ];
+        prop::collection::vec(token, 0..48).prop_map(|tokens| tokens.concat())
+    }
+
+    proptest! {
+        /// `is_object` answers exactly what a `serde_json::Value` parse
+        /// answers, without building the value.
+        #[test]
+        fn agrees_with_a_value_parse(text in prop_oneof![jsonish(), any::<String>()]) {
+            prop_assert_eq!(ToolArgs::new(text.clone()).is_object(), by_value(&text), "{:?}", text);
+        }
+
+        #[test]
+        fn agrees_on_objects_with_one_change(key in "[a-z]{1,3}", n in any::<f64>(), cut in 0usize..40) {
+            let mut text = serde_json::json!({ key: [n, {"x": null}] }).to_string();
+            prop_assert!(ToolArgs::new(text.clone()).is_object());
+            text.truncate(cut.min(text.len()));
+            prop_assert_eq!(ToolArgs::new(text.clone()).is_object(), by_value(&text), "{:?}", text);
+        }
+    }
+}
