@@ -6,6 +6,7 @@
 //! would read `HTTP_PROXY` —, statuses returned as data), caps bodies after decompression and translates its errors.
 
 use super::body::{Body, BodyReader, Cap};
+use super::coarse::CoarseTimeouts;
 use super::config::TransportConfig;
 use super::error::{TimeoutPhase, TransportError};
 use super::resolve::CachingResolver;
@@ -60,9 +61,12 @@ impl UreqTransport {
             .max_idle_connections_per_host(config.max_idle_per_host)
             .max_idle_age(config.idle_timeout)
             .build();
-        // ureq's own connectors; only the name lookup is ours, so that no
-        // request starts a thread to resolve (see `resolve`).
-        let agent = ureq::Agent::with_parts(agent_config, DefaultConnector::default(), CachingResolver::default());
+        // ureq's own connectors, their connections wrapped so that a
+        // deadline re-arms the socket's timeout only when it must (see
+        // `coarse`); the name lookup is ours, so that no request starts a
+        // thread to resolve (see `resolve`).
+        let connector = CoarseTimeouts(DefaultConnector::default());
+        let agent = ureq::Agent::with_parts(agent_config, connector, CachingResolver::default());
         UreqTransport { agent, config }
     }
 

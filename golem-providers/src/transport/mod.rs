@@ -33,6 +33,8 @@ mod asynchronous;
 #[cfg(feature = "blocking")]
 mod blocking;
 mod body;
+#[cfg(feature = "blocking")]
+mod coarse;
 mod config;
 mod error;
 #[cfg(feature = "async")]

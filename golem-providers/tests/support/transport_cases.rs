@@ -351,6 +351,27 @@ fn a_body_still_arriving_at_the_requests_timeout_is_cut_there() {
 }
 
 #[test]
+fn a_deadline_over_a_second_stops_a_stalled_body_promptly() {
+    // Deadlines of a second or more are where the blocking transport
+    // rounds the socket's timeout up to a 10 ms grid to spare system
+    // calls: the stall must still end at the deadline, not a read timeout
+    // (10 s here) later, and be reported as the deadline.
+    let (_hold, gate) = mpsc::channel::<()>();
+    let server =
+        Server::start(vec![Reply::sse([b"data: first\n\n".to_vec()]).then(Part::Gate(gate)).data(b"never".to_vec())]);
+    let limit = Duration::from_millis(1_200);
+    let started = std::time::Instant::now();
+    let (_, mut body) = sender().send(&post(&server.url()).with_timeout(limit)).unwrap();
+    assert!(body.next_chunk().unwrap().is_some());
+    let error = body.next_chunk().unwrap_err();
+    let waited = started.elapsed();
+    assert_eq!(error, TransportError::Timeout { phase: TimeoutPhase::Deadline, after: limit });
+    assert!(waited >= limit, "stopped {waited:?} after the start, before the {limit:?} deadline");
+    // A generous bound for a loaded machine; the rounding itself adds < 10 ms.
+    assert!(waited < limit + Duration::from_millis(800), "stopped only {waited:?} after the start");
+}
+
+#[test]
 fn an_answer_within_the_requests_timeout_is_unaffected_and_keeps_the_connection() {
     let server = Server::start(vec![Reply::json(200, r#"{"ok":1}"#), Reply::json(200, r#"{"ok":2}"#)]);
     let sender = sender();
