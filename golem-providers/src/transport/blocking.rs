@@ -120,7 +120,7 @@ impl Transport for UreqTransport {
         let reader = UreqBody {
             reader: Some(body.into_reader()),
             cap: Cap::new(self.config.max_body),
-            buf: vec![0; CHUNK],
+            buf: vec![0; scratch_len(&head)],
             host,
             config: self.config.clone(),
             deadline: request.timeout,
@@ -132,6 +132,19 @@ impl Transport for UreqTransport {
     fn honours_timeout(&self) -> bool {
         true
     }
+}
+
+/// The read buffer's size: a plain body of known, smaller length fits in
+/// a buffer of its own size (most answers are a few hundred bytes, and
+/// zeroing a 16 KiB buffer for each would cost more than reading them);
+/// anything else — streams, chunked or compressed bodies — reads through
+/// [`CHUNK`]s.
+fn scratch_len(head: &HttpResponseHead) -> usize {
+    if head.header("content-encoding").is_some() {
+        return CHUNK;
+    }
+    let length = head.header("content-length").and_then(|l| l.trim().parse::<usize>().ok());
+    length.map_or(CHUNK, |length| length.clamp(1, CHUNK))
 }
 
 /// Which part of the request the http crate refused, without its value.

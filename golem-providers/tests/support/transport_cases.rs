@@ -383,3 +383,24 @@ fn an_answer_within_the_requests_timeout_is_unaffected_and_keeps_the_connection(
     }
     assert_eq!(server.accepted(), 1, "both requests went over one kept-alive connection");
 }
+
+#[test]
+fn a_sized_body_arriving_in_pieces_is_read_whole_and_in_order() {
+    // The blocking transport sizes its read buffer to a short body's
+    // length: a body that arrives in several pieces must still be read
+    // whole, and a long one in several chunks, byte for byte.
+    for size in [1usize, 700, 16 * 1024 - 1, 16 * 1024, 40_000] {
+        let bytes: Vec<u8> = (0..size).map(|i| b'a' + (i % 26) as u8).collect();
+        let (first, rest) = bytes.split_at(size / 3);
+        let reply = Reply::new(200)
+            .header("content-type", "application/json")
+            .framing(Framing::Length)
+            .data(first.to_vec())
+            .then(Part::Sleep(Duration::from_millis(20)))
+            .data(rest.to_vec());
+        let server = Server::start(vec![reply]);
+        let (head, body) = sender().send(&post(&server.url())).unwrap();
+        assert_eq!(head.header("content-length"), Some(size.to_string().as_str()));
+        assert_eq!(body.read_to_end().unwrap(), bytes, "a body of {size} bytes");
+    }
+}
