@@ -27,8 +27,14 @@ fn request(url: &str, messages: &[Value], tools: &Value, stream: bool) -> HttpRe
         body["stream_options"] = json!({"include_usage": true});
     }
     let body = serde_json::to_vec(&body).expect("JSON");
-    HttpRequest::post_json(format!("{url}/chat/completions"), body, stream)
-        .with_header("authorization", HeaderValue::Secret(Secret::new("Bearer k")))
+    let request = HttpRequest::post_json(format!("{url}/chat/completions"), body, stream)
+        .with_header("authorization", HeaderValue::Secret(Secret::new("Bearer k")));
+    // Off by default: a hand-written loop rarely sets one. On, it isolates
+    // what the deadline costs the transport.
+    if std::env::var("GOLEM_BENCH_BARE_TIMEOUT").is_ok_and(|v| v == "1") {
+        return request.with_timeout(std::time::Duration::from_secs(300));
+    }
+    request
 }
 
 /// Take the assistant's message: with tool calls, append it and the

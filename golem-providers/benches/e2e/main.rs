@@ -22,10 +22,14 @@
 //! or `Async` for one driver's pair; `GOLEM_BENCH_ROUNDS=20` with
 //! `GOLEM_BENCH_SCALE=0.5` interleaves more finely on a busy machine;
 //! `GOLEM_BENCH_TRANSPORT=memory` answers in memory instead of over the
-//! loopback, every contender alike, which leaves only the client code's CPU).
+//! loopback, every contender alike, which leaves only the client code's CPU;
+//! `loopback_parts.rs` names the variables that add parts of the loopback
+//! back; `GOLEM_BENCH_BARE_TIMEOUT=1` gives the bare loop's requests the
+//! 300 s deadline golem's calls carry by default).
 //! Linux only for RSS.
 
 mod bare;
+mod loopback_parts;
 mod memory;
 mod server;
 
