@@ -1,5 +1,5 @@
-//! The recorded MCP sessions (tests/fixtures/mcp/recorded, copied from
-//! shared/fixtures/recorded/mcp) replayed as golden sessions: the server
+//! The recorded MCP sessions (tests/fixtures/mcp/recorded; their README
+//! says where they were recorded) replayed as golden sessions: the server
 //! side fed to the client, the client's side checked message by message, up
 //! to the offered protocol version and clientInfo.
 #![cfg(feature = "mcp")]

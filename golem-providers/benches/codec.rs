@@ -5,13 +5,13 @@
 //! next to a hand-written parse (`response_decode`).
 //!
 //! The stream bodies are built from the recorded OpenAI chunks in
-//! `shared/fixtures/recorded/openai` (a fixed synthetic chunk stands in when
+//! `tests/fixtures/recorded/openai` (a fixed synthetic chunk stands in when
 //! the fixtures are absent), repeated to a few MiB and fed in 16 KiB pieces,
 //! as a transport would. The Bedrock stream repeats the text frames of the
-//! recorded ConverseStream bodies in `shared/fixtures/recorded/bedrock`,
-//! the Gemini stream the text chunks of `shared/fixtures/recorded/gemini`,
+//! recorded ConverseStream bodies in `tests/fixtures/recorded/bedrock`,
+//! the Gemini stream the text chunks of `tests/fixtures/recorded/gemini`,
 //! the Anthropic stream the `text_delta` events of
-//! `shared/fixtures/recorded/anthropic` (moved to one text block).
+//! `tests/fixtures/recorded/anthropic` (moved to one text block).
 //!
 //! `history_turn_encode` measures what an agent run pays per model call:
 //! encoding turn N of a growing conversation through a codec that encoded
@@ -44,7 +44,7 @@ fn recorded_events() -> Vec<String> {
 /// The events of the recorded `.sse` bodies of `provider` that `keep`
 /// accepts, sorted; `fallback` alone when the fixtures are absent.
 fn recorded_sse_events(provider: &str, keep: impl Fn(&str) -> bool, fallback: &str) -> Vec<String> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures/recorded").join(provider);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/recorded").join(provider);
     let mut events = Vec::new();
     for case in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
         for file in std::fs::read_dir(case.path()).into_iter().flatten().flatten() {
@@ -147,7 +147,7 @@ fn chat_stream_decode(c: &mut Criterion) {
 /// frame stands in when the fixtures are absent).
 fn bedrock_text_frames() -> Vec<Vec<u8>> {
     use golem_providers::eventstream::FrameDecoder;
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures/recorded/bedrock");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/recorded/bedrock");
     let mut frames = Vec::new();
     for case in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
         for file in std::fs::read_dir(case.path()).into_iter().flatten().flatten() {

@@ -1,4 +1,4 @@
-//! Recorded Anthropic traffic (shared/fixtures/recorded/anthropic): our
+//! Recorded Anthropic traffic (tests/fixtures/recorded/anthropic): our
 //! encoder reproduces each recorded request body from the equivalent
 //! golem request (semantically equal JSON, the spellings golem does not
 //! use normalised, see `expected_body`), and our decoders turn each

@@ -1,5 +1,5 @@
 //! The Bedrock codec on behaviour the recordings do not show, pinned
-//! against the botocore service model (shared/fixtures/specs/
+//! against the botocore service model (tests/fixtures/specs/
 //! bedrock-runtime-2023-09-30.service-2.json): tool choice behind its flag,
 //! thinking and effort, structured output, cache points, media and
 //! documents, reasoning replay (THINK-03/04), in-stream exceptions and

@@ -1,4 +1,4 @@
-//! Recorded Bedrock traffic (shared/fixtures/recorded/bedrock): our
+//! Recorded Bedrock traffic (tests/fixtures/recorded/bedrock): our
 //! encoder reproduces each recorded Converse body from the equivalent golem
 //! request, and our decoders turn each recorded response — Converse JSON
 //! or ConverseStream event stream — into the expected golem response

@@ -25,8 +25,7 @@ enum Driver {
 const DRIVERS: [Driver; 2] = [Driver::Blocking, Driver::Async];
 
 fn recorded(case: &str, file: &str) -> Vec<u8> {
-    let path =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures/recorded/openai").join(case).join(file);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/recorded/openai").join(case).join(file);
     std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 

@@ -23,7 +23,7 @@ fn azure(url: &str) -> AzureOpenAi {
 fn recorded_response() -> Vec<u8> {
     std::fs::read(
         std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../shared/fixtures/recorded/azure/azure_openai_chat_deployment/01.response.json"),
+            .join("tests/fixtures/recorded/azure/azure_openai_chat_deployment/01.response.json"),
     )
     .unwrap()
 }

@@ -74,7 +74,7 @@ fn streamed_deltas_assemble_to_the_returned_response() {
     for face in FACES {
         let body = std::fs::read(
             std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("../../shared/fixtures/recorded/openai/chat_stream_parallel_tool_calls/01.response.sse"),
+                .join("tests/fixtures/recorded/openai/chat_stream_parallel_tool_calls/01.response.sse"),
         )
         .unwrap();
         // Cut the recording into uneven pieces, as a network would.
@@ -210,7 +210,7 @@ fn a_refused_connection_is_retryable_and_an_unknown_model_is_not() {
 
         let body = std::fs::read(
             std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("../../shared/fixtures/recorded/errors/openai_chat_404_model_not_found/01.response.json"),
+                .join("tests/fixtures/recorded/errors/openai_chat_404_model_not_found/01.response.json"),
         )
         .unwrap();
         let server = Server::start(vec![Reply::json(404, body)]);

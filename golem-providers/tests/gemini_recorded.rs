@@ -1,4 +1,4 @@
-//! Recorded Gemini traffic (shared/fixtures/recorded/gemini): our encoder
+//! Recorded Gemini traffic (tests/fixtures/recorded/gemini): our encoder
 //! reproduces each recorded request body from the equivalent golem
 //! request (semantically equal JSON, the spellings golem does not use
 //! normalised, see `expected_body`), and our decoders turn each recorded

@@ -25,7 +25,7 @@ struct Spec {
 fn spec() -> &'static Spec {
     static SPEC: OnceLock<Spec> = OnceLock::new();
     SPEC.get_or_init(|| {
-        let path = support::shared_dir().join("fixtures/specs/openai-openapi.yaml");
+        let path = support::fixtures_dir().join("specs/openai-openapi.yaml");
         let text = String::from_utf8(support::read(&path)).expect("UTF-8 spec");
         let yaml: serde_norway::Value =
             serde_norway::from_str(&widen_huge_integers(&text)).expect("the OpenAPI spec parses");

@@ -1,4 +1,4 @@
-//! Recorded real traffic (shared/fixtures/recorded/openai and azure): our
+//! Recorded real traffic (tests/fixtures/recorded/openai and azure): our
 //! encoder reproduces each recorded request body from the equivalent golem
 //! request, and our decoder turns each recorded response — JSON or SSE —
 //! into the expected golem response (golden files in tests/golden/).

@@ -1,4 +1,4 @@
-//! Test support: the shared fixtures, golden files, recorded-request
+//! Test support: the recorded fixtures, golden files, recorded-request
 //! conversion and stream driving. Each test binary uses part of it.
 #![allow(dead_code)]
 
@@ -10,20 +10,15 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// `shared/` beside the workspace (CI lays it there; so does a checkout).
-pub fn shared_dir() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared");
-    assert!(
-        dir.join("fixtures/recorded").is_dir(),
-        "the shared fixtures are missing: expected {} (a copy of shared/ beside the repository)",
-        dir.display()
-    );
-    dir
+/// The fixtures folder of this crate's tests: recorded traffic and
+/// published specs (its README names where each came from).
+pub fn fixtures_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
 }
 
 /// A recorded case directory, e.g. `openai/chat_tool_call_gpt4o`.
 pub fn case_dir(case: &str) -> PathBuf {
-    shared_dir().join("fixtures/recorded").join(case)
+    fixtures_dir().join("recorded").join(case)
 }
 
 pub fn read(path: &Path) -> Vec<u8> {
