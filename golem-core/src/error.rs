@@ -72,7 +72,9 @@ pub enum CancelReason {
 }
 
 /// A serialisable record of an error kept by the driver (SPEC MACH-02):
-/// the kind names its type, the message is its display text.
+/// the kind names its type, the message is its display text, and the
+/// display texts of its `source()` chain follow, outermost first — what a
+/// log or an event keeps of an error object that cannot be serialised.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -81,12 +83,44 @@ pub struct CauseRecord {
     pub kind: String,
     /// Its display text.
     pub message: String,
+    /// The display texts of the errors in its `source()` chain, outermost
+    /// first (empty when it has none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<String>,
 }
 
+/// How deep a recorded `source()` chain goes: a cyclic or absurdly deep
+/// chain (hand-written `source()`s can be either) must not grow a record
+/// without bound.
+const MAX_SOURCES: usize = 16;
+
 impl CauseRecord {
-    /// A record of `kind` with `message`.
+    /// A record of `kind` with `message` and no sources.
     pub fn new(kind: impl Into<String>, message: impl Into<String>) -> Self {
-        CauseRecord { kind: kind.into(), message: message.into() }
+        CauseRecord { kind: kind.into(), message: message.into(), sources: Vec::new() }
+    }
+
+    /// A record of `error`: its display text and those of its `source()`
+    /// chain (at most 16 deep).
+    ///
+    /// ```
+    /// use golem_core::CauseRecord;
+    ///
+    /// let io = std::io::Error::other("disk full");
+    /// let record = CauseRecord::of("error", &io);
+    /// assert_eq!((record.message.as_str(), record.sources.len()), ("disk full", 0));
+    /// ```
+    pub fn of(kind: impl Into<String>, error: &(dyn std::error::Error + 'static)) -> Self {
+        let mut sources = Vec::new();
+        let mut next = error.source();
+        while let Some(source) = next {
+            if sources.len() == MAX_SOURCES {
+                break;
+            }
+            sources.push(source.to_string());
+            next = source.source();
+        }
+        CauseRecord { kind: kind.into(), message: error.to_string(), sources }
     }
 }
 

@@ -4,7 +4,7 @@
 //! same sequence. Events are advisory; the outcome is the canonical record.
 
 use crate::deferral::DeferKind;
-use crate::error::CancelReason;
+use crate::error::{CancelReason, CauseRecord};
 use crate::id::Id;
 use crate::message::{FinishReason, ToolArgs, Usage};
 use crate::model::{Delta, ModelError};
@@ -216,8 +216,12 @@ pub enum ToolEndOutcome {
     /// A definitive failure shown to the model (flagged `failed`); no budget
     /// is charged.
     Failed {
-        /// What failed.
+        /// What failed: the text the model read.
         reason: String,
+        /// The error behind it, with its `source()` chain, when the tool
+        /// failed on one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cause: Option<CauseRecord>,
     },
     /// The tool stopped the whole run (canceled stage).
     CanceledRun {
@@ -285,7 +289,7 @@ impl ToolEndOutcome {
         Some(match self {
             ToolEndOutcome::Output { .. } => return None,
             ToolEndOutcome::Rejected { reason }
-            | ToolEndOutcome::Failed { reason }
+            | ToolEndOutcome::Failed { reason, .. }
             | ToolEndOutcome::CanceledRun { reason }
             | ToolEndOutcome::Deferred { reason, .. } => reason.clone(),
             ToolEndOutcome::Fatal { message, .. } => message.clone(),

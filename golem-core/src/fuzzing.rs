@@ -120,7 +120,7 @@ fn tool_outcome(b: &mut Bytes<'_>) -> ToolOutcome {
     match b.below(7) {
         0 | 1 => ToolOutcome::output("ok"),
         2 => ToolOutcome::Reject { reason: "fix it".into() },
-        3 => ToolOutcome::Failed { reason: "broken".into() },
+        3 => ToolOutcome::failed("broken"),
         4 => ToolOutcome::Defer {
             kind: if b.flag() { DeferKind::Approval } else { DeferKind::External },
             reason: "wait".into(),

@@ -456,7 +456,7 @@ fn describe_outcome(outcome: &ToolOutcome) -> String {
     match outcome {
         ToolOutcome::Output { content, .. } => format!("output {content}"),
         ToolOutcome::Reject { reason } => format!("reject {reason}"),
-        ToolOutcome::Failed { reason } => format!("failed {reason}"),
+        ToolOutcome::Failed { reason, .. } => format!("failed {reason}"),
         ToolOutcome::Defer { kind, reason } => format!("defer {kind:?} {reason}"),
         ToolOutcome::CancelRun { reason } => format!("cancel_run {reason}"),
         ToolOutcome::Fatal { cause } => format!("fatal {}", cause.message),

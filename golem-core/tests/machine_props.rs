@@ -119,7 +119,7 @@ fn arb_tool_outcome() -> impl Strategy<Value = ToolOutcome> {
     prop_oneof![
         12 => Just(ToolOutcome::output("result")),
         2 => Just(ToolOutcome::Reject { reason: "fix it".into() }),
-        1 => Just(ToolOutcome::Failed { reason: "broken".into() }),
+        1 => Just(ToolOutcome::failed("broken")),
         1 => Just(ToolOutcome::Defer { kind: DeferKind::Approval, reason: "ask".into() }),
         1 => Just(ToolOutcome::Defer { kind: DeferKind::External, reason: "elsewhere".into() }),
         1 => Just(ToolOutcome::CancelRun { reason: "stop".into() }),

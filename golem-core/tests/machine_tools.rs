@@ -1026,7 +1026,7 @@ fn evt_01_tool_events_carry_their_turn_and_a_typed_outcome() {
             };
             ToolReply::outcome(MS, outcome)
         })
-        .tool("b", |_, _| ToolReply::outcome(MS, ToolOutcome::Failed { reason: "disk full".into() }));
+        .tool("b", |_, _| ToolReply::outcome(MS, ToolOutcome::failed("disk full")));
     completed(sim.run());
     let tool_events: Vec<(String, u32, Option<ToolEndOutcome>)> = sim
         .events()
@@ -1047,7 +1047,7 @@ fn evt_01_tool_events_carry_their_turn_and_a_typed_outcome() {
             ("start c2".into(), 1, None),
             ("end c2".into(), 1, Some(ToolEndOutcome::Output { content: "ok".into() })),
             ("start c3".into(), 1, None),
-            ("end c3".into(), 1, Some(ToolEndOutcome::Failed { reason: "disk full".into() })),
+            ("end c3".into(), 1, Some(ToolEndOutcome::Failed { reason: "disk full".into(), cause: None })),
         ]
     );
     let end = sim.events().iter().find(|e| matches!(e.kind, EventKind::ToolEnd { .. })).unwrap();

@@ -909,7 +909,7 @@ fn err_05_caller_cancel_in_a_parallel_group_keeps_every_finished_result() {
         .unwrap()
         .tool("fast", |_, _| ToolReply::output(10 * MS, "quick"))
         .tool("slow", |_, _| ToolReply::output(100 * MS, "late"))
-        .tool("flaky", |_, _| ToolReply::outcome(20 * MS, ToolOutcome::Failed { reason: "disk full".into() }))
+        .tool("flaky", |_, _| ToolReply::outcome(20 * MS, ToolOutcome::failed("disk full")))
         .inject(50 * MS, cancel(CancelMode::Immediate));
     let error = failed(sim.run());
     assert_eq!(error.stage, Stage::Tool);

@@ -3,9 +3,8 @@
 //! annotations; `?` on any error is a failed result; `or_reject` /
 //! `or_fatal` say otherwise; any `Serialize` value is a result.
 
-use golem_core::testing::ScriptedModel;
-use golem_core::{EventKind, Role, Stage, ToolEndOutcome};
-use golem_io::{Agent, Tool, ToolErrorExt};
+use golem_io::testing::ScriptedModel;
+use golem_io::{Agent, BoxError, CauseRecord, EventKind, Role, Stage, Tool, ToolEndOutcome, ToolErrorExt};
 use std::sync::{Arc, Mutex};
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -91,7 +90,66 @@ fn tool_02_question_mark_on_any_error_is_a_failed_result() {
         EventKind::ToolEnd { outcome, turn, .. } => Some((outcome.clone(), *turn)),
         _ => None,
     });
-    assert_eq!(end, Some((ToolEndOutcome::Failed { reason: "invalid digit found in string".into() }, 0)));
+    let cause = CauseRecord::new("error", "invalid digit found in string");
+    assert_eq!(
+        end,
+        Some((ToolEndOutcome::Failed { reason: "invalid digit found in string".into(), cause: Some(cause) }, 0))
+    );
+}
+
+/// An error with a cause, as a layered library reports one.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot load the rates")]
+struct LoadRates(#[source] std::io::Error);
+
+fn load_rates() -> Result<String, BoxError> {
+    Err(LoadRates(std::io::Error::other("disk full")).into())
+}
+
+fn load_rates_anyhow() -> anyhow::Result<String> {
+    use anyhow::Context;
+    Err(std::io::Error::other("disk full")).context("cannot load the rates")
+}
+
+/// Runs `tool` once under `calling` and returns what the model read and
+/// what the `ToolEnd` event recorded.
+fn failed_run(tool: Tool<()>) -> (String, ToolEndOutcome) {
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&events);
+    let agent = Agent::<()>::builder(calling("rates", "1"))
+        .tool(tool)
+        .observer(move |e| sink.lock().unwrap().push(e.kind.clone()))
+        .build()
+        .unwrap();
+    let result = agent.run((), "go").unwrap();
+    let tool = result.messages.iter().find(|m| m.role == Role::Tool).unwrap();
+    assert!(tool.failed);
+    let end = events.lock().unwrap().iter().find_map(|k| match k {
+        EventKind::ToolEnd { outcome, .. } => Some(outcome.clone()),
+        _ => None,
+    });
+    (tool.content.clone(), end.unwrap())
+}
+
+/// Issue 31: `?` on a `BoxError` and on an `anyhow::Error` in a typed tool
+/// body compiles, the model reads the error's message, and the event keeps
+/// its `source()` chain.
+#[test]
+fn tool_02_question_mark_on_box_error_and_anyhow_keeps_the_source_chain() {
+    let boxed = Tool::typed("rates", "Today's rates.", |_ctx, _args: Number| Ok(load_rates()?));
+    let anyhow = Tool::typed("rates", "Today's rates.", |_ctx, _args: Number| Ok(load_rates_anyhow()?));
+    let async_boxed =
+        Tool::typed_async("rates", "Today's rates.", |_ctx, _args: Number| async move { Ok(load_rates()?) });
+    for tool in [boxed, anyhow, async_boxed] {
+        let (seen, end) = failed_run(tool);
+        assert_eq!(seen, "cannot load the rates", "the model reads the message alone");
+        let ToolEndOutcome::Failed { reason, cause: Some(cause) } = end else { panic!("{end:?}") };
+        assert_eq!(reason, "cannot load the rates");
+        assert_eq!(
+            (cause.message.as_str(), cause.sources.as_slice()),
+            ("cannot load the rates", &["disk full".to_string()][..])
+        );
+    }
 }
 
 #[test]

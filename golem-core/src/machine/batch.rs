@@ -413,7 +413,7 @@ impl RunMachine {
                     slot.result = Some(msg.with_parts(parts.clone()));
                     None
                 }
-                ToolOutcome::Failed { reason } => {
+                ToolOutcome::Failed { reason, .. } => {
                     let mut msg = Message::tool_result(call.id.clone(), call.name.clone(), reason.clone());
                     msg.failed = true;
                     slot.result = Some(msg);
@@ -515,7 +515,7 @@ impl RunMachine {
                     let msg = Message::tool_result(slot.call.id.clone(), slot.call.name.clone(), content.clone());
                     slot.result = Some(msg.with_parts(parts.clone()));
                 }
-                SlotState::Finished { outcome: ToolOutcome::Failed { reason }, .. } => {
+                SlotState::Finished { outcome: ToolOutcome::Failed { reason, .. }, .. } => {
                     let mut msg = Message::tool_result(slot.call.id.clone(), slot.call.name.clone(), reason.clone());
                     msg.failed = true;
                     slot.result = Some(msg);
@@ -549,7 +549,9 @@ pub(super) fn end_outcome(outcome: &ToolOutcome) -> ToolEndOutcome {
     match outcome {
         ToolOutcome::Output { content, .. } => ToolEndOutcome::Output { content: content.clone() },
         ToolOutcome::Reject { reason } => ToolEndOutcome::Rejected { reason: reason.clone() },
-        ToolOutcome::Failed { reason } => ToolEndOutcome::Failed { reason: reason.clone() },
+        ToolOutcome::Failed { reason, cause } => {
+            ToolEndOutcome::Failed { reason: reason.clone(), cause: cause.clone() }
+        }
         ToolOutcome::CancelRun { reason } => ToolEndOutcome::CanceledRun { reason: reason.clone() },
         ToolOutcome::Fatal { cause } => {
             ToolEndOutcome::Fatal { kind: cause.kind.clone(), message: cause.message.clone() }
@@ -592,10 +594,9 @@ impl RunMachine {
                     self.command(Command::ExecuteTool { id, call, deadline, approved: false });
                     SlotState::Running { id, deadline, timeout }
                 }
-                UnknownOutcome::Interrupt => SlotState::Finished {
-                    id: old,
-                    outcome: ToolOutcome::Failed { reason: texts::OUTCOME_UNKNOWN.to_string() },
-                },
+                UnknownOutcome::Interrupt => {
+                    SlotState::Finished { id: old, outcome: ToolOutcome::failed(texts::OUTCOME_UNKNOWN) }
+                }
                 UnknownOutcome::AskHuman => SlotState::Finished {
                     id: old,
                     outcome: ToolOutcome::Defer {

@@ -222,7 +222,7 @@ impl RunMachine {
                 self.emit(end(event));
                 self.next_rerun();
             }
-            ToolOutcome::Failed { reason } => {
+            ToolOutcome::Failed { reason, .. } => {
                 let mut msg = Message::tool_result(call.id.clone(), call.name.clone(), reason.clone());
                 msg.failed = true;
                 resume.results.push(msg);

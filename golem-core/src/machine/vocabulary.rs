@@ -180,8 +180,13 @@ pub enum ToolOutcome {
     },
     /// A definitive failure shown to the model; no budget charged.
     Failed {
-        /// What failed.
+        /// What failed: the text the model reads.
         reason: String,
+        /// The error behind it, when the tool failed on one (`?` in its
+        /// body): kept for the run's events and log with its `source()`
+        /// chain; the model sees only `reason`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cause: Option<CauseRecord>,
     },
     /// Pause the run for approval or an external result.
     Defer {
@@ -206,6 +211,11 @@ impl ToolOutcome {
     /// A text result.
     pub fn output(content: impl Into<String>) -> Self {
         ToolOutcome::Output { content: content.into(), parts: Vec::new() }
+    }
+
+    /// A failed result with `reason` and no error behind it.
+    pub fn failed(reason: impl Into<String>) -> Self {
+        ToolOutcome::Failed { reason: reason.into(), cause: None }
     }
 }
 

@@ -87,10 +87,14 @@ impl<T: Serialize> IntoToolResult for T {
 
 /// How a tool call can end other than with a result (SPEC TOOL-03).
 ///
-/// `?` works in tool bodies on any [`std::error::Error`]: the error becomes
-/// a **failed result** ([`ToolError::Failed`], SPEC TOOL-02) — shown to the
-/// model as its display text, flagged `failed`, no correction budget
-/// charged, the run goes on. That is what an I/O error, a failed lookup or
+/// `?` works in tool bodies on any error that converts into a [`BoxError`]:
+/// every `std::error::Error + Send + Sync + 'static`, a [`BoxError`]
+/// itself, `anyhow::Error`, `String` and `&str`. The error becomes a
+/// **failed result** ([`ToolError::FailedBy`], SPEC TOOL-02) — shown to
+/// the model as its display text, flagged `failed`, no correction budget
+/// charged, the run goes on — and the error object is not lost: its
+/// display text and its `source()` chain go into the run's `ToolEnd`
+/// event and its log ([`CauseRecord`]). That is what an I/O error, a failed lookup or
 /// an HTTP error usually deserves: the model can try something else. To
 /// ask the model to fix its call instead, or to fail the whole run, say so
 /// with [`ToolErrorExt`] (`.or_reject()?`, `.or_fatal()?`) or the
@@ -119,6 +123,11 @@ pub enum ToolError {
     Reject(String),
     /// A definitive failure shown to the model; no budget is charged.
     Failed(String),
+    /// A failed result caused by an error — what `?` makes of one. The
+    /// model sees the error's display text, as with
+    /// [`Failed`](ToolError::Failed); the run's events and log keep the
+    /// error's `source()` chain as well.
+    FailedBy(BoxError),
     /// Pause the run until a human approves or an external result arrives.
     Defer {
         /// What the call waits for.
@@ -133,12 +142,37 @@ pub enum ToolError {
     Fatal(BoxError),
 }
 
-/// `?` on any error in a tool body: a failed result carrying its text.
-/// (So `ToolError` is not itself a `std::error::Error`; it is a tool's
-/// verdict, never something to box and pass on.)
-impl<E: std::error::Error + Send + Sync + 'static> From<E> for ToolError {
+/// `?` on any error in a tool body: a failed result carrying the error.
+/// Any `Into<BoxError>` converts — concrete error types, `BoxError`,
+/// `anyhow::Error` — which holds only because `ToolError` is not itself a
+/// `std::error::Error`: it is a tool's verdict, never something to box and
+/// pass on.
+///
+/// A type that is neither an error nor text does not convert, and rustc
+/// says so at the `?`:
+///
+/// ```compile_fail
+/// use golem_io::ToolError;
+///
+/// /// Not a `std::error::Error`: `?` cannot turn it into a `ToolError`.
+/// #[derive(Debug)]
+/// struct Code(u32);
+///
+/// fn lookup() -> Result<String, Code> {
+///     Err(Code(404))
+/// }
+///
+/// fn body() -> Result<String, ToolError> {
+///     // error[E0277]: `?` couldn't convert the error to `ToolError`
+///     //   the trait `From<Code>` is not implemented for `ToolError`
+///     // Fix: implement `std::error::Error` for `Code`, or say what it
+///     // means: `lookup().map_err(|c| ToolError::failed(format!("code {}", c.0)))?`
+///     Ok(lookup()?)
+/// }
+/// ```
+impl<E: Into<BoxError>> From<E> for ToolError {
     fn from(error: E) -> Self {
-        ToolError::Failed(error.to_string())
+        ToolError::FailedBy(error.into())
     }
 }
 
@@ -146,6 +180,7 @@ impl fmt::Display for ToolError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ToolError::Reject(reason) | ToolError::Failed(reason) => f.write_str(reason),
+            ToolError::FailedBy(error) => error.fmt(f),
             ToolError::Defer { kind, reason } => write!(f, "deferred for {kind:?}: {reason}"),
             ToolError::CancelRun(reason) => write!(f, "the tool canceled the run: {reason}"),
             ToolError::Fatal(error) => error.fmt(f),
@@ -158,6 +193,7 @@ impl fmt::Debug for ToolError {
         match self {
             ToolError::Reject(reason) => f.debug_tuple("Reject").field(reason).finish(),
             ToolError::Failed(reason) => f.debug_tuple("Failed").field(reason).finish(),
+            ToolError::FailedBy(error) => f.debug_tuple("FailedBy").field(error).finish(),
             ToolError::Defer { kind, reason } => {
                 f.debug_struct("Defer").field("kind", kind).field("reason", reason).finish()
             }
@@ -180,9 +216,9 @@ pub trait ToolErrorExt<T> {
     fn or_fatal(self) -> Result<T, ToolError>;
 }
 
-impl<T, E: std::error::Error + Send + Sync + 'static> ToolErrorExt<T> for Result<T, E> {
+impl<T, E: Into<BoxError>> ToolErrorExt<T> for Result<T, E> {
     fn or_reject(self) -> Result<T, ToolError> {
-        self.map_err(|e| ToolError::Reject(e.to_string()))
+        self.map_err(|e| ToolError::Reject(e.into().to_string()))
     }
 
     fn or_fatal(self) -> Result<T, ToolError> {
@@ -229,11 +265,15 @@ pub(crate) fn into_outcome(result: Result<ToolResult, ToolError>) -> (ToolOutcom
     match result {
         Ok(r) => (ToolOutcome::Output { content: r.content, parts: r.parts }, None),
         Err(ToolError::Reject(reason)) => (ToolOutcome::Reject { reason }, None),
-        Err(ToolError::Failed(reason)) => (ToolOutcome::Failed { reason }, None),
+        Err(ToolError::Failed(reason)) => (ToolOutcome::failed(reason), None),
+        Err(ToolError::FailedBy(error)) => {
+            let cause = CauseRecord::of(error_tag(error.as_ref()), error.as_ref());
+            (ToolOutcome::Failed { reason: cause.message.clone(), cause: Some(cause) }, None)
+        }
         Err(ToolError::Defer { kind, reason }) => (ToolOutcome::Defer { kind, reason }, None),
         Err(ToolError::CancelRun(reason)) => (ToolOutcome::CancelRun { reason }, None),
         Err(ToolError::Fatal(error)) => {
-            let cause = CauseRecord::new(error_tag(error.as_ref()), error.to_string());
+            let cause = CauseRecord::of(error_tag(error.as_ref()), error.as_ref());
             (ToolOutcome::Fatal { cause }, Some(error))
         }
     }
@@ -275,7 +315,8 @@ mod tests {
     #[test]
     fn question_mark_makes_a_failed_result_and_the_extension_says_otherwise() {
         let body = || -> Result<(), ToolError> { Ok(failing()?) };
-        assert_eq!(into_outcome_of(body()), ToolOutcome::Failed { reason: "disk on fire".into() });
+        let cause = Some(CauseRecord::new("error", "disk on fire"));
+        assert_eq!(into_outcome_of(body()), ToolOutcome::Failed { reason: "disk on fire".into(), cause });
         let body = || -> Result<(), ToolError> { failing().or_reject() };
         assert_eq!(into_outcome_of(body()), ToolOutcome::Reject { reason: "disk on fire".into() });
         let body = || -> Result<(), ToolError> { failing().or_fatal() };
@@ -304,7 +345,7 @@ mod tests {
     fn each_variant_maps_to_its_outcome() {
         assert_eq!(into_outcome(Ok("x".into())).0, ToolOutcome::output("x"));
         assert_eq!(into_outcome(Err(ToolError::reject("r"))).0, ToolOutcome::Reject { reason: "r".into() });
-        assert_eq!(into_outcome(Err(ToolError::failed("f"))).0, ToolOutcome::Failed { reason: "f".into() });
+        assert_eq!(into_outcome(Err(ToolError::failed("f"))).0, ToolOutcome::failed("f"));
         assert_eq!(
             into_outcome(Err(ToolError::approval("ok?"))).0,
             ToolOutcome::Defer { kind: DeferKind::Approval, reason: "ok?".into() }
