@@ -12,9 +12,9 @@
 //! OpenAI-compatible endpoint; without, to an offline model that answers
 //! `heard: <your last line>`.
 
-use golem_core::testing::FnModel;
-use golem_core::{Message, Request, Response, Role};
+use golem_io::testing::FnModel;
 use golem_io::{trim_history, Agent, Model};
+use golem_io::{Message, Request, Response, Role};
 use std::io::{BufRead, IsTerminal, Write};
 use std::sync::Arc;
 

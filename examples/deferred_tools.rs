@@ -2,9 +2,9 @@
 //! operator approves one call and denies the other, and the run resumes.
 //! Offline: a scripted model.
 
-use golem_core::testing::ScriptedModel;
-use golem_core::{Approval, DeferredResults, Response, ToolCall};
+use golem_io::testing::ScriptedModel;
 use golem_io::{Agent, RunOutcome, Tool, ToolContext, ToolError};
+use golem_io::{Approval, DeferredResults, Response, ToolCall};
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct Refund {
@@ -45,7 +45,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .approval("r2", Approval::deny("amount above the operator's limit"));
     let resumed = agent.resume((), paused.messages, decisions)?;
 
-    for message in resumed.messages.iter().filter(|m| m.role == golem_core::Role::Tool) {
+    for message in resumed.messages.iter().filter(|m| m.role == golem_io::Role::Tool) {
         println!("{}: {}", message.tool_call_id, message.content);
     }
     println!("output: {}", resumed.output);

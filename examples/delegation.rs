@@ -4,9 +4,9 @@
 //! researcher is a whole agent, whose own model sees only the prompt the
 //! planner wrote for it.
 
-use golem_core::testing::{FnModel, ScriptedModel};
-use golem_core::{ModelError, Request, Response, Role, ToolCall};
+use golem_io::testing::{FnModel, ScriptedModel};
 use golem_io::Agent;
+use golem_io::{ModelError, Request, Response, Role, ToolCall};
 
 /// Stands in for the planner's provider: delegates once, then reports.
 fn planner_model(request: &Request) -> Result<Response, ModelError> {

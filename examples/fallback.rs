@@ -9,8 +9,8 @@
 #[path = "support/credentials.rs"]
 mod credentials;
 
-use golem_core::{EventKind, RetryPolicy, UsageLimits};
 use golem_io::Agent;
+use golem_io::{EventKind, RetryPolicy, UsageLimits};
 use golem_providers::openai::{Config, ConfigError, Preset};
 use golem_providers::OpenAi;
 

@@ -2,9 +2,9 @@
 //! exchange; its partial evidence is printed and then resumed with a new
 //! run that continues the conversation. Offline: a scripted model.
 
-use golem_core::testing::ScriptedModel;
-use golem_core::{Response, Usage, UsageLimits};
+use golem_io::testing::ScriptedModel;
 use golem_io::{Agent, Tool, ToolContext};
+use golem_io::{Response, Usage, UsageLimits};
 use serde_json::json;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -13,7 +13,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     });
     let model = ScriptedModel::new()
         .respond(
-            Response::tool_calls(vec![golem_core::ToolCall::new("s1", "search", "{}")]).with_usage(Usage::new(40, 5)),
+            Response::tool_calls(vec![golem_io::ToolCall::new("s1", "search", "{}")]).with_usage(Usage::new(40, 5)),
         )
         .respond(Response::text("Three notes mention the launch.").with_usage(Usage::new(900, 300)))
         .text("Summary: the launch is on track.");

@@ -7,7 +7,7 @@
 //! optional there). Without either it runs on golem's offline `TestModel`,
 //! which calls every tool with schema-valid arguments, then answers.
 
-use golem_core::testing::TestModel;
+use golem_io::testing::TestModel;
 use golem_io::{Agent, Model, Tool, ToolContext, ToolError};
 use std::sync::Arc;
 

@@ -2,11 +2,11 @@
 //! no tools, and show that the replay reaches the identical outcome
 //! (SPEC LOG-02). Offline.
 
-use golem_core::log::{replay, EventLog};
-use golem_core::machine::{Outcome, Output};
-use golem_core::testing::ScriptedModel;
-use golem_core::{Response, ToolCall, Usage};
+use golem_io::log::{replay, EventLog};
+use golem_io::machine::{Outcome, Output};
+use golem_io::testing::ScriptedModel;
 use golem_io::{Agent, Tool, ToolContext};
+use golem_io::{Response, ToolCall, Usage};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let model = ScriptedModel::new()

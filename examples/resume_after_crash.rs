@@ -10,9 +10,9 @@
 //! gone through — is reported to the model as unknown, and the receipt,
 //! which never started, simply runs.
 
-use golem_core::testing::FnModel;
-use golem_core::{EventKind, Response, Role, ToolCall};
+use golem_io::testing::FnModel;
 use golem_io::{Agent, LogFile, Tool, ToolContext};
+use golem_io::{EventKind, Response, Role, ToolCall};
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 

@@ -1,7 +1,7 @@
 //! Run events (EX-13): the event sequence of a run with one tool exchange,
 //! printed as JSON lines as the run happens. Offline: a scripted model.
 
-use golem_core::testing::ScriptedModel;
+use golem_io::testing::ScriptedModel;
 use golem_io::{Agent, Tool, ToolContext, ToolError};
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]

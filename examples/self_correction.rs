@@ -4,9 +4,9 @@
 //! reason, the run hands the rejection back as the call's result (budget:
 //! `tool_retries(2)`), and the model calls again with `n = 4`.
 
-use golem_core::testing::FnModel;
-use golem_core::{ModelError, Request, Response, Role, ToolCall};
+use golem_io::testing::FnModel;
 use golem_io::{Agent, Tool, ToolContext, ToolError};
+use golem_io::{ModelError, Request, Response, Role, ToolCall};
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct RollArgs {

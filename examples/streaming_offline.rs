@@ -4,9 +4,9 @@
 //! streaming. The model is golem's `ScriptedModel`, which streams its
 //! scripted answers in small pieces.
 
-use golem_core::testing::ScriptedModel;
-use golem_core::{Delta, Response, ToolCall};
+use golem_io::testing::ScriptedModel;
 use golem_io::{Agent, Tool, ToolContext};
+use golem_io::{Delta, Response, ToolCall};
 use std::io::Write;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -8,8 +8,8 @@
 #[path = "support/credentials.rs"]
 mod credentials;
 
-use golem_core::OutputMode;
 use golem_io::Agent;
+use golem_io::OutputMode;
 use golem_providers::OpenAi;
 
 /// A city profile, as the model must return it.

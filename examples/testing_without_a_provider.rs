@@ -1,7 +1,7 @@
 //! Testing without a provider (EX-24): a scripted fake model makes one tool
 //! call, then answers; the test asserts on the requests the agent sent.
 
-use golem_core::testing::ScriptedModel;
+use golem_io::testing::ScriptedModel;
 use golem_io::{Agent, Tool, ToolContext, ToolError};
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]

@@ -10,8 +10,8 @@
 #[path = "support/credentials.rs"]
 mod credentials;
 
-use golem_core::{Delta, Message};
 use golem_io::{Agent, Tool, ToolContext};
+use golem_io::{Delta, Message};
 use golem_providers::anthropic::{Thinking, Tuning};
 use golem_providers::Anthropic;
 use serde_json::{json, Value};

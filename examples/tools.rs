@@ -4,9 +4,9 @@
 //! winner from the tool's result. Prints the output, the message count and
 //! the output tokens.
 
-use golem_core::testing::FnModel;
-use golem_core::{ModelError, Request, Response, Role, ToolCall, Usage};
+use golem_io::testing::FnModel;
 use golem_io::{Agent, Tool, ToolContext, ToolError};
+use golem_io::{ModelError, Request, Response, Role, ToolCall, Usage};
 
 /// The run's dependency: every tool call of the run reads the same one.
 struct Player {

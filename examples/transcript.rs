@@ -13,11 +13,11 @@
 //! turns, attempts and tool calls with durations, tokens, errors and
 //! retries, the messages expandable; open it in any browser.
 
-use golem_core::log::{replay, EventLog};
-use golem_core::machine::{Input, Outcome, Output};
-use golem_core::testing::ScriptedModel;
-use golem_core::{EventKind, ModelError, Response, ToolCall, ToolEndOutcome, Usage};
+use golem_io::log::{replay, EventLog};
+use golem_io::machine::{Input, Outcome, Output};
+use golem_io::testing::ScriptedModel;
 use golem_io::{Agent, Tool, ToolContext};
+use golem_io::{EventKind, ModelError, Response, ToolCall, ToolEndOutcome, Usage};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);

@@ -173,12 +173,31 @@ pub use golem_core::model::BoxError;
 // The golem-core types a program needs, so one crate is enough to write
 // an agent (issue 11): models and their messages, limits and policies,
 // deferral, errors and events. Everything else stays in `golem_core`.
+/// The event log: its records and header, reading a log back
+/// ([`EventLog`]), replaying it ([`replay`](log::replay)) and its errors
+/// ([`LogError`]).
+pub use golem_core::log::{self, EventLog, LogError};
+/// Why a run could not start: bad prompt parts, an invalid history, refused
+/// deferred results (re-exported from golem-core; [`Error::Setup`] holds one).
+pub use golem_core::machine::SetupError;
+/// What a provider is asked for when a tool choice is set (re-exported
+/// from golem-core for providers of one's own).
+pub use golem_core::model::WireToolChoice;
+/// How a tool's deadline ends the call (re-exported from golem-core).
+pub use golem_core::tool::TimeoutPolicy;
 pub use golem_core::{
-    Approval, AsyncModel, AsyncStreamingModel, Capabilities, Cause, DeclineReason, DeferKind, DeferredRequests,
-    DeferredResults, Delta, DeltaSink, EventKind, FinishReason, Interruption, Message, Model, ModelError,
-    ModelErrorKind, Part, PartKind, PartialResult, PendingCall, Price, Request, Response, RetryPolicy, Role, RunError,
-    RunEvent, Stage, StreamingModel, ThinkingBlock, ToolCall, ToolEndOutcome, Usage, UsageLimitError, UsageLimits,
+    Approval, AsyncModel, AsyncStreamingModel, Backoff, BuildError, Capabilities, Cause, CauseRecord, DeclineReason,
+    DeferKind, DeferredRequests, DeferredResults, Delta, DeltaSink, EventKind, FinishReason, Id, Interruption, Message,
+    Model, ModelError, ModelErrorKind, Moment, OutputMode, Part, PartKind, PartialResult, PendingCall, Price, Request,
+    Response, RetryPolicy, Role, RunConfig, RunError, RunEvent, Stage, StreamingModel, ThinkingBlock, ToolArgs,
+    ToolCall, ToolChoice, ToolDefinition, ToolEndOutcome, ToolSpec, Usage, UsageLimitError, UsageLimits,
 };
+
+// Whole rooms of golem-core a program reaches into, so that `golem_io` is
+// the one crate a program names (issue 31): the offline test models and
+// the simulated-time harness, history repair and trimming, the machine for
+// drivers of one's own, and every text the model is shown.
+pub use golem_core::{history, machine, sim, testing, texts};
 
 /// Everything an agent program uses, in one import:
 /// `use golem_io::prelude::*;`.
@@ -215,7 +234,7 @@ pub mod prelude {
     pub use golem_core::model::BoxError;
     pub use golem_core::{
         Approval, AsyncModel, Capabilities, DeferredRequests, DeferredResults, Delta, DeltaSink, EventKind,
-        FinishReason, Message, Model, ModelError, ModelErrorKind, Part, PendingCall, Request, Response, RetryPolicy,
-        Role, RunError, RunEvent, Stage, ToolCall, ToolEndOutcome, Usage, UsageLimits,
+        FinishReason, Message, Model, ModelError, ModelErrorKind, Part, PendingCall, Price, Request, Response,
+        RetryPolicy, Role, RunError, RunEvent, Stage, ToolCall, ToolEndOutcome, Usage, UsageLimits,
     };
 }

@@ -4,10 +4,10 @@
 
 #[cfg(unix)]
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    use golem_core::testing::ScriptedModel;
-    use golem_core::Role;
+    use golem_io::testing::ScriptedModel;
     use golem_io::tools::command::RunCommand;
     use golem_io::Agent;
+    use golem_io::Role;
 
     let workspace = tempfile::tempdir()?;
     std::fs::write(workspace.path().join("hello.txt"), "hello\n")?;

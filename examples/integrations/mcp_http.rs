@@ -3,10 +3,10 @@
 //! agent and lets a scripted model call it. The call's answer comes as an
 //! SSE stream with a log message before the result. Offline.
 
-use golem_core::testing::TestModel;
-use golem_core::Role;
 use golem_io::mcp::{ClientOptions, HttpConfig, McpBridge, McpClient, Message};
+use golem_io::testing::TestModel;
 use golem_io::Agent;
+use golem_io::Role;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};

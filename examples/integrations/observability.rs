@@ -15,10 +15,10 @@
 //! the cost the price table estimates. golem-io's `tracing` feature emits
 //! the spans; this program only chooses where they go.
 
-use golem_core::testing::ScriptedModel;
-use golem_core::{ModelError, Price, Response, ToolCall, Usage};
 use golem_io::observe::{ModelInfo, TraceSettings};
+use golem_io::testing::ScriptedModel;
 use golem_io::{Agent, Tool, ToolContext};
+use golem_io::{ModelError, Price, Response, ToolCall, Usage};
 use opentelemetry::trace::TracerProvider as _;
 use opentelemetry_otlp::{WithExportConfig as _, WithHttpConfig as _};
 use std::time::Duration;

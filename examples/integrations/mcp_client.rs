@@ -2,10 +2,10 @@
 //! as a tiny MCP server with one tool; the parent connects to it, bridges
 //! its tool into an agent and lets a scripted model call it. Offline.
 
-use golem_core::testing::TestModel;
-use golem_core::Role;
 use golem_io::mcp::{ClientOptions, McpBridge, McpClient, Message, StdioConfig};
+use golem_io::testing::TestModel;
 use golem_io::Agent;
+use golem_io::Role;
 use serde_json::{json, Value};
 use std::io::{BufRead, Write};
 use std::sync::Arc;

@@ -3,10 +3,10 @@
 //! in with `allow_private_networks(true)` — and shows the default refusing
 //! the same URL. Offline: a scripted model.
 
-use golem_core::testing::ScriptedModel;
-use golem_core::Role;
+use golem_io::testing::ScriptedModel;
 use golem_io::tools::web_fetch::WebFetch;
 use golem_io::Agent;
+use golem_io::Role;
 use std::io::{Read, Write};
 use std::net::TcpListener;
 

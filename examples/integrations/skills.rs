@@ -2,10 +2,10 @@
 //! names and descriptions in the tool's description and loads one on demand.
 //! Offline: a scripted model.
 
-use golem_core::testing::ScriptedModel;
-use golem_core::Role;
+use golem_io::testing::ScriptedModel;
 use golem_io::tools::skills::Skills;
 use golem_io::Agent;
+use golem_io::Role;
 use std::fs;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

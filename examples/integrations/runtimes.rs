@@ -5,7 +5,7 @@
 //! identical. Offline: the model is golem's `TestModel`, which calls every
 //! tool with schema-valid arguments and then answers.
 
-use golem_core::testing::TestModel;
+use golem_io::testing::TestModel;
 use golem_io::{Agent, RunBuilder, Tool, ToolContext};
 use std::time::Duration;
 
@@ -63,7 +63,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     for (name, result) in [("blocking", &blocking), ("smol", &under_smol), ("tokio", &inside_tokio)] {
         let tools: Vec<&str> =
-            result.messages.iter().filter(|m| m.role == golem_core::Role::Tool).map(|m| m.content.as_str()).collect();
+            result.messages.iter().filter(|m| m.role == golem_io::Role::Tool).map(|m| m.content.as_str()).collect();
         println!("{name:>8}: {} after tools {tools:?}", result.output);
     }
     let json = serde_json::to_string(&blocking)?;

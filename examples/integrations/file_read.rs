@@ -2,10 +2,10 @@
 //! range, and a `..` path the tool rejects so the model can correct it.
 //! Offline: a scripted model.
 
-use golem_core::testing::ScriptedModel;
-use golem_core::Role;
+use golem_io::testing::ScriptedModel;
 use golem_io::tools::file_read::FileRead;
 use golem_io::Agent;
+use golem_io::Role;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let workspace = tempfile::tempdir()?;
