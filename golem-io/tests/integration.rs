@@ -28,6 +28,7 @@ mod deferral;
 mod delegation;
 mod delegation_drivers;
 mod delegation_events;
+mod docs_imports;
 mod driver;
 mod driver_deadlines;
 mod equivalence;
