@@ -50,6 +50,7 @@ mod mcp_resources;
 mod mcp_results;
 mod mcp_resume;
 mod mcp_session;
+mod mcp_session_loss;
 mod mcp_stdio;
 mod observe_browser;
 mod observe_report;

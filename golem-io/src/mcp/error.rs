@@ -124,6 +124,16 @@ pub enum McpError {
     /// An `Mcp-Session-Id` header with characters outside visible ASCII.
     #[error("the server sent an invalid Mcp-Session-Id header")]
     InvalidSessionId,
+    /// The server forgot the session (it restarted, or expired it) before
+    /// answering `method`, a request that is not safe to repeat
+    /// (`tools/call`): the client started a new session, so the next call
+    /// works, but did not send this one again — whether the tool ran is
+    /// unknown (SPEC MCP-21). Idempotent requests are sent again instead.
+    #[error("the MCP server lost the session before answering {method}; a new session is started, but {method} was not sent again (it may not be safe to repeat)")]
+    SessionLost {
+        /// The method called.
+        method: String,
+    },
     /// The HTTP exchange ended without the answer to the request.
     #[error("the server answered {method} with no JSON-RPC response")]
     NoResponse {

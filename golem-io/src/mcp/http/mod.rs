@@ -49,7 +49,7 @@ impl HttpTransport {
 
 impl Transport for HttpTransport {
     fn ready(&self, shared: &Arc<Shared>) {
-        listen::start(&self.0, shared);
+        listen::start(&self.0, shared, |inner, shared, stale| inner.reinitialize(shared, stale));
     }
 
     fn listen_state(&self) -> ListenState {

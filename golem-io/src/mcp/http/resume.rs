@@ -48,7 +48,7 @@ pub(super) fn resume(
         if !wanted() {
             return Ok(());
         }
-        match reconnect(inner, shared, id, &mut stream)? {
+        match reconnect(inner, shared, id, method, &mut stream)? {
             Some(delivered) => {
                 backoff.opened();
                 backoff.ended(delivered);
@@ -67,8 +67,15 @@ pub(super) fn resume(
 
 /// One GET: `Some(delivered)` when a stream opened and ended, `None` when
 /// none opened this time (worth another try); an error when resuming
-/// cannot work (405: the server keeps no streams; other refusals).
-fn reconnect(inner: &HttpInner, shared: &Arc<Shared>, id: u64, stream: &mut Stream) -> Result<Option<bool>, McpError> {
+/// cannot work (405: the server keeps no streams; a session it forgot,
+/// SPEC MCP-21; other refusals).
+fn reconnect(
+    inner: &HttpInner,
+    shared: &Arc<Shared>,
+    id: u64,
+    method: &str,
+    stream: &mut Stream,
+) -> Result<Option<bool>, McpError> {
     let session = inner.session_id();
     let version = shared.protocol_version();
     let token = inner.bearer().0;
@@ -84,7 +91,13 @@ fn reconnect(inner: &HttpInner, shared: &Arc<Shared>, id: u64, stream: &mut Stre
     match status {
         200..=299 => {}
         408 | 409 | 425 | 429 | 500..=599 => return Ok(None),
-        _ => return Err(inner.refused(Refusal::read(response))),
+        _ => {
+            let refusal = Refusal::read(response);
+            if refusal.session_gone() && session.is_some() {
+                return Err(McpError::SessionLost { method: method.to_string() });
+            }
+            return Err(inner.refused(refusal));
+        }
     }
     let content_type = header(&response, "content-type").unwrap_or_default().to_ascii_lowercase();
     if !content_type.starts_with("text/event-stream") {
