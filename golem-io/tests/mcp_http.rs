@@ -84,9 +84,10 @@ fn timeouts_cancellation_and_parallel_calls() {
     assert!(start.elapsed() < Duration::from_millis(2800), "{:?}", start.elapsed());
 }
 
-#[test]
-fn a_server_killed_mid_call_is_a_typed_error() {
-    let mut server = HttpServer::start(&[]);
+/// Kill the server `after` a call began; how long the call took to fail
+/// after the kill, and its error.
+fn killed_mid_call(extra: &[&str]) -> (Duration, McpError, Arc<McpClient>) {
+    let mut server = HttpServer::start(extra);
     let client = Arc::new(server.client());
     let caller = Arc::clone(&client);
     let call = std::thread::spawn(move || caller.call_tool("slow", json!({"seconds": 30}), None));
@@ -94,14 +95,28 @@ fn a_server_killed_mid_call_is_a_typed_error() {
     let start = Instant::now();
     server.kill();
     let error = call.join().unwrap().unwrap_err();
-    assert!(matches!(error, McpError::Http(_) | McpError::Io(_) | McpError::NoResponse { .. }), "{error:?}");
-    assert!(start.elapsed() < Duration::from_secs(5));
-    assert!(client.list_tools().is_err());
+    (start.elapsed(), error, client)
 }
 
 #[test]
-fn nobody_listening_is_a_typed_error() {
+fn mcp_22_a_killed_server_fails_the_call_within_a_second_as_unreachable() {
+    // An SSE answer without event ids (the SDK's default), one it could
+    // resume (an event store, retry 100 ms), and a JSON answer not yet begun.
+    for extra in [&[][..], &["--resumable"][..], &["--json"][..]] {
+        let (elapsed, error, client) = killed_mid_call(extra);
+        assert!(matches!(error, McpError::Unreachable { .. }), "{extra:?}: {error:?}");
+        assert!(error.to_string().contains("unreachable"), "{error}");
+        assert!(elapsed < Duration::from_secs(1), "{extra:?}: failed {elapsed:?} after the kill");
+        let later = client.list_tools().unwrap_err();
+        assert!(matches!(&later, McpError::Unreachable { reason, .. } if reason == "connection refused"), "{later:?}");
+    }
+}
+
+#[test]
+fn mcp_22_nobody_listening_is_unreachable_at_once() {
     let url = format!("http://127.0.0.1:{}/mcp", free_port());
+    let start = Instant::now();
     let error = McpClient::http(HttpConfig::new(url), options()).unwrap_err();
-    assert!(matches!(error, McpError::Http(_)), "{error:?}");
+    assert!(matches!(&error, McpError::Unreachable { reason, .. } if reason == "connection refused"), "{error:?}");
+    assert!(start.elapsed() < Duration::from_secs(1), "at once");
 }

@@ -140,7 +140,18 @@ pub enum McpError {
         /// The method called.
         method: String,
     },
-    /// The HTTP request itself failed (connection, TLS, timeout, …).
+    /// Nothing is there to answer (SPEC MCP-22): the connection was refused,
+    /// or reset or closed before any response, or a request's stream broke
+    /// before its answer and could not be picked up again. Reported at
+    /// once, with the cause.
+    #[error("the MCP server at {url} is unreachable: {reason}")]
+    Unreachable {
+        /// The endpoint, query and credentials stripped.
+        url: String,
+        /// What happened (`connection refused`, …).
+        reason: String,
+    },
+    /// The HTTP request itself failed (TLS, timeout, protocol, …).
     #[error("HTTP transport: {0}")]
     Http(String),
     /// An SSE body that breaks the stream format or its bounds.

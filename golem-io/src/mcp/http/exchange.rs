@@ -109,9 +109,18 @@ impl HttpInner {
                 let mut stream = Stream::default();
                 // Stop reading once our answer is in (or the caller gave up).
                 let answered = || expect.is_some_and(|id| !shared.is_pending(id));
-                read_events(shared, body, &mut stream, answered).into_result()?;
-                if let Some(id) = expect.filter(|id| shared.is_pending(*id) && stream.resumable()) {
-                    return super::resume::resume(self, shared, id, method, stream);
+                let outcome = read_events(shared, body, &mut stream, answered).checked()?;
+                match expect.filter(|id| shared.is_pending(*id)) {
+                    Some(id) if stream.resumable() => {
+                        return super::resume::resume(self, shared, id, method, stream, outcome.cut);
+                    }
+                    // The connection broke and nothing can pick the stream
+                    // up: the server is gone as far as this answer goes.
+                    Some(_) if outcome.cut => {
+                        let reason = format!("the connection broke before it answered {method}");
+                        return Err(McpError::Unreachable { url: self.config.shown_url(), reason });
+                    }
+                    _ => {}
                 }
             } else {
                 read_json(shared, body)?;

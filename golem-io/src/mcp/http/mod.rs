@@ -10,7 +10,8 @@
 //! ([`listen`]).
 
 //!
-//! Its rooms, each importing only those below it: [`connection`] (the
+//! Its rooms, each importing only those below it: `reach` (which failures
+//! mean the server is gone), [`connection`] (the
 //! endpoint's state and plain requests), `stream` (reading SSE into the
 //! session), `resume` and `listen` (GET streams), `exchange` (one message
 //! and its answer), and this file, the transport the client drives.
@@ -21,6 +22,7 @@ mod connection;
 mod exchange;
 mod listen;
 mod listen_control;
+mod reach;
 mod resume;
 mod status;
 mod stream;
