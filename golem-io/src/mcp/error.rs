@@ -91,6 +91,12 @@ pub enum McpError {
         /// The bound, in bytes.
         limit: usize,
     },
+    /// The stdio server closed its stdin while still running: no request
+    /// can reach it any more. Requests that were waiting to be written, and
+    /// every later one, fail with this at once; answers to those already
+    /// written may still come.
+    #[error("the MCP server closed its stdin: no request can reach it any more")]
+    StdinClosed,
     /// An HTTP response body larger than the cap.
     #[error("the MCP server sent a body larger than {limit} bytes")]
     BodyTooLarge {
