@@ -39,6 +39,7 @@ mod history_sharing;
 mod log_file;
 mod mcp_auth;
 mod mcp_bridge;
+mod mcp_capabilities;
 mod mcp_client_features;
 mod mcp_fuzz_corpus;
 mod mcp_http;

@@ -22,7 +22,7 @@ fn handshake_listing_and_calls_over_sse_answers() {
     let info = client.server_info().unwrap();
     assert_eq!((info.name.as_str(), info.protocol_version.as_str()), ("golem-fixture", "2025-11-25"));
     let names: Vec<String> = client.list_tools().unwrap().into_iter().map(|t| t.name).collect();
-    assert_eq!(names, mcp_support::TOOLS, "three pages");
+    assert_eq!(names, mcp_support::TOOLS, "four pages");
     assert_eq!(text(&client.call_tool("echo", json!({"text": "hi"}), None).unwrap()), "hi");
     assert_eq!(client.call_tool("add", json!({"a": 1, "b": 2}), None).unwrap()["structuredContent"]["result"], 3);
     assert_eq!(client.call_tool("image", json!({}), None).unwrap()["content"][0]["type"], "image");

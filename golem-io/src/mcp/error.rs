@@ -166,6 +166,14 @@ pub enum McpError {
     /// An I/O failure talking to the server.
     #[error("MCP transport I/O: {0}")]
     Io(#[source] Arc<std::io::Error>),
+    /// The client did not offer `capability` when it connected (see
+    /// [`ClientOptions`](crate::mcp::ClientOptions)), so it cannot change
+    /// it now.
+    #[error("the MCP client did not offer {capability} when it connected")]
+    NotOffered {
+        /// The capability (`roots`).
+        capability: String,
+    },
     /// The client was closed.
     #[error("the MCP client is closed")]
     Closed,

@@ -67,6 +67,8 @@ mod listing;
 mod progress;
 mod prompts;
 mod resources;
+mod roots;
+mod sampling;
 mod session;
 mod shared;
 pub mod sse;
@@ -90,6 +92,8 @@ pub use listing::{McpTool, Pager, TaskSupport, MAX_PAGES};
 pub use progress::{CallOptions, Progress};
 pub use prompts::{McpPrompt, McpPromptResult, PromptArgument, PromptMessage};
 pub use resources::{read_result, McpResource, ResourceBody, ResourceContents};
+pub use roots::Root;
+pub use sampling::{ModelPreferences, Sampling, SamplingDecision, SamplingModel, SamplingRequest, DEFAULT_MAX_TOKENS};
 pub use session::{
     LogMessage, ServerInfo, Session, SessionConfig, SessionEvent, DEFAULT_TIMEOUT, LEGACY_VERSION, PROTOCOL_VERSION,
     SUPPORTED_VERSIONS,

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 pub const MCP_VERSION: &str = "2.3.0";
 
 /// The reference server's tools, in listing order.
-pub const TOOLS: [&str; 13] = [
+pub const TOOLS: [&str; 16] = [
     "echo",
     "add",
     "image",
@@ -32,6 +32,9 @@ pub const TOOLS: [&str; 13] = [
     "drop_stream",
     "ask",
     "count",
+    "sample",
+    "roots",
+    "touch",
 ];
 
 pub fn fixtures() -> PathBuf {

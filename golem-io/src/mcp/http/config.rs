@@ -96,6 +96,18 @@ impl HttpConfig {
     /// changes, logs, pings (on by default). A server that offers none
     /// answers 405, which is fine. See
     /// [`McpClient::listen_state`](crate::mcp::McpClient::listen_state).
+    ///
+    /// **What turning it off loses.** Everything a server sends on that
+    /// stream never arrives: tool-list changes (bridges are not marked
+    /// stale), logs, resource updates, and server *requests* sent there.
+    /// Servers on the TypeScript SDK send their requests — elicitation,
+    /// sampling, `roots/list` — on that stream even in the middle of a tool
+    /// call, so with it off such a tool call waits for an answer that never
+    /// comes, until its timeout: elicitation and sampling silently stop
+    /// working with those servers. A server that forgot the session is also
+    /// noticed only by the next request (which, for `tools/call`, then
+    /// fails with [`McpError::SessionLost`](crate::mcp::McpError::SessionLost)).
+    /// Turn it off only for servers that send nothing outside requests.
     pub fn listen(mut self, listen: bool) -> Self {
         self.listen = listen;
         self
