@@ -38,6 +38,7 @@ mod hardening_tools;
 mod history_sharing;
 mod log_file;
 mod mcp_auth;
+mod mcp_auth_hostile;
 mod mcp_bridge;
 mod mcp_capabilities;
 mod mcp_client_features;

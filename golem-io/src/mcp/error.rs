@@ -124,7 +124,9 @@ pub enum McpError {
     Auth {
         /// Where it failed.
         stage: AuthStage,
-        /// Why, without any credential.
+        /// Why: one line, bounded, with every credential the flow holds or
+        /// sent redacted — even one a hostile server echoed back (SPEC
+        /// AUTH-03).
         reason: String,
     },
     /// An `Mcp-Session-Id` header with characters outside visible ASCII.
@@ -190,6 +192,11 @@ pub enum AuthStage {
     Discovery,
     /// The metadata names another resource than the server being reached.
     ResourceMismatch,
+    /// The authorization server is not the one expected: its metadata
+    /// claims another issuer than it was looked up for (RFC 8414 §3.3), or
+    /// it is not the issuer a pre-registered client is pinned to (SPEC
+    /// AUTH-02).
+    Issuer,
     /// Dynamic client registration.
     Registration,
     /// The application's authorize callback, or the redirect it returned.
@@ -205,6 +212,7 @@ impl std::fmt::Display for AuthStage {
         f.write_str(match self {
             AuthStage::Discovery => "discovery",
             AuthStage::ResourceMismatch => "resource mismatch",
+            AuthStage::Issuer => "issuer mismatch",
             AuthStage::Registration => "client registration",
             AuthStage::Authorize => "authorization",
             AuthStage::Token => "token request",

@@ -2,6 +2,7 @@
 //! (SPEC MCP-06, ERR-06).
 
 use crate::mcp::auth::OAuth;
+pub(crate) use crate::mcp::redact::shown_url;
 use std::fmt;
 
 /// A header value that never shows in `Debug` or `Display`.
@@ -130,26 +131,5 @@ impl fmt::Debug for HttpConfig {
             .field("proxy", &self.proxy.as_ref().map(|Secret(url)| shown_url(url)))
             .field("oauth", &self.oauth)
             .finish()
-    }
-}
-
-/// `url` without user info, query or fragment — they may hold secrets.
-pub(crate) fn shown_url(url: &str) -> String {
-    let url = url.split(['?', '#']).next().unwrap_or_default();
-    let Some((scheme, rest)) = url.split_once("://") else { return url.to_string() };
-    let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
-    let host = authority.rsplit_once('@').map_or(authority, |(_, host)| host);
-    format!("{scheme}://{host}{path}")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn shown_urls_lose_credentials_and_queries() {
-        assert_eq!(shown_url("https://u:p@h.example:8443/mcp?key=1#x"), "https://h.example:8443/mcp");
-        assert_eq!(shown_url("http://127.0.0.1:9/mcp"), "http://127.0.0.1:9/mcp");
-        assert_eq!(shown_url("not a url?x"), "not a url");
     }
 }

@@ -27,7 +27,6 @@ mod resume;
 mod status;
 mod stream;
 
-pub(crate) use config::shown_url;
 pub use config::HttpConfig;
 pub use connection::MAX_BODY;
 

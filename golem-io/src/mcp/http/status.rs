@@ -2,7 +2,8 @@
 //! secret-free excerpt of its body and its `WWW-Authenticate` challenge —
 //! and whether it says the session is gone.
 
-use crate::mcp::error::{McpError, BODY_EXCERPT};
+use crate::mcp::error::McpError;
+use crate::mcp::redact::{excerpt, scrub};
 use serde_json::Value;
 use std::io::Read;
 
@@ -91,29 +92,6 @@ fn says_session_gone(message: &str) -> bool {
     about_session || message.contains("not initialized")
 }
 
-/// The start of `body` as one line of text.
-pub(crate) fn excerpt(body: &[u8], secrets: &[&str]) -> String {
-    let text = String::from_utf8_lossy(body);
-    let text = scrub(text.trim(), secrets);
-    let mut out: String = text.chars().take(BODY_EXCERPT).map(|c| if c.is_control() { ' ' } else { c }).collect();
-    if text.chars().nth(BODY_EXCERPT).is_some() {
-        out.push('…');
-    }
-    out
-}
-
-/// `text` with every secret (of four bytes or more: shorter ones would
-/// match ordinary words) replaced by `[redacted]`.
-pub(crate) fn scrub(text: &str, secrets: &[&str]) -> String {
-    let mut text = text.to_string();
-    for secret in secrets.iter().filter(|s| s.len() >= 4) {
-        if text.contains(secret) {
-            text = text.replace(secret, "[redacted]");
-        }
-    }
-    text
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,15 +116,5 @@ mod tests {
         assert!(!refusal(400, &format!("<html>invalid session {}</html>", "x".repeat(300))).session_gone());
         assert!(!refusal(400, &format!("invalid session {}", "x".repeat(300))).session_gone(), "too long");
         assert!(!refusal(500, ts).session_gone());
-    }
-
-    #[test]
-    fn excerpts_are_bounded_one_line_and_secret_free() {
-        let body = format!("token sk-12345 rejected\r\n{}", "x".repeat(2000));
-        let shown = excerpt(body.as_bytes(), &["sk-12345"]);
-        assert!(shown.starts_with("token [redacted] rejected  x"));
-        assert_eq!(shown.chars().count(), BODY_EXCERPT + 1);
-        assert!(!shown.contains('\n'));
-        assert_eq!(excerpt(b"  \n", &[]), "");
     }
 }
