@@ -9,13 +9,14 @@
 use crate::mcp_support::{self, options, stdio_config, HttpServer};
 use golem_core::testing::ScriptedModel;
 use golem_io::mcp::{
-    ClientOptions, HttpConfig, McpClient, McpError, Root, Sampling, SamplingDecision, SamplingModel, SamplingRequest,
+    ClientOptions, HttpConfig, Id, McpClient, McpError, Message, Root, Sampling, SamplingDecision, SamplingModel,
+    SamplingRequest, Session, SessionConfig, SessionEvent,
 };
 use golem_io::{Model, ModelError, PartKind, Request, Response, Role, Usage};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 fn text(result: &Value) -> String {
     result["content"][0]["text"].as_str().unwrap_or_default().to_string()
@@ -201,4 +202,42 @@ fn mcp_20_resource_updates_reach_the_callback() {
             "not subscribed"
         );
     }
+}
+
+/// The sans-IO session's side of MCP-18..20: what it declares, answers and
+/// hands to its driver.
+#[test]
+fn mcp_18_19_20_the_session_declares_answers_and_reports() {
+    let now = Instant::now();
+    let roots = Some(vec![Root::new("file:///a").named("a")]);
+    let mut session = Session::new(SessionConfig { sampling: true, roots, ..SessionConfig::default() });
+    let (init, request) = session.start(now).unwrap();
+    assert_eq!(request.to_value()["params"]["capabilities"], json!({"sampling": {}, "roots": {"listChanged": true}}));
+    let feed = |session: &mut Session, value: Value| session.handle_message(now, Message::from_value(value).unwrap());
+    feed(
+        &mut session,
+        json!({"jsonrpc": "2.0", "id": init, "result": {"protocolVersion": "2025-11-25",
+        "capabilities": {}, "serverInfo": {"name": "s", "version": "1"}}}),
+    );
+    while session.poll_transmit().is_some() {}
+    while session.poll_event().is_some() {}
+
+    feed(&mut session, json!({"jsonrpc": "2.0", "id": "r1", "method": "roots/list"}));
+    let answer = session.poll_transmit().unwrap().to_value();
+    assert_eq!(answer["result"], json!({"roots": [{"uri": "file:///a", "name": "a"}]}));
+    assert!(session.set_roots(vec![]));
+    assert_eq!(session.poll_transmit().unwrap().method(), Some("notifications/roots/list_changed"));
+
+    feed(&mut session, json!({"jsonrpc": "2.0", "id": 9, "method": "sampling/createMessage", "params": {}}));
+    assert!(
+        matches!(session.poll_event(), Some(SessionEvent::Request { method, .. }) if method == "sampling/createMessage")
+    );
+    feed(&mut session, json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 9}}));
+    assert!(matches!(session.poll_event(), Some(SessionEvent::ServerCanceled { id: Id::Int(9) })));
+    feed(
+        &mut session,
+        json!({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": "x://1"}}),
+    );
+    assert!(matches!(session.poll_event(), Some(SessionEvent::ResourceUpdated { uri }) if uri == "x://1"));
+    assert!(session.poll_transmit().is_none(), "no answer to a request the driver serves");
 }

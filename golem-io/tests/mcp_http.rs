@@ -4,7 +4,7 @@
 
 use crate::mcp_support;
 
-use golem_io::mcp::{HttpConfig, LogMessage, McpClient, McpError};
+use golem_io::mcp::{HttpConfig, ListenState, LogMessage, McpClient, McpError};
 use golem_io::CancellationToken;
 use mcp_support::{free_port, options, HttpServer};
 use serde_json::{json, Value};
@@ -110,6 +110,27 @@ fn mcp_22_a_killed_server_fails_the_call_within_a_second_as_unreachable() {
         let later = client.list_tools().unwrap_err();
         assert!(matches!(&later, McpError::Unreachable { reason, .. } if reason == "connection refused"), "{later:?}");
     }
+}
+
+/// The Python SDK restarted where it was: its new life answers the old
+/// session 404; the GET stream finds out and starts a new session, so the
+/// next call — a tool call — works.
+#[test]
+fn mcp_21_a_restarted_python_sdk_server_is_followed_to_a_new_session() {
+    let mut server = HttpServer::start(&[]);
+    let port: u16 = server.url.rsplit(':').next().unwrap().trim_end_matches("/mcp").parse().unwrap();
+    let client = server.client();
+    assert_eq!(text(&client.call_tool("echo", json!({"text": "before"}), None).unwrap()), "before");
+    assert!(mcp_support::eventually(Duration::from_secs(30), || client.listen_state() == ListenState::Open));
+    server.kill();
+    assert!(mcp_support::eventually(Duration::from_secs(10), || client.listen_state() != ListenState::Open));
+    let _restarted = HttpServer::start_on(port, &[]);
+    assert!(
+        mcp_support::eventually(Duration::from_secs(60), || client.listen_state() == ListenState::Open),
+        "the stream came back: {:?}",
+        client.listen_state()
+    );
+    assert_eq!(text(&client.call_tool("echo", json!({"text": "after"}), None).unwrap()), "after");
 }
 
 #[test]

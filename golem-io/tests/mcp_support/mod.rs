@@ -83,7 +83,11 @@ pub struct HttpServer {
 
 impl HttpServer {
     pub fn start(extra: &[&str]) -> HttpServer {
-        let port = free_port();
+        HttpServer::start_on(free_port(), extra)
+    }
+
+    /// On `port` (to start a server again where a killed one was).
+    pub fn start_on(port: u16, extra: &[&str]) -> HttpServer {
         let child = Command::new(python())
             .arg(server_script())
             .arg("http")

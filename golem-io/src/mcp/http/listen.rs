@@ -154,9 +154,18 @@ fn run(inner: &HttpInner, shared: &Weak<Shared>, renew: Renew) {
         drop(strong);
         let Some(delay) = backoff.delay(resume.stream.retry) else {
             if let Some(strong) = shared.upgrade() {
-                strong.note("warning", "the GET stream failed too often; not listening any more".to_string());
+                let note = "the GET stream failed too often; not listening until a new session starts";
+                strong.note("warning", note.to_string());
             }
-            return control.set(ListenState::Failed);
+            control.set(ListenState::Failed);
+            // The server may come back having forgotten the session: the
+            // request that finds out starts a new one, and the stream
+            // follows it there with its backoff reset.
+            if control.wait_until(None, || inner.session_id() != session) {
+                return;
+            }
+            backoff = Backoff::default();
+            continue;
         };
         control.set(ListenState::Connecting);
         if control.wait_until(Some(Instant::now() + delay), || false) {
