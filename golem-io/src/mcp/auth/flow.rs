@@ -13,7 +13,7 @@
 //! every credential it holds or sent ([`Wire::redact`], SPEC AUTH-03).
 
 use super::challenge::Challenge;
-use super::config::{AuthorizationRequest, AuthorizationResponse, ClientAuth, Grant, KnownClient, OAuth};
+use super::config::{AuthorizationRequest, AuthorizationResponse, ClientAuth, Grant, OAuth};
 use super::crypto::{random_token, s256};
 use super::discovery::{discover, same_issuer, Discovered, ServerMetadata};
 use super::store::Tokens;
@@ -258,7 +258,6 @@ impl Authorizer {
     /// with credentials only to the issuer it is pinned to.
     fn known_client(&self, discovered: &Discovered) -> Result<Option<Client>, McpError> {
         let Some(known) = self.config.client.as_ref() else { return Ok(None) };
-        let known: &KnownClient = known;
         let auth = match (&known.auth, &known.secret) {
             (Some(auth), _) => auth.clone(),
             (None, None) => ClientAuth::None,
