@@ -4,7 +4,7 @@
 
 use crate::mcp_support;
 
-use golem_io::mcp::{HttpConfig, LogMessage, McpClient, McpError};
+use golem_io::mcp::{HttpConfig, ListenState, LogMessage, McpClient, McpError};
 use golem_io::CancellationToken;
 use mcp_support::{free_port, options, HttpServer};
 use serde_json::{json, Value};
@@ -22,7 +22,7 @@ fn handshake_listing_and_calls_over_sse_answers() {
     let info = client.server_info().unwrap();
     assert_eq!((info.name.as_str(), info.protocol_version.as_str()), ("golem-fixture", "2025-11-25"));
     let names: Vec<String> = client.list_tools().unwrap().into_iter().map(|t| t.name).collect();
-    assert_eq!(names, mcp_support::TOOLS, "three pages");
+    assert_eq!(names, mcp_support::TOOLS, "four pages");
     assert_eq!(text(&client.call_tool("echo", json!({"text": "hi"}), None).unwrap()), "hi");
     assert_eq!(client.call_tool("add", json!({"a": 1, "b": 2}), None).unwrap()["structuredContent"]["result"], 3);
     assert_eq!(client.call_tool("image", json!({}), None).unwrap()["content"][0]["type"], "image");
@@ -84,9 +84,10 @@ fn timeouts_cancellation_and_parallel_calls() {
     assert!(start.elapsed() < Duration::from_millis(2800), "{:?}", start.elapsed());
 }
 
-#[test]
-fn a_server_killed_mid_call_is_a_typed_error() {
-    let mut server = HttpServer::start(&[]);
+/// Kill the server `after` a call began; how long the call took to fail
+/// after the kill, and its error.
+fn killed_mid_call(extra: &[&str]) -> (Duration, McpError, Arc<McpClient>) {
+    let mut server = HttpServer::start(extra);
     let client = Arc::new(server.client());
     let caller = Arc::clone(&client);
     let call = std::thread::spawn(move || caller.call_tool("slow", json!({"seconds": 30}), None));
@@ -94,14 +95,49 @@ fn a_server_killed_mid_call_is_a_typed_error() {
     let start = Instant::now();
     server.kill();
     let error = call.join().unwrap().unwrap_err();
-    assert!(matches!(error, McpError::Http(_) | McpError::Io(_) | McpError::NoResponse { .. }), "{error:?}");
-    assert!(start.elapsed() < Duration::from_secs(5));
-    assert!(client.list_tools().is_err());
+    (start.elapsed(), error, client)
 }
 
 #[test]
-fn nobody_listening_is_a_typed_error() {
+fn mcp_22_a_killed_server_fails_the_call_within_a_second_as_unreachable() {
+    // An SSE answer without event ids (the SDK's default), one it could
+    // resume (an event store, retry 100 ms), and a JSON answer not yet begun.
+    for extra in [&[][..], &["--resumable"][..], &["--json"][..]] {
+        let (elapsed, error, client) = killed_mid_call(extra);
+        assert!(matches!(error, McpError::Unreachable { .. }), "{extra:?}: {error:?}");
+        assert!(error.to_string().contains("unreachable"), "{error}");
+        assert!(elapsed < Duration::from_secs(1), "{extra:?}: failed {elapsed:?} after the kill");
+        let later = client.list_tools().unwrap_err();
+        assert!(matches!(&later, McpError::Unreachable { reason, .. } if reason == "connection refused"), "{later:?}");
+    }
+}
+
+/// The Python SDK restarted where it was: its new life answers the old
+/// session 404; the GET stream finds out and starts a new session, so the
+/// next call — a tool call — works.
+#[test]
+fn mcp_21_a_restarted_python_sdk_server_is_followed_to_a_new_session() {
+    let mut server = HttpServer::start(&[]);
+    let port: u16 = server.url.rsplit(':').next().unwrap().trim_end_matches("/mcp").parse().unwrap();
+    let client = server.client();
+    assert_eq!(text(&client.call_tool("echo", json!({"text": "before"}), None).unwrap()), "before");
+    assert!(mcp_support::eventually(Duration::from_secs(30), || client.listen_state() == ListenState::Open));
+    server.kill();
+    assert!(mcp_support::eventually(Duration::from_secs(10), || client.listen_state() != ListenState::Open));
+    let _restarted = HttpServer::start_on(port, &[]);
+    assert!(
+        mcp_support::eventually(Duration::from_secs(60), || client.listen_state() == ListenState::Open),
+        "the stream came back: {:?}",
+        client.listen_state()
+    );
+    assert_eq!(text(&client.call_tool("echo", json!({"text": "after"}), None).unwrap()), "after");
+}
+
+#[test]
+fn mcp_22_nobody_listening_is_unreachable_at_once() {
     let url = format!("http://127.0.0.1:{}/mcp", free_port());
+    let start = Instant::now();
     let error = McpClient::http(HttpConfig::new(url), options()).unwrap_err();
-    assert!(matches!(error, McpError::Http(_)), "{error:?}");
+    assert!(matches!(&error, McpError::Unreachable { reason, .. } if reason == "connection refused"), "{error:?}");
+    assert!(start.elapsed() < Duration::from_secs(1), "at once");
 }

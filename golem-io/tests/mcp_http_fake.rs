@@ -126,7 +126,7 @@ fn sse_streams_carry_server_requests_and_notifications_before_the_answer() {
 }
 
 #[test]
-fn a_forgotten_session_is_initialized_again_and_the_request_retried_once() {
+fn mcp_21_a_forgotten_session_is_initialized_again_and_a_listing_sent_again_once() {
     let generation = Arc::new(AtomicUsize::new(0));
     let counter = Arc::clone(&generation);
     let fake = FakeHttp::start(move |request| {
@@ -140,16 +140,16 @@ fn a_forgotten_session_is_initialized_again_and_the_request_retried_once() {
             _ if request.header("Mcp-Session-Id") != Some(current.as_str()) || current == "s3" => {
                 FakeResponse::status(404)
             }
-            "tools/call" => FakeResponse::json(&answer(request, text_result(&current))),
+            "tools/list" => FakeResponse::json(&answer(request, json!({"tools": [{"name": current}]}))),
             _ => FakeResponse::accepted(),
         }
     });
     let client = connect(&fake);
-    assert_eq!(client.call_tool("t", json!({}), None).unwrap()["content"][0]["text"], "s1");
+    assert_eq!(client.list_tools().unwrap()[0].name, "s1");
     // The server forgets s1, and the session it hands out next (s3) fails too.
     generation.store(2, Ordering::SeqCst);
-    let error = client.call_tool("t", json!({}), None).unwrap_err();
-    assert!(matches!(error, McpError::HttpStatus { status: 404, .. }), "retried once only: {error:?}");
+    let error = client.list_tools().unwrap_err();
+    assert!(matches!(error, McpError::HttpStatus { status: 404, .. }), "sent again once only: {error:?}");
     // The GET stream follows the sessions on its own schedule; left out.
     let methods: Vec<(String, Option<String>)> = fake
         .requests()
@@ -161,16 +161,16 @@ fn a_forgotten_session_is_initialized_again_and_the_request_retried_once() {
     assert_eq!(
         tail,
         [
-            ("tools/call", Some("s1")),
+            ("tools/list", Some("s1")),
             ("initialize", None),
             ("notifications/initialized", Some("s3")),
-            ("tools/call", Some("s3")),
+            ("tools/list", Some("s3")),
         ]
     );
 }
 
 #[test]
-fn a_forgotten_session_recovers() {
+fn mcp_21_a_tool_call_is_never_sent_twice_after_a_lost_session() {
     let expired = Arc::new(AtomicUsize::new(0));
     let flag = Arc::clone(&expired);
     let fake = FakeHttp::start(move |request| match request.rpc_method().as_str() {
@@ -184,12 +184,23 @@ fn a_forgotten_session_recovers() {
         "tools/call" => {
             FakeResponse::json(&answer(request, text_result(request.header("Mcp-Session-Id").unwrap_or("-"))))
         }
+        "GET" => FakeResponse::status(405),
         _ => FakeResponse::accepted(),
     });
     let client = connect(&fake);
     expired.store(1, Ordering::SeqCst);
+    let error = client.call_tool("t", json!({}), None).unwrap_err();
+    assert!(matches!(&error, McpError::SessionLost { method } if method == "tools/call"), "{error:?}");
+    assert!(error.to_string().contains("not sent again"), "{error}");
+    // The new session is ready: the next call works at once.
     assert_eq!(client.call_tool("t", json!({}), None).unwrap()["content"][0]["text"], "new");
-    assert_eq!(client.call_tool("t", json!({}), None).unwrap()["content"][0]["text"], "new");
+    let calls: Vec<Option<String>> = fake
+        .requests()
+        .iter()
+        .filter(|r| r.rpc_method() == "tools/call")
+        .map(|r| r.header("Mcp-Session-Id").map(str::to_string))
+        .collect();
+    assert_eq!(calls, [Some("old".to_string()), Some("new".to_string())], "the lost call was not repeated");
 }
 
 #[test]

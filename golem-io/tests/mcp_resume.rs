@@ -163,6 +163,9 @@ fn a_400_saying_the_session_is_gone_starts_a_new_one() {
         }
     });
     let client = client(&fake);
+    // SPEC MCP-21: the call is not sent again; the new session serves the next.
+    let error = client.call_tool("t", json!({}), None).unwrap_err();
+    assert!(matches!(error, McpError::SessionLost { .. }), "{error:?}");
     let result = client.call_tool("t", json!({}), None).unwrap();
     assert_eq!(result["content"][0]["text"], "on s-2");
     let methods: Vec<String> = fake.requests().iter().map(FakeRequest::rpc_method).collect();

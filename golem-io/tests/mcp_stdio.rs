@@ -260,3 +260,44 @@ fn a_missing_program_is_a_spawn_error() {
     assert!(matches!(&error, McpError::Spawn { program, .. } if program == "/nonexistent/golem-mcp-server"), "{error}");
     assert!(std::error::Error::source(&error).is_some());
 }
+
+#[test]
+fn mcp_05_an_exit_is_seen_at_once_while_a_helper_holds_stdout_and_close_kills_the_helper() {
+    let client = McpClient::stdio(fake_config("exit-leaving-helper"), options()).unwrap();
+    let start = Instant::now();
+    let error = client.call_tool("echo", json!({}), None).unwrap_err();
+    let McpError::ServerExited { status, stderr_tail } = &error else { panic!("{error:?}") };
+    assert_eq!(status, "exit status: 4");
+    assert!(start.elapsed() < Duration::from_secs(3), "seen by the exit watcher, not at the timeout");
+    assert!(matches!(client.list_tools(), Err(McpError::ServerExited { .. })), "the session is over");
+    let helper: u32 = stderr_tail
+        .lines()
+        .find_map(|line| line.strip_prefix("fake: helper "))
+        .and_then(|pid| pid.trim().parse().ok())
+        .unwrap_or_else(|| panic!("{stderr_tail:?}"));
+    assert!(alive(helper), "the helper still holds the pipes");
+    client.close();
+    assert!(eventually(Duration::from_secs(10), || !alive(helper)));
+}
+
+#[test]
+fn mcp_05_a_server_that_closes_its_stdin_fails_requests_at_once() {
+    let client = Arc::new(McpClient::stdio(fake_config("close-stdin"), options()).unwrap());
+    let start = Instant::now();
+    let callers: Vec<_> = (0..3)
+        .map(|_| {
+            let client = Arc::clone(&client);
+            std::thread::spawn(move || client.list_tools())
+        })
+        .collect();
+    for caller in callers {
+        let error = caller.join().unwrap().unwrap_err();
+        assert!(matches!(error, McpError::StdinClosed), "{error:?}");
+    }
+    assert!(matches!(client.call_tool("echo", json!({}), None), Err(McpError::StdinClosed)));
+    assert!(start.elapsed() < Duration::from_secs(5), "not at the 60 s timeout: {:?}", start.elapsed());
+    let pid = client.process_id().unwrap();
+    assert!(alive(pid), "the server itself still runs");
+    client.close();
+    assert!(!alive(pid));
+}

@@ -7,8 +7,10 @@ use super::http::{HttpConfig, HttpTransport};
 use super::listen_state::ListenState;
 use super::listing::{Cursor, McpTool, Pager};
 use super::progress::CallOptions;
+use super::roots::Root;
+use super::sampling::{Sampler, Sampling};
 use super::session::{LogMessage, ServerInfo, Session, SessionConfig, DEFAULT_TIMEOUT};
-use super::shared::{LogSink, Shared, Transport};
+use super::shared::{Handlers, LogSink, ResourceSink, Shared, Transport};
 use super::stdio::{StdioConfig, StdioTransport};
 use crate::run::cancel::CancellationToken;
 use serde_json::{json, Value};
@@ -19,13 +21,17 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// Settings shared by both transports.
+/// Settings shared by both transports: timeouts, and what the client
+/// offers the server — elicitation, sampling, roots — and hears from it.
 #[derive(Clone)]
 pub struct ClientOptions {
     timeout: Duration,
     client_version: String,
     log: Option<LogSink>,
     elicit: Option<ElicitationHandler>,
+    sampling: Option<Sampling>,
+    roots: Option<Vec<Root>>,
+    resource_updated: Option<ResourceSink>,
 }
 
 impl Default for ClientOptions {
@@ -35,6 +41,9 @@ impl Default for ClientOptions {
             client_version: env!("CARGO_PKG_VERSION").to_string(),
             log: None,
             elicit: None,
+            sampling: None,
+            roots: None,
+            resource_updated: None,
         }
     }
 }
@@ -78,17 +87,54 @@ impl ClientOptions {
         self
     }
 
+    /// Builder-style: answer the server's sampling requests
+    /// (`sampling/createMessage`, SPEC MCP-18) with the model `sampling`
+    /// names, behind its approval hook and token limits. Only with this
+    /// does the client declare the capability; without it such requests
+    /// get −32601. Each request is answered on a thread of its own.
+    pub fn sampling(mut self, sampling: Sampling) -> Self {
+        self.sampling = Some(sampling);
+        self
+    }
+
+    /// Builder-style: offer `roots` (SPEC MCP-19): the client declares the
+    /// capability (with `listChanged`) and answers `roots/list` with them;
+    /// [`McpClient::set_roots`] changes them later and tells the server.
+    /// An empty list still offers roots. Without this, `roots/list` gets
+    /// −32601.
+    pub fn roots(mut self, roots: impl IntoIterator<Item = Root>) -> Self {
+        self.roots = Some(roots.into_iter().collect());
+        self
+    }
+
+    /// Builder-style: hear `notifications/resources/updated` (SPEC MCP-20):
+    /// `callback` gets the URI of each resource the server says changed —
+    /// those subscribed to with [`McpClient::subscribe_resource`]. Called
+    /// on the transport's threads; keep it short.
+    pub fn on_resource_updated(mut self, callback: impl Fn(&str) + Send + Sync + 'static) -> Self {
+        self.resource_updated = Some(Arc::new(callback));
+        self
+    }
+
     fn session(&self, allow_legacy_version: bool) -> Session {
         Session::new(SessionConfig {
             client_version: self.client_version.clone(),
             request_timeout: self.timeout,
             allow_legacy_version,
             elicitation: self.elicit.is_some(),
+            sampling: self.sampling.is_some(),
+            roots: self.roots.clone(),
         })
     }
 
     fn shared(&self, allow_legacy_version: bool, transport: Box<dyn Transport>) -> Arc<Shared> {
-        Shared::new(self.session(allow_legacy_version), transport, self.log.clone(), self.elicit.clone())
+        let handlers = Handlers {
+            log: self.log.clone(),
+            elicit: self.elicit.clone(),
+            sampler: self.sampling.clone().map(|sampling| Arc::new(Sampler::new(sampling))),
+            resource_updated: self.resource_updated.clone(),
+        };
+        Shared::new(self.session(allow_legacy_version), transport, handlers)
     }
 }
 
@@ -99,6 +145,9 @@ impl fmt::Debug for ClientOptions {
             .field("client_version", &self.client_version)
             .field("log", &self.log.is_some())
             .field("elicitation", &self.elicit.is_some())
+            .field("sampling", &self.sampling)
+            .field("roots", &self.roots)
+            .field("resource_updated", &self.resource_updated.is_some())
             .finish()
     }
 }
@@ -291,11 +340,26 @@ impl McpClient {
         self.shared.note(level, text);
     }
 
+    /// Change the roots the server is offered and tell it
+    /// (`notifications/roots/list_changed`, SPEC MCP-19).
+    /// [`McpError::NotOffered`] when the client did not offer roots
+    /// ([`ClientOptions::roots`]): the server was never told of any.
+    pub fn set_roots(&self, roots: impl IntoIterator<Item = Root>) -> Result<(), McpError> {
+        let mut inner = self.shared.lock();
+        if !inner.session.set_roots(roots.into_iter().collect()) {
+            return Err(McpError::NotOffered { capability: "roots".into() });
+        }
+        self.shared.pump(inner);
+        Ok(())
+    }
+
     /// End the session: pending requests fail with [`McpError::Closed`],
-    /// then the transport shuts down (stdio: stdin closed, 2 s, SIGTERM, 2
-    /// s, SIGKILL, reaped; HTTP: the GET stream's thread stopped, then
-    /// DELETE with the session id). Idempotent; also done on drop.
+    /// server requests being answered (sampling) are abandoned, then the
+    /// transport shuts down (stdio: stdin closed, 2 s, SIGTERM, 2 s,
+    /// SIGKILL, reaped; HTTP: the GET stream's thread stopped, then DELETE
+    /// with the session id). Idempotent; also done on drop.
     pub fn close(&self) {
+        self.shared.cancel_serving();
         self.shared.fail_all(McpError::Closed);
         self.shared.transport.close(&self.shared);
     }

@@ -91,6 +91,12 @@ pub enum McpError {
         /// The bound, in bytes.
         limit: usize,
     },
+    /// The stdio server closed its stdin while still running: no request
+    /// can reach it any more. Requests that were waiting to be written, and
+    /// every later one, fail with this at once; answers to those already
+    /// written may still come.
+    #[error("the MCP server closed its stdin: no request can reach it any more")]
+    StdinClosed,
     /// An HTTP response body larger than the cap.
     #[error("the MCP server sent a body larger than {limit} bytes")]
     BodyTooLarge {
@@ -118,19 +124,42 @@ pub enum McpError {
     Auth {
         /// Where it failed.
         stage: AuthStage,
-        /// Why, without any credential.
+        /// Why: one line, bounded, with every credential the flow holds or
+        /// sent redacted — even one a hostile server echoed back (SPEC
+        /// AUTH-03).
         reason: String,
     },
     /// An `Mcp-Session-Id` header with characters outside visible ASCII.
     #[error("the server sent an invalid Mcp-Session-Id header")]
     InvalidSessionId,
+    /// The server forgot the session (it restarted, or expired it) before
+    /// answering `method`, a request that is not safe to repeat
+    /// (`tools/call`): the client started a new session, so the next call
+    /// works, but did not send this one again — whether the tool ran is
+    /// unknown (SPEC MCP-21). Idempotent requests are sent again instead.
+    #[error("the MCP server lost the session before answering {method}; a new session is started, but {method} was not sent again (it may not be safe to repeat)")]
+    SessionLost {
+        /// The method called.
+        method: String,
+    },
     /// The HTTP exchange ended without the answer to the request.
     #[error("the server answered {method} with no JSON-RPC response")]
     NoResponse {
         /// The method called.
         method: String,
     },
-    /// The HTTP request itself failed (connection, TLS, timeout, …).
+    /// Nothing is there to answer (SPEC MCP-22): the connection was refused,
+    /// or reset or closed before any response, or a request's stream broke
+    /// before its answer and could not be picked up again. Reported at
+    /// once, with the cause.
+    #[error("the MCP server at {url} is unreachable: {reason}")]
+    Unreachable {
+        /// The endpoint, query and credentials stripped.
+        url: String,
+        /// What happened (`connection refused`, …).
+        reason: String,
+    },
+    /// The HTTP request itself failed (TLS, timeout, protocol, …).
     #[error("HTTP transport: {0}")]
     Http(String),
     /// An SSE body that breaks the stream format or its bounds.
@@ -139,6 +168,14 @@ pub enum McpError {
     /// An I/O failure talking to the server.
     #[error("MCP transport I/O: {0}")]
     Io(#[source] Arc<std::io::Error>),
+    /// The client did not offer `capability` when it connected (see
+    /// [`ClientOptions`](crate::mcp::ClientOptions)), so it cannot change
+    /// it now.
+    #[error("the MCP client did not offer {capability} when it connected")]
+    NotOffered {
+        /// The capability (`roots`).
+        capability: String,
+    },
     /// The client was closed.
     #[error("the MCP client is closed")]
     Closed,
@@ -155,6 +192,11 @@ pub enum AuthStage {
     Discovery,
     /// The metadata names another resource than the server being reached.
     ResourceMismatch,
+    /// The authorization server is not the one expected: its metadata
+    /// claims another issuer than it was looked up for (RFC 8414 §3.3), or
+    /// it is not the issuer a pre-registered client is pinned to (SPEC
+    /// AUTH-02).
+    Issuer,
     /// Dynamic client registration.
     Registration,
     /// The application's authorize callback, or the redirect it returned.
@@ -170,6 +212,7 @@ impl std::fmt::Display for AuthStage {
         f.write_str(match self {
             AuthStage::Discovery => "discovery",
             AuthStage::ResourceMismatch => "resource mismatch",
+            AuthStage::Issuer => "issuer mismatch",
             AuthStage::Registration => "client registration",
             AuthStage::Authorize => "authorization",
             AuthStage::Token => "token request",

@@ -27,6 +27,11 @@ impl Id {
         }
     }
 
+    /// The id a JSON value names (a `requestId`), if it is one.
+    pub(crate) fn from_value(value: &Value) -> Option<Id> {
+        parse_id(value.clone()).ok()
+    }
+
     /// Our request number, when this id is one of ours (a positive integer).
     pub fn as_ours(&self) -> Option<u64> {
         match self {
@@ -55,6 +60,14 @@ pub struct RpcError {
     pub message: String,
     /// Extra information, when the server gave some.
     pub data: Option<Value>,
+}
+
+impl RpcError {
+    /// −32601 for `method`, as this client answers requests it does not
+    /// serve.
+    pub(crate) fn method_not_found(method: &str) -> RpcError {
+        RpcError { code: METHOD_NOT_FOUND, message: "Method not found".into(), data: Some(method.into()) }
+    }
 }
 
 /// The JSON-RPC "method not found" code.

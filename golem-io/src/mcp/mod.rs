@@ -28,13 +28,23 @@
 //!
 //! **Streamable HTTP, more.** A request's SSE stream that ends before its
 //! answer is resumed with `Last-Event-ID` (SPEC MCP-12); a forgotten
-//! session (404, or a 400 saying so) is started again (MCP-13); a 401 runs
-//! the OAuth flow of [`HttpConfig::oauth`] (MCP-15). Elicitations go to
-//! [`ClientOptions::on_elicitation`] (MCP-14), progress to
+//! session (404, or a 400 saying so, `id` or none) is started again, and
+//! only requests safe to repeat are sent again — a `tools/call` fails with
+//! [`McpError::SessionLost`] (MCP-13, MCP-21); a server that cannot be
+//! reached fails the call at once with [`McpError::Unreachable`] (MCP-22);
+//! a 401 runs the OAuth flow of [`HttpConfig::oauth`] (MCP-15), which
+//! accepts only `https` endpoints, checks the issuer and keeps every
+//! credential out of its errors (AUTH-01..03).
+//!
+//! **What the client offers.** Elicitations go to
+//! [`ClientOptions::on_elicitation`] (MCP-14), sampling requests to the
+//! model of [`ClientOptions::sampling`] (MCP-18), `roots/list` to
+//! [`ClientOptions::roots`] (MCP-19), resource updates to
+//! [`ClientOptions::on_resource_updated`] (MCP-20), progress to
 //! [`CallOptions::on_progress`] (MCP-16).
 //!
-//! **Not in scope:** sampling, roots, URL-mode elicitation, running tools
-//! as tasks (tools that require it are left out of bridges).
+//! **Not in scope:** URL-mode elicitation, tools in sampling requests,
+//! running tools as tasks (tools that require it are left out of bridges).
 //!
 //! ```no_run
 //! use golem_core::testing::TestModel;
@@ -66,7 +76,10 @@ mod listen_state;
 mod listing;
 mod progress;
 mod prompts;
+mod redact;
 mod resources;
+mod roots;
+mod sampling;
 mod session;
 mod shared;
 pub mod sse;
@@ -90,6 +103,8 @@ pub use listing::{McpTool, Pager, TaskSupport, MAX_PAGES};
 pub use progress::{CallOptions, Progress};
 pub use prompts::{McpPrompt, McpPromptResult, PromptArgument, PromptMessage};
 pub use resources::{read_result, McpResource, ResourceBody, ResourceContents};
+pub use roots::Root;
+pub use sampling::{ModelPreferences, Sampling, SamplingDecision, SamplingModel, SamplingRequest, DEFAULT_MAX_TOKENS};
 pub use session::{
     LogMessage, ServerInfo, Session, SessionConfig, SessionEvent, DEFAULT_TIMEOUT, LEGACY_VERSION, PROTOCOL_VERSION,
     SUPPORTED_VERSIONS,

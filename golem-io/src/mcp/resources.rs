@@ -127,4 +127,19 @@ impl McpClient {
     pub fn read_resource(&self, uri: &str) -> Result<Vec<ResourceContents>, McpError> {
         read_result(&self.request("resources/read", json!({"uri": uri}), None)?)
     }
+
+    /// Ask to hear when the resource at `uri` changes
+    /// (`resources/subscribe`): the server then sends
+    /// `notifications/resources/updated`, which reach
+    /// [`ClientOptions::on_resource_updated`](crate::mcp::ClientOptions::on_resource_updated)
+    /// (SPEC MCP-20). A server without `resources.subscribe` answers with
+    /// a protocol error.
+    pub fn subscribe_resource(&self, uri: &str) -> Result<(), McpError> {
+        self.request("resources/subscribe", json!({"uri": uri}), None).map(drop)
+    }
+
+    /// Stop hearing about `uri` (`resources/unsubscribe`).
+    pub fn unsubscribe_resource(&self, uri: &str) -> Result<(), McpError> {
+        self.request("resources/unsubscribe", json!({"uri": uri}), None).map(drop)
+    }
 }

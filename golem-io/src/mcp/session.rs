@@ -30,8 +30,9 @@
 
 use super::elicitation;
 use super::error::McpError;
-use super::jsonrpc::{Id, Message, RpcError, METHOD_NOT_FOUND};
+use super::jsonrpc::{Id, Message, RpcError};
 use super::progress::Progress;
+use super::roots::Root;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, VecDeque};
 use std::time::{Duration, Instant};
@@ -62,6 +63,14 @@ pub struct SessionConfig {
     /// driver as [`SessionEvent::Request`]; off, such requests are declined
     /// (SPEC MCP-14).
     pub elicitation: bool,
+    /// Declare sampling and hand `sampling/createMessage` to the driver as
+    /// [`SessionEvent::Request`]; off, such requests get −32601 (SPEC
+    /// MCP-18).
+    pub sampling: bool,
+    /// Declare roots (with `listChanged`) and answer `roots/list` with
+    /// these; `None` offers no roots and `roots/list` gets −32601 (SPEC
+    /// MCP-19).
+    pub roots: Option<Vec<Root>>,
 }
 
 impl Default for SessionConfig {
@@ -71,6 +80,8 @@ impl Default for SessionConfig {
             request_timeout: DEFAULT_TIMEOUT,
             allow_legacy_version: false,
             elicitation: false,
+            sampling: false,
+            roots: None,
         }
     }
 }
@@ -120,9 +131,10 @@ pub enum SessionEvent {
     Log(LogMessage),
     /// The server's tool list changed (`notifications/tools/list_changed`).
     ToolsChanged,
-    /// A server request the driver must answer with
-    /// [`Session::respond`]: `elicitation/create` when
-    /// [`SessionConfig::elicitation`] is on.
+    /// A server request the driver must answer with [`Session::respond`]
+    /// (or [`Session::respond_error`]): `elicitation/create` when
+    /// [`SessionConfig::elicitation`] is on, `sampling/createMessage` when
+    /// [`SessionConfig::sampling`] is.
     Request {
         /// The server's request id.
         id: Id,
@@ -130,6 +142,19 @@ pub enum SessionEvent {
         method: String,
         /// Its params (`null` when none).
         params: Value,
+    },
+    /// The server says the resource at `uri` changed
+    /// (`notifications/resources/updated`, after `resources/subscribe`;
+    /// SPEC MCP-20).
+    ResourceUpdated {
+        /// The resource's URI.
+        uri: String,
+    },
+    /// The server gave up on its request `id` (`notifications/cancelled`):
+    /// the driver stops working on it and sends no answer.
+    ServerCanceled {
+        /// The server's request id.
+        id: Id,
     },
     /// A `notifications/progress` report for the request that sent
     /// `token` as its `progressToken` (SPEC MCP-16).
@@ -168,12 +193,15 @@ pub struct Session {
     transmits: VecDeque<Message>,
     events: VecDeque<SessionEvent>,
     server: Option<ServerInfo>,
+    /// The roots `roots/list` answers with, when roots are offered.
+    roots: Option<Vec<Root>>,
 }
 
 impl Session {
     /// A session that has not started its handshake.
     pub fn new(config: SessionConfig) -> Self {
         Session {
+            roots: config.roots.clone(),
             config,
             phase: Phase::Idle,
             init_request: None,
@@ -212,8 +240,16 @@ impl Session {
     }
 
     fn initialize(&mut self, now: Instant) -> (u64, Message) {
-        let capabilities =
-            if self.config.elicitation { json!({"elicitation": elicitation::capability()}) } else { json!({}) };
+        let mut capabilities = json!({});
+        if self.config.elicitation {
+            capabilities["elicitation"] = elicitation::capability();
+        }
+        if self.config.sampling {
+            capabilities["sampling"] = json!({});
+        }
+        if self.roots.is_some() {
+            capabilities["roots"] = json!({"listChanged": true});
+        }
         let params = json!({
             "protocolVersion": PROTOCOL_VERSION,
             "capabilities": capabilities,
@@ -328,11 +364,14 @@ impl Session {
             // Without a handler (or in a mode it does not speak) the user
             // is never asked: a clean decline, not an error.
             "elicitation/create" => Message::Response { id, result: elicitation::declined() },
-            _ => {
-                let error =
-                    RpcError { code: METHOD_NOT_FOUND, message: "Method not found".into(), data: Some(method.into()) };
-                Message::Error { id, error }
+            "sampling/createMessage" if self.config.sampling => {
+                return self.events.push_back(SessionEvent::Request { id, method, params });
             }
+            "roots/list" if self.roots.is_some() => {
+                let roots: Vec<Value> = self.roots.iter().flatten().map(Root::to_value).collect();
+                Message::Response { id, result: json!({"roots": roots}) }
+            }
+            _ => Message::Error { id, error: RpcError::method_not_found(&method) },
         };
         self.transmits.push_back(reply);
     }
@@ -341,6 +380,28 @@ impl Session {
     /// [`SessionEvent::Request`]) with `result`.
     pub fn respond(&mut self, id: Id, result: Value) {
         self.transmits.push_back(Message::Response { id, result });
+    }
+
+    /// Refuse server request `id` (one handed out as
+    /// [`SessionEvent::Request`]) with a JSON-RPC error.
+    pub fn respond_error(&mut self, id: Id, error: RpcError) {
+        self.transmits.push_back(Message::Error { id, error });
+    }
+
+    /// Change the roots `roots/list` answers with and tell the server
+    /// (`notifications/roots/list_changed`, once the handshake is done).
+    /// False, and nothing changes, when the session offers no roots
+    /// ([`SessionConfig::roots`]): the server was never told of any.
+    pub fn set_roots(&mut self, roots: Vec<Root>) -> bool {
+        if self.roots.is_none() {
+            return false;
+        }
+        self.roots = Some(roots);
+        if self.is_ready() {
+            let changed = Message::Notification { method: "notifications/roots/list_changed".into(), params: None };
+            self.transmits.push_back(changed);
+        }
+        true
     }
 
     fn notification(&mut self, method: &str, params: Option<Value>) {
@@ -369,6 +430,18 @@ impl Session {
                     message: params.get("message").and_then(Value::as_str).map(str::to_string),
                 };
                 self.events.push_back(SessionEvent::Progress { token: token.clone(), progress });
+            }
+            "notifications/resources/updated" => {
+                let uri = params.as_ref().and_then(|p| p.get("uri")).and_then(Value::as_str);
+                if let Some(uri) = uri {
+                    self.events.push_back(SessionEvent::ResourceUpdated { uri: uri.to_string() });
+                }
+            }
+            "notifications/cancelled" => {
+                let id = params.as_ref().and_then(|p| p.get("requestId")).and_then(Id::from_value);
+                if let Some(id) = id {
+                    self.events.push_back(SessionEvent::ServerCanceled { id });
+                }
             }
             // Everything else carries nothing this client acts on.
             _ => {}

@@ -4,11 +4,13 @@
 
 use super::elicitation::{self, ElicitationHandler, ElicitationRequest};
 use super::error::McpError;
-use super::jsonrpc::{Id, Message};
+use super::jsonrpc::{Id, Message, RpcError};
 use super::listen_state::ListenState;
 use super::progress::{Progress, ProgressSink};
+use super::sampling::Sampler;
 use super::session::{LogMessage, Session, SessionEvent};
 use crate::run::cancel::CancellationToken;
+use crate::run::contain::contain;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -17,6 +19,19 @@ use std::time::{Duration, Instant};
 
 /// Where log messages go.
 pub(crate) type LogSink = Arc<dyn Fn(&LogMessage) + Send + Sync>;
+
+/// Where `notifications/resources/updated` go (SPEC MCP-20).
+pub(crate) type ResourceSink = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// What the application handles for the client: its callbacks, and the
+/// answerers of server requests.
+#[derive(Clone, Default)]
+pub(crate) struct Handlers {
+    pub(crate) log: Option<LogSink>,
+    pub(crate) elicit: Option<ElicitationHandler>,
+    pub(crate) sampler: Option<Arc<Sampler>>,
+    pub(crate) resource_updated: Option<ResourceSink>,
+}
 
 /// What moves messages to and from a server.
 pub(crate) trait Transport: Send + Sync + 'static {
@@ -55,8 +70,10 @@ pub(crate) struct Shared {
     inner: Mutex<Inner>,
     cond: Condvar,
     pub(crate) transport: Box<dyn Transport>,
-    log: Option<LogSink>,
-    elicit: Option<ElicitationHandler>,
+    handlers: Handlers,
+    /// The server requests being answered (sampling), so the server's
+    /// `notifications/cancelled` or the client's close can stop them.
+    serving: Mutex<HashMap<Id, CancellationToken>>,
     /// How many times the server said its tools changed: each bridge
     /// compares it with the count at its own listing.
     changes: AtomicU64,
@@ -66,18 +83,13 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
-    pub(crate) fn new(
-        session: Session,
-        transport: Box<dyn Transport>,
-        log: Option<LogSink>,
-        elicit: Option<ElicitationHandler>,
-    ) -> Arc<Shared> {
+    pub(crate) fn new(session: Session, transport: Box<dyn Transport>, handlers: Handlers) -> Arc<Shared> {
         Arc::new(Shared {
             inner: Mutex::new(Inner { session, done: HashMap::new() }),
             cond: Condvar::new(),
             transport,
-            log,
-            elicit,
+            handlers,
+            serving: Mutex::new(HashMap::new()),
             changes: AtomicU64::new(0),
             progress: Mutex::new(HashMap::new()),
             next_token: AtomicU64::new(1),
@@ -113,7 +125,7 @@ impl Shared {
 
     /// A note from the transport (skipped output) for the log sink.
     pub(crate) fn note(&self, level: &str, text: String) {
-        if let Some(sink) = &self.log {
+        if let Some(sink) = &self.handlers.log {
             sink(&LogMessage { level: level.into(), logger: Some("golem.mcp".into()), data: text.into() });
         }
     }
@@ -144,6 +156,15 @@ impl Shared {
         self.progress.lock().unwrap_or_else(|p| p.into_inner()).remove(token);
     }
 
+    /// The application's callback for a resource update (SPEC MCP-20);
+    /// a panic in it is contained and logged, the reader goes on.
+    fn resource_updated(&self, uri: &str) {
+        let Some(sink) = &self.handlers.resource_updated else { return };
+        if let Err(panicked) = contain("the resource update callback", || sink(uri)) {
+            self.note("warning", panicked.to_string());
+        }
+    }
+
     fn report_progress(&self, token: &Value, progress: &Progress) {
         let Some(token) = token.as_str() else { return };
         let sink = self.progress.lock().unwrap_or_else(|p| p.into_inner()).get(token).cloned();
@@ -157,7 +178,7 @@ impl Shared {
     /// send the answer.
     fn elicit(self: &Arc<Self>, id: Id, params: Value) {
         let request = ElicitationRequest::from_params(&params);
-        let Some(handler) = self.elicit.clone() else {
+        let Some(handler) = self.handlers.elicit.clone() else {
             return self.respond(id, elicitation::declined());
         };
         let shared = Arc::clone(self);
@@ -173,9 +194,53 @@ impl Shared {
         }
     }
 
+    /// Put a sampling request to the application's model on a thread of
+    /// its own (SPEC MCP-18), then send the answer — unless the server
+    /// canceled the request or the client closed meanwhile.
+    fn sample(self: &Arc<Self>, id: Id, params: Value) {
+        let Some(sampler) = self.handlers.sampler.clone() else {
+            return self.respond_error(id, RpcError::method_not_found("sampling/createMessage"));
+        };
+        let cancel = CancellationToken::new();
+        self.serving().insert(id.clone(), cancel.clone());
+        let (shared, id_) = (Arc::clone(self), id.clone());
+        let spawned = std::thread::Builder::new().name("golem-mcp-sample".into()).spawn(move || {
+            let note = |text: String| shared.note("warning", text);
+            let outcome = sampler.answer(&params, &cancel, &note);
+            shared.serving().remove(&id_);
+            match outcome {
+                Some(Ok(result)) => shared.respond(id_, result),
+                Some(Err(error)) => shared.respond_error(id_, error),
+                None => {}
+            }
+        });
+        if let Err(error) = spawned {
+            self.serving().remove(&id);
+            self.note("warning", format!("could not start a thread for a sampling request: {error}"));
+            let refusal =
+                RpcError { code: -32603, message: "the client could not take the request".into(), data: None };
+            self.respond_error(id, refusal);
+        }
+    }
+
+    fn serving(&self) -> MutexGuard<'_, HashMap<Id, CancellationToken>> {
+        self.serving.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Stop answering every server request (the client is closing).
+    pub(crate) fn cancel_serving(&self) {
+        self.serving().drain().for_each(|(_, cancel)| cancel.cancel());
+    }
+
     fn respond(self: &Arc<Self>, id: Id, result: Value) {
         let mut inner = self.lock();
         inner.session.respond(id, result);
+        self.pump(inner);
+    }
+
+    fn respond_error(self: &Arc<Self>, id: Id, error: RpcError) {
+        let mut inner = self.lock();
+        inner.session.respond_error(id, error);
         self.pump(inner);
     }
 
@@ -205,13 +270,22 @@ impl Shared {
             self.lock().done.extend(answers);
             self.cond.notify_all();
         }
-        if let Some(sink) = &self.log {
+        if let Some(sink) = &self.handlers.log {
             logs.iter().for_each(|log| sink(log));
         }
         for event in later {
             match event {
                 SessionEvent::Progress { token, progress } => self.report_progress(&token, &progress),
-                SessionEvent::Request { id, params, .. } => self.elicit(id, params),
+                SessionEvent::Request { id, method, params } => match method.as_str() {
+                    "sampling/createMessage" => self.sample(id, params),
+                    _ => self.elicit(id, params),
+                },
+                SessionEvent::ResourceUpdated { uri } => self.resource_updated(&uri),
+                SessionEvent::ServerCanceled { id } => {
+                    if let Some(cancel) = self.serving().remove(&id) {
+                        cancel.cancel();
+                    }
+                }
                 _ => {}
             }
         }

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 pub const MCP_VERSION: &str = "2.3.0";
 
 /// The reference server's tools, in listing order.
-pub const TOOLS: [&str; 13] = [
+pub const TOOLS: [&str; 16] = [
     "echo",
     "add",
     "image",
@@ -32,6 +32,9 @@ pub const TOOLS: [&str; 13] = [
     "drop_stream",
     "ask",
     "count",
+    "sample",
+    "roots",
+    "touch",
 ];
 
 pub fn fixtures() -> PathBuf {
@@ -80,7 +83,11 @@ pub struct HttpServer {
 
 impl HttpServer {
     pub fn start(extra: &[&str]) -> HttpServer {
-        let port = free_port();
+        HttpServer::start_on(free_port(), extra)
+    }
+
+    /// On `port` (to start a server again where a killed one was).
+    pub fn start_on(port: u16, extra: &[&str]) -> HttpServer {
         let child = Command::new(python())
             .arg(server_script())
             .arg("http")

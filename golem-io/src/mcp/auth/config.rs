@@ -123,6 +123,8 @@ pub struct OAuth {
     pub(crate) scopes: Option<Vec<String>>,
     pub(crate) store: Arc<dyn TokenStore>,
     pub(crate) offline_access: bool,
+    /// The authorization server a pre-registered client belongs to.
+    pub(crate) issuer: Option<String>,
 }
 
 impl OAuth {
@@ -136,7 +138,23 @@ impl OAuth {
             scopes: None,
             store: Arc::new(MemoryTokenStore::new()),
             offline_access: true,
+            issuer: None,
         }
+    }
+
+    /// Every credential the configuration holds, for redaction.
+    pub(crate) fn secrets(&self) -> Vec<&Secret> {
+        let mut secrets = Vec::new();
+        if let Some(client) = &self.client {
+            secrets.extend(&client.secret);
+            if let Some(ClientAuth::SecretBasic(secret) | ClientAuth::SecretPost(secret)) = &client.auth {
+                secrets.push(secret);
+            }
+        }
+        if let Grant::IdJag { id_token, .. } = &self.grant {
+            secrets.push(id_token);
+        }
+        secrets
     }
 
     /// The authorization code grant with PKCE: `authorize` sends the user
@@ -149,7 +167,9 @@ impl OAuth {
     }
 
     /// The client credentials grant: no user; the client authenticates
-    /// with `auth` as `client_id`.
+    /// with `auth` as `client_id`. Name the authorization server the
+    /// client belongs to with [`issuer`](Self::issuer): its credentials go
+    /// nowhere else.
     pub fn client_credentials(client_id: impl Into<String>, auth: ClientAuth) -> OAuth {
         let mut oauth = OAuth::with_grant(Grant::ClientCredentials);
         oauth.client = Some(KnownClient { id: client_id.into(), secret: None, auth: Some(auth) });
@@ -160,7 +180,8 @@ impl OAuth {
     /// user's identity token `id_token` from their IdP is exchanged at
     /// `idp_token_endpoint` (as `idp_client_id`) for an identity assertion
     /// grant, which the MCP server's authorization server takes from
-    /// `client_id` (authenticated with `client_secret`, HTTP Basic).
+    /// `client_id` (authenticated with `client_secret`, HTTP Basic). Name
+    /// that authorization server with [`issuer`](Self::issuer).
     pub fn id_jag(
         client_id: impl Into<String>,
         client_secret: impl Into<Secret>,
@@ -181,9 +202,28 @@ impl OAuth {
 
     /// Builder-style: a pre-registered client (no registration): its id
     /// and, for a confidential client, its secret. The token endpoint
-    /// method follows the server's metadata (basic, else post).
+    /// method follows the server's metadata (basic, else post). With a
+    /// secret, name the authorization server it belongs to with
+    /// [`issuer`](Self::issuer).
     pub fn client(mut self, client_id: impl Into<String>, client_secret: Option<Secret>) -> Self {
         self.client = Some(KnownClient { id: client_id.into(), secret: client_secret, auth: None });
+        self
+    }
+
+    /// Builder-style: the authorization server (its issuer identifier, as
+    /// its metadata names it: `https://auth.example.com`) a pre-registered
+    /// client belongs to (SPEC AUTH-02). The client's credentials go to
+    /// that server only: when the MCP server names another, the flow stops
+    /// with [`AuthStage::Issuer`](crate::mcp::AuthStage::Issuer) before
+    /// anything is sent. **Required** for a client with credentials — a
+    /// secret ([`client`](Self::client) with one, [`client_credentials`],
+    /// [`id_jag`]) or a signing key — and checked, when given, for a public
+    /// one.
+    ///
+    /// [`client_credentials`]: Self::client_credentials
+    /// [`id_jag`]: Self::id_jag
+    pub fn issuer(mut self, issuer: impl Into<String>) -> Self {
+        self.issuer = Some(issuer.into());
         self
     }
 
@@ -251,6 +291,7 @@ impl fmt::Debug for OAuth {
             .field("client_metadata_url", &self.client_metadata_url)
             .field("scopes", &self.scopes)
             .field("offline_access", &self.offline_access)
+            .field("issuer", &self.issuer)
             .finish_non_exhaustive()
     }
 }

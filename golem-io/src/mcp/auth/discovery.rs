@@ -5,8 +5,17 @@
 //! server without any of it is a 2025-03-26 server: its origin is the
 //! authorization server, with metadata at the root or the default
 //! endpoints `/authorize`, `/token` and `/register`.
+//!
+//! Every URL is held to [`Endpoints`] (SPEC AUTH-01), and the metadata's
+//! `issuer` must be the issuer it was looked up for (RFC 8414 §3.3, SPEC
+//! AUTH-02): a host the resource metadata names cannot pose as another
+//! authorization server. A 2025-03-26 server, which names no issuer, has
+//! its metadata at its own origin's root; the issuer that metadata claims
+//! must then be on that origin (it may have a path: the metadata was not
+//! looked up from it).
 
 use super::challenge::Challenge;
+use super::endpoint::Endpoints;
 use super::wire::Wire;
 use crate::mcp::error::{AuthStage, McpError};
 use serde_json::Value;
@@ -26,6 +35,7 @@ pub(crate) struct Discovered {
 /// What the flow needs from the authorization server's metadata.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ServerMetadata {
+    /// The issuer identifier, as checked against the metadata.
     pub(crate) issuer: String,
     pub(crate) authorization_endpoint: String,
     pub(crate) token_endpoint: String,
@@ -39,10 +49,18 @@ fn fail(reason: impl Into<String>) -> McpError {
     McpError::auth(AuthStage::Discovery, reason)
 }
 
+/// True when issuer identifiers `a` and `b` name the same authorization
+/// server: identical, but for a trailing slash (`https://as.example.com`
+/// and `https://as.example.com/` are one URL once parsed).
+pub(crate) fn same_issuer(a: &str, b: &str) -> bool {
+    a == b || a.strip_suffix('/').unwrap_or(a) == b.strip_suffix('/').unwrap_or(b)
+}
+
 /// Discover for the MCP endpoint `server`, after `challenge`.
 pub(crate) fn discover(wire: &Wire, server: &str, challenge: &Challenge) -> Result<Discovered, McpError> {
     let server_url = Url::parse(server).map_err(|_| fail("the server URL does not parse"))?;
-    let resource_doc = protected_resource(wire, &server_url, challenge)?;
+    let endpoints = Endpoints::for_server(&server_url);
+    let resource_doc = protected_resource(wire, &endpoints, &server_url, challenge)?;
     let (resource, resource_scopes, issuer) = match &resource_doc {
         Some(doc) => {
             let resource = doc.get("resource").and_then(Value::as_str).unwrap_or(server);
@@ -52,25 +70,31 @@ pub(crate) fn discover(wire: &Wire, server: &str, challenge: &Challenge) -> Resu
                 .and_then(Value::as_array)
                 .and_then(|servers| servers.iter().find_map(Value::as_str))
                 .ok_or_else(|| fail("the protected-resource metadata names no authorization server"))?;
-            let issuer = Url::parse(issuer).map_err(|_| fail("the authorization server URL does not parse"))?;
-            (resource.to_string(), strings(doc.get("scopes_supported")), issuer)
+            (resource.to_string(), strings(doc.get("scopes_supported")), issuer.to_string())
         }
-        None => (canonical(&server_url), None, origin(&server_url)),
+        None => (canonical(&server_url), None, origin(&server_url).as_str().trim_end_matches('/').to_string()),
     };
-    let server = match server_metadata(wire, &issuer)? {
+    let issuer_url = endpoints.check("authorization server", &issuer)?;
+    let legacy = resource_doc.is_none();
+    let server = match server_metadata(wire, &endpoints, &issuer, &issuer_url, legacy)? {
         Some(metadata) => metadata,
         // 2025-03-26: no metadata means the default endpoints.
         None if resource_doc.is_none() => legacy_endpoints(&issuer),
-        None => return Err(fail(format!("no authorization server metadata for {issuer}"))),
+        None => return Err(fail(format!("no authorization server metadata for {}", shown(&issuer)))),
     };
     Ok(Discovered { resource, resource_scopes, server })
 }
 
 /// The protected-resource metadata document, if the server has one.
-fn protected_resource(wire: &Wire, server: &Url, challenge: &Challenge) -> Result<Option<Value>, McpError> {
+fn protected_resource(
+    wire: &Wire,
+    endpoints: &Endpoints,
+    server: &Url,
+    challenge: &Challenge,
+) -> Result<Option<Value>, McpError> {
     let mut candidates = Vec::new();
     if let Some(url) = &challenge.resource_metadata {
-        candidates.push(url.clone());
+        candidates.push(endpoints.check_challenge(server, url)?.to_string());
     } else {
         let path = server.path().trim_end_matches('/');
         let root = origin(server);
@@ -79,6 +103,9 @@ fn protected_resource(wire: &Wire, server: &Url, challenge: &Challenge) -> Resul
                 .push(format!("{}/.well-known/oauth-protected-resource{path}", root.as_str().trim_end_matches('/')));
         }
         candidates.push(format!("{}/.well-known/oauth-protected-resource", root.as_str().trim_end_matches('/')));
+        for candidate in &candidates {
+            endpoints.check("resource metadata URL", candidate)?;
+        }
     }
     first_document(wire, &candidates)
 }
@@ -95,10 +122,20 @@ fn first_document(wire: &Wire, candidates: &[String]) -> Result<Option<Value>, M
     Ok(None)
 }
 
-fn server_metadata(wire: &Wire, issuer: &Url) -> Result<Option<ServerMetadata>, McpError> {
-    let root = origin(issuer);
+/// The metadata of the authorization server `issuer` (the identifier as
+/// named, and parsed): its `issuer` must be that identifier — or, for a
+/// `legacy` server whose origin `issuer` is, on that origin — and its
+/// endpoints must pass [`Endpoints::check`].
+fn server_metadata(
+    wire: &Wire,
+    endpoints: &Endpoints,
+    issuer: &str,
+    issuer_url: &Url,
+    legacy: bool,
+) -> Result<Option<ServerMetadata>, McpError> {
+    let root = origin(issuer_url);
     let root = root.as_str().trim_end_matches('/');
-    let path = issuer.path().trim_end_matches('/');
+    let path = issuer_url.path().trim_end_matches('/');
     let candidates = if path.is_empty() {
         vec![
             format!("{root}/.well-known/oauth-authorization-server"),
@@ -113,17 +150,30 @@ fn server_metadata(wire: &Wire, issuer: &Url) -> Result<Option<ServerMetadata>, 
     };
     let Some(doc) = first_document(wire, &candidates)? else { return Ok(None) };
     let text = |key: &str| doc.get(key).and_then(Value::as_str).map(str::to_string);
-    let endpoint = |key: &str| text(key).ok_or_else(|| fail(format!("the authorization server metadata has no {key}")));
+    let claimed = text("issuer").ok_or_else(|| {
+        McpError::auth(AuthStage::Issuer, format!("the metadata of {} names no issuer", shown(issuer)))
+    })?;
+    let on_origin = || Url::parse(&claimed).is_ok_and(|claimed| claimed.origin() == issuer_url.origin());
+    if !(same_issuer(&claimed, issuer) || legacy && on_origin()) {
+        return Err(McpError::auth(
+            AuthStage::Issuer,
+            format!("the metadata looked up for {} claims to be {}", shown(issuer), shown(&claimed)),
+        ));
+    }
+    let endpoint = |key: &str| {
+        let url = text(key).ok_or_else(|| fail(format!("the authorization server metadata has no {key}")))?;
+        endpoints.check(&key.replace('_', " "), &url).map(|_| url)
+    };
     // PKCE is required; metadata that does not offer S256 cannot be used.
     let methods = strings(doc.get("code_challenge_methods_supported")).unwrap_or_default();
     if !methods.iter().any(|m| m == "S256") {
         return Err(fail("the authorization server does not offer PKCE with S256"));
     }
     Ok(Some(ServerMetadata {
-        issuer: text("issuer").unwrap_or_else(|| issuer.as_str().trim_end_matches('/').to_string()),
+        issuer: if legacy { claimed } else { issuer.to_string() },
         authorization_endpoint: endpoint("authorization_endpoint")?,
         token_endpoint: endpoint("token_endpoint")?,
-        registration_endpoint: text("registration_endpoint"),
+        registration_endpoint: text("registration_endpoint").map(|_| endpoint("registration_endpoint")).transpose()?,
         scopes_supported: strings(doc.get("scopes_supported")),
         auth_methods: strings(doc.get("token_endpoint_auth_methods_supported"))
             .unwrap_or_else(|| vec!["client_secret_basic".to_string()]),
@@ -131,8 +181,8 @@ fn server_metadata(wire: &Wire, issuer: &Url) -> Result<Option<ServerMetadata>, 
     }))
 }
 
-fn legacy_endpoints(base: &Url) -> ServerMetadata {
-    let root = base.as_str().trim_end_matches('/').to_string();
+fn legacy_endpoints(issuer: &str) -> ServerMetadata {
+    let root = issuer.trim_end_matches('/').to_string();
     ServerMetadata {
         issuer: root.clone(),
         authorization_endpoint: format!("{root}/authorize"),
@@ -185,7 +235,7 @@ fn strings(value: Option<&Value>) -> Option<Vec<String>> {
 }
 
 fn shown(url: &str) -> String {
-    crate::mcp::http::shown_url(url)
+    crate::mcp::redact::shown_url(url)
 }
 
 #[cfg(test)]
@@ -202,5 +252,14 @@ mod tests {
             let error = check_resource(&server, other).unwrap_err();
             assert!(matches!(error, McpError::Auth { stage: AuthStage::ResourceMismatch, .. }), "{other}");
         }
+    }
+
+    #[test]
+    fn auth_02_issuers_match_exactly_but_for_a_trailing_slash() {
+        assert!(same_issuer("https://as.example.com", "https://as.example.com/"));
+        assert!(same_issuer("https://as.example.com/tenant", "https://as.example.com/tenant"));
+        assert!(!same_issuer("https://as.example.com", "https://evil.example.com"));
+        assert!(!same_issuer("https://as.example.com/a", "https://as.example.com/b"));
+        assert!(!same_issuer("https://as.example.com", "http://as.example.com"));
     }
 }

@@ -5,14 +5,21 @@
 //! One flow at a time: requests that hit a 401 together wait for the first
 //! one's flow and then use its token (a generation counter tells them a
 //! newer token is in).
+//!
+//! A client with credentials goes only to the authorization server it
+//! belongs to (SPEC AUTH-02): a pre-registered one to the issuer the
+//! application pinned it to ([`OAuth::issuer`]), a registered one to the
+//! issuer that registered it. Every error the flow returns is cleaned of
+//! every credential it holds or sent ([`Wire::redact`], SPEC AUTH-03).
 
 use super::challenge::Challenge;
-use super::config::{AuthorizationRequest, AuthorizationResponse, ClientAuth, Grant, KnownClient, OAuth};
+use super::config::{AuthorizationRequest, AuthorizationResponse, ClientAuth, Grant, OAuth};
 use super::crypto::{random_token, s256};
-use super::discovery::{discover, Discovered};
+use super::discovery::{discover, same_issuer, Discovered, ServerMetadata};
 use super::store::Tokens;
 use super::wire::{Answer, Wire};
 use crate::mcp::error::{AuthStage, McpError};
+use crate::mcp::redact::{one_line, shown_url};
 use golem_providers::Secret;
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
@@ -32,6 +39,8 @@ const ASSERTION_TYPE: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-be
 struct Client {
     id: String,
     auth: ClientAuth,
+    /// The authorization server it belongs to.
+    issuer: String,
 }
 
 #[derive(Default)]
@@ -57,7 +66,11 @@ pub(crate) struct Authorizer {
 
 impl Authorizer {
     pub(crate) fn new(config: OAuth, server: String, agent: ureq::Agent) -> Authorizer {
-        Authorizer { config, server, wire: Wire::new(agent), state: Mutex::new(State::default()), flow: Mutex::new(()) }
+        let wire = Wire::new(agent);
+        for secret in config.secrets() {
+            wire.hold(secret.expose());
+        }
+        Authorizer { config, server, wire, state: Mutex::new(State::default()), flow: Mutex::new(()) }
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
@@ -72,6 +85,9 @@ impl Authorizer {
             if !state.loaded {
                 state.loaded = true;
                 state.tokens = self.config.store.load(&self.server);
+                if let Some(tokens) = &state.tokens {
+                    self.hold(tokens);
+                }
             }
             state.tokens.as_ref().is_some_and(|t| t.expired(SystemTime::now()) && t.refresh_token.is_some())
         };
@@ -88,9 +104,20 @@ impl Authorizer {
         self.state().tokens.as_ref().map(|t| t.access_token.clone())
     }
 
+    fn hold(&self, tokens: &Tokens) {
+        self.wire.hold(tokens.access_token.expose());
+        if let Some(refresh) = &tokens.refresh_token {
+            self.wire.hold(refresh.expose());
+        }
+    }
+
     /// The server refused the token of `generation` (401): unless a newer
     /// token came meanwhile, refresh it, else run the whole flow.
     pub(crate) fn unauthorized(&self, generation: u64, challenge: &Challenge) -> Result<(), McpError> {
+        self.unauthorized_raw(generation, challenge).map_err(|e| self.wire.redact(e))
+    }
+
+    fn unauthorized_raw(&self, generation: u64, challenge: &Challenge) -> Result<(), McpError> {
         let _flow = self.flow.lock().unwrap_or_else(|p| p.into_inner());
         if self.state().generation != generation {
             return Ok(());
@@ -105,6 +132,10 @@ impl Authorizer {
     /// (403 `insufficient_scope`). False when a step-up cannot help: the
     /// token already holds every scope the challenge names.
     pub(crate) fn step_up(&self, generation: u64, challenge: &Challenge) -> Result<bool, McpError> {
+        self.step_up_raw(generation, challenge).map_err(|e| self.wire.redact(e))
+    }
+
+    fn step_up_raw(&self, generation: u64, challenge: &Challenge) -> Result<bool, McpError> {
         let _flow = self.flow.lock().unwrap_or_else(|p| p.into_inner());
         if self.state().generation != generation {
             return Ok(true);
@@ -131,7 +162,13 @@ impl Authorizer {
             (refresh, state.discovered.clone(), state.client.clone())
         };
         let (Some(refresh), Some(discovered)) = (refresh, discovered) else { return Ok(false) };
-        let Some(client) = client.or_else(|| self.known_client(&discovered)) else { return Ok(false) };
+        let client = match client {
+            Some(client) => client,
+            None => match self.known_client(&discovered) {
+                Ok(Some(client)) => client,
+                _ => return Ok(false),
+            },
+        };
         let form = vec![
             ("grant_type", "refresh_token".to_string()),
             ("refresh_token", refresh.expose().to_string()),
@@ -162,7 +199,7 @@ impl Authorizer {
                 self.authorization_code(&discovered, &client, scope.as_deref())?
             }
             Grant::ClientCredentials => {
-                let client = self.known_client(&discovered).ok_or_else(|| token_error("no client configured"))?;
+                let client = self.known_client(&discovered)?.ok_or_else(|| token_error("no client configured"))?;
                 let mut form = vec![("grant_type", "client_credentials".to_string())];
                 form.push(("resource", discovered.resource.clone()));
                 if let Some(scope) = &scope {
@@ -173,7 +210,7 @@ impl Authorizer {
                 tokens_from(&answer, scope.as_deref().unwrap_or_default())?
             }
             Grant::IdJag { idp_token_endpoint, idp_client_id, id_token } => {
-                let client = self.known_client(&discovered).ok_or_else(|| token_error("no client configured"))?;
+                let client = self.known_client(&discovered)?.ok_or_else(|| token_error("no client configured"))?;
                 let grant = self.id_jag(&discovered, idp_token_endpoint, idp_client_id, id_token)?;
                 let mut form = vec![("grant_type", JWT_BEARER.to_string()), ("assertion", grant.expose().to_string())];
                 if let Some(scope) = &scope {
@@ -189,6 +226,7 @@ impl Authorizer {
     }
 
     fn keep(&self, tokens: Tokens) {
+        self.hold(&tokens);
         self.config.store.save(&self.server, &tokens);
         let mut state = self.state();
         state.tokens = Some(tokens);
@@ -215,31 +253,61 @@ impl Authorizer {
         (!scopes.is_empty()).then(|| scopes.join(" "))
     }
 
-    /// The configured client, with its token endpoint method settled.
-    fn known_client(&self, discovered: &Discovered) -> Option<Client> {
-        let known: &KnownClient = self.config.client.as_ref()?;
+    /// The configured client, with its token endpoint method settled —
+    /// if it may go to the authorization server found (SPEC AUTH-02): one
+    /// with credentials only to the issuer it is pinned to.
+    fn known_client(&self, discovered: &Discovered) -> Result<Option<Client>, McpError> {
+        let Some(known) = self.config.client.as_ref() else { return Ok(None) };
         let auth = match (&known.auth, &known.secret) {
             (Some(auth), _) => auth.clone(),
             (None, None) => ClientAuth::None,
             (None, Some(secret)) => secret_auth(&discovered.server.auth_methods, secret.clone()),
         };
-        Some(Client { id: known.id.clone(), auth })
+        let found = &discovered.server.issuer;
+        match &self.config.issuer {
+            Some(pinned) if !same_issuer(pinned, found) => {
+                return Err(McpError::auth(
+                    AuthStage::Issuer,
+                    format!(
+                        "the client is registered with {}, but the server names {}",
+                        shown_url(pinned),
+                        shown_url(found)
+                    ),
+                ))
+            }
+            None if !matches!(auth, ClientAuth::None) => {
+                return Err(McpError::auth(
+                    AuthStage::Issuer,
+                    format!(
+                        "the client's credentials go only to the authorization server that issued them; the server \
+                         names {}: pin the client to its issuer (OAuth::issuer)",
+                        shown_url(found)
+                    ),
+                ))
+            }
+            _ => {}
+        }
+        Ok(Some(Client { id: known.id.clone(), auth, issuer: found.clone() }))
     }
 
     /// Who the client is for the authorization code grant: configured,
     /// else its metadata document URL (where the server takes one), else
     /// registered (RFC 7591). Registration happens once per server.
     fn client(&self, discovered: &Discovered) -> Result<Client, McpError> {
-        if let Some(client) = self.known_client(discovered) {
-            return Ok(client);
-        }
-        if let Some(client) = self.state().client.clone() {
+        if let Some(client) = self.known_client(discovered)? {
             return Ok(client);
         }
         let server = &discovered.server;
+        // A registered client belongs to the server that registered it.
+        let registered = self.state().client.clone().filter(|c| same_issuer(&c.issuer, &server.issuer));
+        if let Some(client) = registered {
+            return Ok(client);
+        }
         let client = match (&self.config.client_metadata_url, &server.registration_endpoint) {
-            (Some(url), _) if server.client_id_metadata_documents => Client { id: url.clone(), auth: ClientAuth::None },
-            (_, Some(endpoint)) => self.register(endpoint, &server.auth_methods)?,
+            (Some(url), _) if server.client_id_metadata_documents => {
+                Client { id: url.clone(), auth: ClientAuth::None, issuer: server.issuer.clone() }
+            }
+            (_, Some(endpoint)) => self.register(endpoint, server)?,
             _ => {
                 return Err(McpError::auth(
                     AuthStage::Registration,
@@ -251,7 +319,8 @@ impl Authorizer {
         Ok(client)
     }
 
-    fn register(&self, endpoint: &str, methods: &[String]) -> Result<Client, McpError> {
+    fn register(&self, endpoint: &str, server: &ServerMetadata) -> Result<Client, McpError> {
+        let methods = &server.auth_methods;
         let fail = |reason: String| McpError::auth(AuthStage::Registration, reason);
         let method = if methods.iter().any(|m| m == "none") {
             "none"
@@ -280,7 +349,7 @@ impl Authorizer {
             (Some("client_secret_basic"), Some(secret)) => ClientAuth::SecretBasic(secret),
             (_, Some(secret)) => secret_auth(methods, secret),
         };
-        Ok(Client { id, auth })
+        Ok(Client { id, auth, issuer: server.issuer.clone() })
     }
 
     /// PKCE, the application's authorize callback, and the code exchange.
@@ -421,8 +490,9 @@ fn read_redirect(redirect: &str) -> Result<(Secret, Option<String>), String> {
     let url = Url::parse(redirect).map_err(|_| "the redirect URL does not parse".to_string())?;
     let get = |name: &str| url.query_pairs().find(|(k, _)| k == name).map(|(_, v)| v.into_owned());
     if let Some(error) = get("error") {
-        let description = get("error_description").map(|d| format!(": {d}")).unwrap_or_default();
-        return Err(format!("the authorization server answered {error}{description}"));
+        // What the server put there is shown, bounded and on one line.
+        let description = get("error_description").map(|d| format!(": {}", one_line(&d, 200))).unwrap_or_default();
+        return Err(format!("the authorization server answered {}{description}", one_line(&error, 100)));
     }
     let code = get("code").ok_or_else(|| "the redirect carries no code".to_string())?;
     Ok((Secret::new(code), get("state")))

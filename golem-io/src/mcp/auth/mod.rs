@@ -20,6 +20,7 @@ mod challenge;
 mod config;
 mod crypto;
 mod discovery;
+mod endpoint;
 mod flow;
 mod store;
 mod wire;

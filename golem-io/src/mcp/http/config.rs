@@ -2,6 +2,7 @@
 //! (SPEC MCP-06, ERR-06).
 
 use crate::mcp::auth::OAuth;
+pub(crate) use crate::mcp::redact::shown_url;
 use std::fmt;
 
 /// A header value that never shows in `Debug` or `Display`.
@@ -96,6 +97,18 @@ impl HttpConfig {
     /// changes, logs, pings (on by default). A server that offers none
     /// answers 405, which is fine. See
     /// [`McpClient::listen_state`](crate::mcp::McpClient::listen_state).
+    ///
+    /// **What turning it off loses.** Everything a server sends on that
+    /// stream never arrives: tool-list changes (bridges are not marked
+    /// stale), logs, resource updates, and server *requests* sent there.
+    /// Servers on the TypeScript SDK send their requests — elicitation,
+    /// sampling, `roots/list` — on that stream even in the middle of a tool
+    /// call, so with it off such a tool call waits for an answer that never
+    /// comes, until its timeout: elicitation and sampling silently stop
+    /// working with those servers. A server that forgot the session is also
+    /// noticed only by the next request (which, for `tools/call`, then
+    /// fails with [`McpError::SessionLost`](crate::mcp::McpError::SessionLost)).
+    /// Turn it off only for servers that send nothing outside requests.
     pub fn listen(mut self, listen: bool) -> Self {
         self.listen = listen;
         self
@@ -118,26 +131,5 @@ impl fmt::Debug for HttpConfig {
             .field("proxy", &self.proxy.as_ref().map(|Secret(url)| shown_url(url)))
             .field("oauth", &self.oauth)
             .finish()
-    }
-}
-
-/// `url` without user info, query or fragment — they may hold secrets.
-pub(crate) fn shown_url(url: &str) -> String {
-    let url = url.split(['?', '#']).next().unwrap_or_default();
-    let Some((scheme, rest)) = url.split_once("://") else { return url.to_string() };
-    let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
-    let host = authority.rsplit_once('@').map_or(authority, |(_, host)| host);
-    format!("{scheme}://{host}{path}")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn shown_urls_lose_credentials_and_queries() {
-        assert_eq!(shown_url("https://u:p@h.example:8443/mcp?key=1#x"), "https://h.example:8443/mcp");
-        assert_eq!(shown_url("http://127.0.0.1:9/mcp"), "http://127.0.0.1:9/mcp");
-        assert_eq!(shown_url("not a url?x"), "not a url");
     }
 }

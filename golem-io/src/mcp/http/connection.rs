@@ -102,9 +102,10 @@ impl HttpInner {
         self.listen.wake();
     }
 
+    /// A failed request as the client reports it: unreachable (refused,
+    /// reset before any response: SPEC MCP-22) or another HTTP failure.
     pub(super) fn http_error(&self, error: ureq::Error) -> McpError {
-        // ureq's messages name the failure, never the request headers.
-        McpError::Http(error.to_string())
+        super::reach::classify(error, self.config.shown_url())
     }
 
     /// The token for the next request and its generation (0 without OAuth).

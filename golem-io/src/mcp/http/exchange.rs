@@ -28,7 +28,8 @@ impl HttpInner {
     /// Refusals are acted on where the protocol says how: a 401 runs the
     /// authorization flow once, a 403 `insufficient_scope` steps up (at
     /// most [`MAX_STEP_UPS`] times), and a forgotten session (404, or 400
-    /// saying so) is started again, once, for requests.
+    /// saying so) is started again, once, for requests — which are then
+    /// sent again when that is safe ([`safe_to_repeat`]).
     pub(super) fn exchange(
         &self,
         shared: &Arc<Shared>,
@@ -69,13 +70,19 @@ impl HttpInner {
             if refusal.session_gone() && session.is_some() && expect.is_some() && !reinitialized {
                 reinitialized = true;
                 self.reinitialize(shared, session.as_deref())?;
+                let method = message.method().unwrap_or_default();
+                if !safe_to_repeat(method) {
+                    return Err(McpError::SessionLost { method: method.to_string() });
+                }
                 continue;
             }
             return Err(self.refused(refusal));
         }
     }
 
-    fn reinitialize(&self, shared: &Arc<Shared>, stale: Option<&str>) -> Result<(), McpError> {
+    /// Start a new session in place of `stale` (SPEC MCP-21), unless a
+    /// request that found it gone at the same time already did.
+    pub(super) fn reinitialize(&self, shared: &Arc<Shared>, stale: Option<&str>) -> Result<(), McpError> {
         let _one_at_a_time = self.reinit.lock().unwrap_or_else(|p| p.into_inner());
         if self.session_id().as_deref() != stale {
             return Ok(()); // another request already did it
@@ -102,9 +109,18 @@ impl HttpInner {
                 let mut stream = Stream::default();
                 // Stop reading once our answer is in (or the caller gave up).
                 let answered = || expect.is_some_and(|id| !shared.is_pending(id));
-                read_events(shared, body, &mut stream, answered).into_result()?;
-                if let Some(id) = expect.filter(|id| shared.is_pending(*id) && stream.resumable()) {
-                    return super::resume::resume(self, shared, id, method, stream);
+                let outcome = read_events(shared, body, &mut stream, answered).checked()?;
+                match expect.filter(|id| shared.is_pending(*id)) {
+                    Some(id) if stream.resumable() => {
+                        return super::resume::resume(self, shared, id, method, stream, outcome.cut);
+                    }
+                    // The connection broke and nothing can pick the stream
+                    // up: the server is gone as far as this answer goes.
+                    Some(_) if outcome.cut => {
+                        let reason = format!("the connection broke before it answered {method}");
+                        return Err(McpError::Unreachable { url: self.config.shown_url(), reason });
+                    }
+                    _ => {}
                 }
             } else {
                 read_json(shared, body)?;
@@ -115,6 +131,28 @@ impl HttpInner {
             _ => Ok(()),
         }
     }
+}
+
+/// Requests a client may send again after the server lost their session
+/// (SPEC MCP-21): the server refused them before doing anything, and they
+/// change nothing. Anything else — `tools/call` above all, and methods this
+/// client does not know — fails with [`McpError::SessionLost`] instead, so
+/// a tool never runs twice without its caller knowing.
+fn safe_to_repeat(method: &str) -> bool {
+    matches!(
+        method,
+        "ping"
+            | "tools/list"
+            | "resources/list"
+            | "resources/templates/list"
+            | "resources/read"
+            | "resources/subscribe"
+            | "resources/unsubscribe"
+            | "prompts/list"
+            | "prompts/get"
+            | "completion/complete"
+            | "logging/setLevel"
+    )
 }
 
 fn read_json(shared: &Arc<Shared>, body: impl Read) -> Result<(), McpError> {

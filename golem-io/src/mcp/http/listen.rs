@@ -18,7 +18,9 @@
 
 use super::backoff::Backoff;
 use super::connection::{header, HttpInner, ACCEPT_SSE};
+use super::status::Refusal;
 use super::stream::{read_events, Stream};
+use crate::mcp::error::McpError;
 use crate::mcp::listen_state::ListenState;
 use crate::mcp::shared::Shared;
 use std::sync::{Arc, Weak};
@@ -29,8 +31,12 @@ use std::time::{Duration, Instant};
 /// connect timeout and then sees the client is closed).
 const JOIN_WAIT: Duration = Duration::from_secs(2);
 
+/// How the listener starts a new session in place of one the server
+/// forgot (the exchange's re-initialize, handed down by the transport).
+pub(super) type Renew = fn(&HttpInner, &Arc<Shared>, Option<&str>) -> Result<(), McpError>;
+
 /// Start listening, once, if the configuration asks for it.
-pub(super) fn start(inner: &Arc<HttpInner>, shared: &Arc<Shared>) {
+pub(super) fn start(inner: &Arc<HttpInner>, shared: &Arc<Shared>, renew: Renew) {
     if !inner.config.listen {
         return;
     }
@@ -40,7 +46,7 @@ pub(super) fn start(inner: &Arc<HttpInner>, shared: &Arc<Shared>) {
     }
     let (inner_, shared_) = (Arc::clone(inner), Arc::downgrade(shared));
     let spawned = std::thread::Builder::new().name("golem-mcp-listen".into()).spawn(move || {
-        run(&inner_, &shared_);
+        run(&inner_, &shared_, renew);
         inner_.listen.finished();
     });
     match spawned {
@@ -103,7 +109,7 @@ enum Attempt {
     Ended { delivered: bool },
 }
 
-fn run(inner: &HttpInner, shared: &Weak<Shared>) {
+fn run(inner: &HttpInner, shared: &Weak<Shared>, renew: Renew) {
     let control = &inner.listen;
     let mut backoff = Backoff::default();
     let mut resume = Resume::default();
@@ -126,9 +132,14 @@ fn run(inner: &HttpInner, shared: &Weak<Shared>) {
             }
             Attempt::Forgotten => {
                 control.set(ListenState::Connecting);
+                // The server restarted or expired the session: start a new
+                // one now (SPEC MCP-21), so the next call finds it ready.
+                // Failing that, a request will find the session gone too
+                // and start one; the stream follows it there either way.
+                if let Err(error) = renew(inner, &strong, session.as_deref()) {
+                    strong.note("warning", format!("the server forgot the session; starting a new one: {error}"));
+                }
                 drop(strong);
-                // A request will find the session gone too and start a new
-                // one; the stream follows it there.
                 if control.wait_until(None, || inner.session_id() != session) {
                     return;
                 }
@@ -143,9 +154,18 @@ fn run(inner: &HttpInner, shared: &Weak<Shared>) {
         drop(strong);
         let Some(delay) = backoff.delay(resume.stream.retry) else {
             if let Some(strong) = shared.upgrade() {
-                strong.note("warning", "the GET stream failed too often; not listening any more".to_string());
+                let note = "the GET stream failed too often; not listening until a new session starts";
+                strong.note("warning", note.to_string());
             }
-            return control.set(ListenState::Failed);
+            control.set(ListenState::Failed);
+            // The server may come back having forgotten the session: the
+            // request that finds out starts a new one, and the stream
+            // follows it there with its backoff reset.
+            if control.wait_until(None, || inner.session_id() != session) {
+                return;
+            }
+            backoff = Backoff::default();
+            continue;
         };
         control.set(ListenState::Connecting);
         if control.wait_until(Some(Instant::now() + delay), || false) {
@@ -169,7 +189,14 @@ fn listen_once(inner: &HttpInner, shared: &Arc<Shared>, resume: &mut Resume, bac
     let status = response.status().as_u16();
     match status {
         405 => return Attempt::Unsupported,
-        404 if resume.session.is_some() => return Attempt::Forgotten,
+        // The server forgot the session (SPEC MCP-21: 404, or a 400 saying
+        // so, as the TypeScript SDK's apps answer).
+        400 | 404 if resume.session.is_some() => {
+            return match Refusal::read(response).session_gone() {
+                true => Attempt::Forgotten,
+                false => Attempt::Refused(format!("HTTP status {status}")),
+            };
+        }
         // With OAuth a request refreshes or re-authorizes; the stream
         // follows with the new token.
         401 | 403 if inner.auth.is_some() => return Attempt::Failed(format!("HTTP status {status}")),

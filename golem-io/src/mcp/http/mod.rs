@@ -10,7 +10,8 @@
 //! ([`listen`]).
 
 //!
-//! Its rooms, each importing only those below it: [`connection`] (the
+//! Its rooms, each importing only those below it: `reach` (which failures
+//! mean the server is gone), [`connection`] (the
 //! endpoint's state and plain requests), `stream` (reading SSE into the
 //! session), `resume` and `listen` (GET streams), `exchange` (one message
 //! and its answer), and this file, the transport the client drives.
@@ -21,11 +22,11 @@ mod connection;
 mod exchange;
 mod listen;
 mod listen_control;
+mod reach;
 mod resume;
 mod status;
 mod stream;
 
-pub(crate) use config::shown_url;
 pub use config::HttpConfig;
 pub use connection::MAX_BODY;
 
@@ -49,7 +50,7 @@ impl HttpTransport {
 
 impl Transport for HttpTransport {
     fn ready(&self, shared: &Arc<Shared>) {
-        listen::start(&self.0, shared);
+        listen::start(&self.0, shared, |inner, shared, stale| inner.reinitialize(shared, stale));
     }
 
     fn listen_state(&self) -> ListenState {

@@ -9,8 +9,9 @@
 
 use super::backoff::Backoff;
 use super::connection::{header, HttpInner, ACCEPT_SSE};
+use super::reach::unreachable_cause;
 use super::status::Refusal;
-use super::stream::{read_events, Stream};
+use super::stream::{read_events, ReadOutcome, Stream};
 use crate::mcp::error::McpError;
 use crate::mcp::shared::Shared;
 use std::sync::atomic::Ordering;
@@ -23,18 +24,31 @@ pub(super) const MAX_RESUMES: u32 = 10;
 /// How often a waiting resumption looks whether it is still wanted.
 const POLL: Duration = Duration::from_millis(10);
 
+/// Resume request `id`'s stream until its answer comes. `cut` says the
+/// connection broke under the stream rather than the server ending it:
+/// without a `retry:` from the server the first GET then goes at once, and
+/// any GET the server refuses to even connect fails the request as
+/// [`McpError::Unreachable`] (SPEC MCP-22) — backing off is for a server
+/// that is there.
 pub(super) fn resume(
     inner: &HttpInner,
     shared: &Arc<Shared>,
     id: u64,
     method: &str,
     mut stream: Stream,
+    mut cut: bool,
 ) -> Result<(), McpError> {
     let deadline = Instant::now() + inner.timeout;
     let mut backoff = Backoff::default();
     let wanted = || shared.is_pending(id) && !inner.closed.load(Ordering::SeqCst);
     for _ in 0..MAX_RESUMES {
-        let Some(delay) = backoff.delay(stream.retry) else { break };
+        let delay = match (cut, stream.retry) {
+            (true, None) => Duration::ZERO,
+            _ => match backoff.delay(stream.retry) {
+                Some(delay) => delay,
+                None => break,
+            },
+        };
         let resume_at = Instant::now() + delay;
         if resume_at >= deadline {
             break;
@@ -48,12 +62,16 @@ pub(super) fn resume(
         if !wanted() {
             return Ok(());
         }
-        match reconnect(inner, shared, id, &mut stream)? {
-            Some(delivered) => {
+        match reconnect(inner, shared, id, method, &mut stream)? {
+            Some(outcome) => {
                 backoff.opened();
-                backoff.ended(delivered);
+                backoff.ended(outcome.delivered);
+                cut = outcome.cut;
             }
-            None => backoff.failed(),
+            None => {
+                backoff.failed();
+                cut = false;
+            }
         }
         if !shared.is_pending(id) {
             return Ok(());
@@ -65,10 +83,17 @@ pub(super) fn resume(
     Ok(())
 }
 
-/// One GET: `Some(delivered)` when a stream opened and ended, `None` when
+/// One GET: what the stream held when one opened and ended, `None` when
 /// none opened this time (worth another try); an error when resuming
-/// cannot work (405: the server keeps no streams; other refusals).
-fn reconnect(inner: &HttpInner, shared: &Arc<Shared>, id: u64, stream: &mut Stream) -> Result<Option<bool>, McpError> {
+/// cannot work (nothing there to connect to, SPEC MCP-22; 405: the server
+/// keeps no streams; a session it forgot, SPEC MCP-21; other refusals).
+fn reconnect(
+    inner: &HttpInner,
+    shared: &Arc<Shared>,
+    id: u64,
+    method: &str,
+    stream: &mut Stream,
+) -> Result<Option<ReadOutcome>, McpError> {
     let session = inner.session_id();
     let version = shared.protocol_version();
     let token = inner.bearer().0;
@@ -78,13 +103,20 @@ fn reconnect(inner: &HttpInner, shared: &Arc<Shared>, id: u64, stream: &mut Stre
         .header("Last-Event-ID", stream.last_event_id.as_str());
     let response = match request.call() {
         Ok(response) => response,
+        Err(error) if unreachable_cause(&error).is_some() => return Err(inner.http_error(error)),
         Err(_) => return Ok(None),
     };
     let status = response.status().as_u16();
     match status {
         200..=299 => {}
         408 | 409 | 425 | 429 | 500..=599 => return Ok(None),
-        _ => return Err(inner.refused(Refusal::read(response))),
+        _ => {
+            let refusal = Refusal::read(response);
+            if refusal.session_gone() && session.is_some() {
+                return Err(McpError::SessionLost { method: method.to_string() });
+            }
+            return Err(inner.refused(refusal));
+        }
     }
     let content_type = header(&response, "content-type").unwrap_or_default().to_ascii_lowercase();
     if !content_type.starts_with("text/event-stream") {
@@ -92,5 +124,5 @@ fn reconnect(inner: &HttpInner, shared: &Arc<Shared>, id: u64, stream: &mut Stre
     }
     let body = response.into_body().into_reader();
     let outcome = read_events(shared, body, stream, || !shared.is_pending(id));
-    outcome.into_result().map(Some)
+    outcome.checked().map(Some)
 }

@@ -2,8 +2,9 @@
 //! secret-free excerpt of its body and its `WWW-Authenticate` challenge —
 //! and whether it says the session is gone.
 
-use crate::mcp::error::{McpError, BODY_EXCERPT};
-use crate::mcp::jsonrpc::Message;
+use crate::mcp::error::McpError;
+use crate::mcp::redact::{excerpt, scrub};
+use serde_json::Value;
 use std::io::Read;
 
 /// How much of an error body is read at most; the rest is left unread.
@@ -34,16 +35,16 @@ impl Refusal {
         Refusal { status, body, challenge: (!challenge.is_empty()).then_some(challenge) }
     }
 
-    /// True for the answers servers give a session they do not know: 404,
-    /// or a 400 whose JSON-RPC error talks of a missing or invalid session
-    /// (the TypeScript SDK's "Bad Request: No valid session ID provided").
+    /// True for the answers servers give a session they do not know (SPEC
+    /// MCP-21), as they really send them: 404, or a 400 whose message talks
+    /// of a missing, invalid or uninitialized session — in a JSON-RPC error
+    /// with any `id` or none (the TypeScript SDK's own apps leave it out;
+    /// its transport sends `null`, the Python SDK 1.x `"server-error"`), or
+    /// as a short plain-text body (the Python SDK before 1.10).
     pub(crate) fn session_gone(&self) -> bool {
         match self.status {
             404 => true,
-            400 => match Message::parse(&self.body) {
-                Ok(Message::Error { error, .. }) => says_session_gone(&error.message),
-                _ => false,
-            },
+            400 => refusal_message(&self.body).is_some_and(|message| says_session_gone(&message)),
             _ => false,
         }
     }
@@ -60,35 +61,35 @@ impl Refusal {
     }
 }
 
-fn says_session_gone(message: &str) -> bool {
-    let message = message.to_ascii_lowercase();
-    message.contains("session")
-        && ["invalid", "missing", "no valid", "not found", "unknown", "expired", "terminated"]
-            .iter()
-            .any(|word| message.contains(word))
-}
+/// The longest plain-text body read as a message: a page of HTML or a
+/// stack trace is no answer about a session.
+const PLAIN_MESSAGE: usize = 200;
 
-/// The start of `body` as one line of text.
-pub(crate) fn excerpt(body: &[u8], secrets: &[&str]) -> String {
-    let text = String::from_utf8_lossy(body);
-    let text = scrub(text.trim(), secrets);
-    let mut out: String = text.chars().take(BODY_EXCERPT).map(|c| if c.is_control() { ' ' } else { c }).collect();
-    if text.chars().nth(BODY_EXCERPT).is_some() {
-        out.push('…');
-    }
-    out
-}
-
-/// `text` with every secret (of four bytes or more: shorter ones would
-/// match ordinary words) replaced by `[redacted]`.
-pub(crate) fn scrub(text: &str, secrets: &[&str]) -> String {
-    let mut text = text.to_string();
-    for secret in secrets.iter().filter(|s| s.len() >= 4) {
-        if text.contains(secret) {
-            text = text.replace(secret, "[redacted]");
+/// What a refusal's body says: the `error.message` of a JSON-RPC error
+/// object (whatever its `id`), else a short body of plain text.
+fn refusal_message(body: &[u8]) -> Option<String> {
+    match serde_json::from_slice::<Value>(body) {
+        Ok(value) => {
+            let error = value.get("error")?;
+            let jsonrpc = value.get("jsonrpc").and_then(Value::as_str) == Some("2.0");
+            jsonrpc.then(|| error.get("message")?.as_str().map(str::to_string)).flatten()
+        }
+        Err(_) => {
+            let text = std::str::from_utf8(body).ok()?.trim();
+            (text.len() <= PLAIN_MESSAGE && !text.starts_with('<')).then(|| text.to_string())
         }
     }
-    text
+}
+
+fn says_session_gone(message: &str) -> bool {
+    let message = message.to_ascii_lowercase();
+    let about_session = message.contains("session")
+        && ["invalid", "missing", "no valid", "not found", "unknown", "expired", "terminated"]
+            .iter()
+            .any(|word| message.contains(word));
+    // The TypeScript SDK's transport after a restart: it has no session at
+    // all until an initialize comes.
+    about_session || message.contains("not initialized")
 }
 
 #[cfg(test)]
@@ -98,22 +99,22 @@ mod tests {
     #[test]
     fn session_errors_are_told_from_other_bad_requests() {
         let refusal = |status: u16, body: &str| Refusal { status, body: body.as_bytes().to_vec(), challenge: None };
-        let ts = r#"{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"},"id":null}"#;
+        // SPEC MCP-21: the id may be null, a string, or missing altogether.
+        let ts = r#"{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"}}"#;
         assert!(refusal(400, ts).session_gone());
+        assert!(refusal(400, &ts.replace("}}", "},\"id\":null}")).session_gone());
+        assert!(refusal(
+            400,
+            r#"{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: Server not initialized"},"id":null}"#
+        )
+        .session_gone());
+        assert!(refusal(400, "Bad Request: No valid session ID provided").session_gone(), "plain text");
         assert!(refusal(404, "").session_gone());
         let other = r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}"#;
         assert!(!refusal(400, other).session_gone());
-        assert!(!refusal(400, "Invalid or missing session ID").session_gone(), "not JSON-RPC");
+        assert!(!refusal(400, r#"{"error":{"message":"invalid session"}}"#).session_gone(), "not JSON-RPC");
+        assert!(!refusal(400, &format!("<html>invalid session {}</html>", "x".repeat(300))).session_gone());
+        assert!(!refusal(400, &format!("invalid session {}", "x".repeat(300))).session_gone(), "too long");
         assert!(!refusal(500, ts).session_gone());
-    }
-
-    #[test]
-    fn excerpts_are_bounded_one_line_and_secret_free() {
-        let body = format!("token sk-12345 rejected\r\n{}", "x".repeat(2000));
-        let shown = excerpt(body.as_bytes(), &["sk-12345"]);
-        assert!(shown.starts_with("token [redacted] rejected  x"));
-        assert_eq!(shown.chars().count(), BODY_EXCERPT + 1);
-        assert!(!shown.contains('\n'));
-        assert_eq!(excerpt(b"  \n", &[]), "");
     }
 }

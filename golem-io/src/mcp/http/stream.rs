@@ -56,11 +56,16 @@ pub(super) struct ReadOutcome {
     pub(super) delivered: bool,
     /// The stream broke its format; the reason.
     pub(super) broken: Option<String>,
+    /// The connection broke under the stream (reset, or closed before the
+    /// body's end) rather than the server ending it: the server may be
+    /// gone (SPEC MCP-22).
+    pub(super) cut: bool,
 }
 
 /// Feed the stream's messages into the session until it ends or `done`
 /// says stop (checked after each chunk). I/O errors end the reading like
-/// an end of stream: the stream is resumable either way.
+/// an end of stream — the stream is resumable either way — and mark it
+/// [cut](ReadOutcome::cut).
 pub(super) fn read_events(
     shared: &Arc<Shared>,
     mut body: impl Read,
@@ -70,13 +75,16 @@ pub(super) fn read_events(
     let mut decoder = sse::decoder();
     decoder.set_last_event_id(&stream.last_event_id);
     let mut chunk = vec![0u8; 16 << 10];
-    let mut outcome = ReadOutcome { delivered: false, broken: None };
+    let mut outcome = ReadOutcome { delivered: false, broken: None, cut: false };
     loop {
         let n = match body.read(&mut chunk) {
             Ok(0) => break,
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(_) => break,
+            Err(_) => {
+                outcome.cut = true;
+                break;
+            }
         };
         decoder.feed(&chunk[..n]);
         while let Some(event) = decoder.next() {
@@ -112,11 +120,11 @@ pub(super) fn read_events(
 }
 
 impl ReadOutcome {
-    /// The stream's format error as the request's error.
-    pub(super) fn into_result(self) -> Result<bool, McpError> {
+    /// The stream's format error as the request's error; else the outcome.
+    pub(super) fn checked(self) -> Result<ReadOutcome, McpError> {
         match self.broken {
             Some(reason) => Err(McpError::Sse(reason)),
-            None => Ok(self.delivered),
+            None => Ok(self),
         }
     }
 }

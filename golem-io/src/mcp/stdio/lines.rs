@@ -1,5 +1,6 @@
 //! Bounded line reading and the stderr tail (SPEC MCP-05).
 
+use super::latch::Latch;
 use std::io::{self, BufRead};
 use std::sync::{Arc, Mutex};
 
@@ -53,7 +54,7 @@ pub(crate) fn read_line(reader: &mut impl BufRead, buf: &mut Vec<u8>, cap: usize
 #[derive(Clone, Default)]
 pub(crate) struct Tail {
     bytes: Arc<Mutex<Vec<u8>>>,
-    done: Arc<(Mutex<bool>, std::sync::Condvar)>,
+    done: Latch,
 }
 
 impl Tail {
@@ -68,9 +69,7 @@ impl Tail {
                 Err(_) => break,
             }
         }
-        let (done, cond) = &*self.done;
-        *done.lock().unwrap_or_else(|p| p.into_inner()) = true;
-        cond.notify_all();
+        self.done.set();
     }
 
     fn push(&self, data: &[u8]) {
@@ -84,9 +83,7 @@ impl Tail {
 
     /// Wait up to `limit` for the stream to end, so the tail is complete.
     pub(crate) fn wait_end(&self, limit: std::time::Duration) {
-        let (done, cond) = &*self.done;
-        let guard = done.lock().unwrap_or_else(|p| p.into_inner());
-        let _ = cond.wait_timeout_while(guard, limit, |done| !*done);
+        self.done.wait(limit);
     }
 
     /// The tail as text (lossy UTF-8).

@@ -1,11 +1,19 @@
 //! The stdio transport (SPEC MCP-05): the server is a child process
 //! speaking newline-delimited JSON-RPC on its stdin and stdout.
 //!
-//! Three threads serve it: a writer (so a server that stops reading never
+//! Four threads serve it: a writer (so a server that stops reading never
 //! blocks a caller) fed through a queue bounded at [`MAX_QUEUED`] bytes, a
-//! stdout reader that feeds the session, and a stderr reader that keeps
-//! the last 64 KiB for error messages.
+//! stdout reader that feeds the session, a stderr reader that keeps the
+//! last 64 KiB for error messages, and an exit watcher.
+//!
+//! The server's end is seen two ways: its stdout closing, and its process
+//! exiting — the watcher's, which matters when a helper the server started
+//! still holds stdout open (the stream then never closes). A server that
+//! closes its stdin but keeps running is seen by the writer: the requests
+//! waiting to be written, and every later one, fail at once with
+//! [`McpError::StdinClosed`].
 
+mod latch;
 mod lines;
 mod process;
 mod queue;
@@ -16,6 +24,7 @@ pub use queue::MAX_QUEUED;
 use super::error::McpError;
 use super::jsonrpc::Message;
 use super::shared::{Shared, Transport};
+use latch::Latch;
 use lines::{read_line, LineRead, Tail};
 use process::Process;
 use queue::{OutQueue, Refused};
@@ -23,10 +32,15 @@ use std::ffi::OsString;
 use std::fmt;
 use std::io::{BufReader, Write};
 use std::path::PathBuf;
-use std::process::{ChildStdout, Command, Stdio};
+use std::process::{ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
+
+/// How long the exit watcher lets the stdout reader drain what the server
+/// wrote before it exited (and the stderr tail fill) before it reports the
+/// exit itself.
+const DRAIN: Duration = Duration::from_millis(300);
 
 /// How to start a stdio MCP server: the program and its arguments (run
 /// directly, never through a shell), optionally a working directory and
@@ -131,6 +145,8 @@ impl fmt::Debug for StdioConfig {
 pub(crate) struct StdioTransport {
     queue: Arc<OutQueue>,
     process: Arc<Process>,
+    /// The pipes the threads of [`start`](Transport::start) take.
+    stdin: Mutex<Option<ChildStdin>>,
     stdout: Mutex<Option<ChildStdout>>,
     tail: Tail,
     /// Set once a reply was dropped for want of room, so the log sink
@@ -146,55 +162,59 @@ impl StdioTransport {
         let (stdin, stdout, stderr) = (child.stdin.take(), child.stdout.take(), child.stderr.take());
         let process = Arc::new(Process::new(child));
         let tail = Tail::default();
-        let (Some(mut stdin), Some(stdout), Some(stderr)) = (stdin, stdout, stderr) else {
+        let (Some(stdin), Some(stdout), Some(stderr)) = (stdin, stdout, stderr) else {
             process.terminate();
             return Err(spawn_error(std::io::Error::other("the child's pipes are missing")));
         };
         let collector = tail.clone();
         let stderr_thread =
             std::thread::Builder::new().name("golem-mcp-stderr".into()).spawn(move || collector.collect(stderr));
-        let queue = Arc::new(OutQueue::new(MAX_QUEUED));
-        let outgoing = Arc::clone(&queue);
-        let writer_thread = std::thread::Builder::new().name("golem-mcp-stdin".into()).spawn(move || {
-            // Ends when the client closes the queue or the pipe breaks;
-            // dropping `stdin` then tells the server we are done, and
-            // closing the queue frees whatever was still waiting.
-            while let Some(line) = outgoing.pop() {
-                if stdin.write_all(&line).and_then(|()| stdin.flush()).is_err() {
-                    break;
-                }
-            }
-            outgoing.close();
-        });
-        if let Err(e) = stderr_thread.and(writer_thread) {
+        if let Err(e) = stderr_thread {
             process.terminate();
             return Err(spawn_error(e));
         }
-        Ok(StdioTransport { queue, process, stdout: Mutex::new(Some(stdout)), tail, dropped: AtomicBool::new(false) })
+        Ok(StdioTransport {
+            queue: Arc::new(OutQueue::new(MAX_QUEUED)),
+            process,
+            stdin: Mutex::new(Some(stdin)),
+            stdout: Mutex::new(Some(stdout)),
+            tail,
+            dropped: AtomicBool::new(false),
+        })
     }
 
-    fn start_reader(&self, shared: &Arc<Shared>) -> Result<(), McpError> {
-        let Some(stdout) = self.stdout.lock().unwrap_or_else(|p| p.into_inner()).take() else { return Ok(()) };
-        let shared = Arc::clone(shared);
-        let process = Arc::clone(&self.process);
-        let tail = self.tail.clone();
-        std::thread::Builder::new()
-            .name("golem-mcp-stdout".into())
-            .spawn(move || read_stdout(stdout, &shared, &process, &tail))
-            .map(drop)
-            .map_err(McpError::from)
+    /// The writer, the stdout reader and the exit watcher.
+    fn start_threads(&self, shared: &Arc<Shared>) -> Result<(), McpError> {
+        let stdin = self.stdin.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let stdout = self.stdout.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let (Some(stdin), Some(stdout)) = (stdin, stdout) else { return Ok(()) };
+        let (queue, weak) = (Arc::clone(&self.queue), Arc::downgrade(shared));
+        spawn("golem-mcp-stdin", move || write_stdin(stdin, &queue, &weak))?;
+        let reader_done = Latch::default();
+        let (shared_, process, tail, done) =
+            (Arc::clone(shared), Arc::clone(&self.process), self.tail.clone(), reader_done.clone());
+        spawn("golem-mcp-stdout", move || {
+            read_stdout(stdout, &shared_, &process, &tail);
+            done.set();
+        })?;
+        let (weak, process, tail) = (Arc::downgrade(shared), Arc::clone(&self.process), self.tail.clone());
+        spawn("golem-mcp-exit", move || watch_exit(&weak, &process, &tail, &reader_done))
     }
 
-    fn enqueue(&self, message: &Message) -> Result<(), Refused> {
+    fn enqueue(&self, message: &Message, request: Option<u64>) -> Result<(), Refused> {
         let mut line = message.to_bytes();
         line.push(b'\n');
-        self.queue.push(line)
+        self.queue.push(line, request)
     }
+}
+
+fn spawn(name: &str, work: impl FnOnce() + Send + 'static) -> Result<(), McpError> {
+    std::thread::Builder::new().name(name.into()).spawn(work).map(drop).map_err(McpError::from)
 }
 
 impl Transport for StdioTransport {
     fn start(&self, shared: &Arc<Shared>) -> Result<(), McpError> {
-        self.start_reader(shared)
+        self.start_threads(shared)
     }
 
     fn process_id(&self) -> Option<u32> {
@@ -202,17 +222,19 @@ impl Transport for StdioTransport {
     }
 
     fn send_request(&self, shared: &Arc<Shared>, id: u64, message: Message) {
-        // A closed queue means the server is going away; the reader
-        // reports that to every pending request.
-        if self.enqueue(&message) == Err(Refused::Full) {
-            shared.fail(id, McpError::OutgoingQueueFull { limit: self.queue.limit() });
+        match self.enqueue(&message, Some(id)) {
+            Ok(()) => {}
+            Err(Refused::Full) => shared.fail(id, McpError::OutgoingQueueFull { limit: self.queue.limit() }),
+            Err(Refused::Broken) => shared.fail(id, McpError::StdinClosed),
+            // The client is closing: every pending request fails with that.
+            Err(Refused::Closed) => {}
         }
     }
 
     fn send(&self, shared: &Arc<Shared>, message: Message) {
         // Replies and notifications have no caller to tell: a server that
         // does not read them loses them, and the log sink hears it once.
-        if self.enqueue(&message) == Err(Refused::Full) && !self.dropped.swap(true, Ordering::SeqCst) {
+        if self.enqueue(&message, None) == Err(Refused::Full) && !self.dropped.swap(true, Ordering::SeqCst) {
             shared.note(
                 "warning",
                 format!(
@@ -234,6 +256,36 @@ impl Drop for StdioTransport {
     fn drop(&mut self) {
         self.queue.close();
         self.process.shut_down();
+    }
+}
+
+/// The writer: lines from the queue to the server's stdin until the client
+/// closes the queue or the pipe breaks. A broken pipe means the server
+/// closed its stdin: the requests still queued fail at once, as will every
+/// later one. Dropping `stdin` at the end tells the server we are done.
+fn write_stdin(mut stdin: ChildStdin, queue: &OutQueue, shared: &Weak<Shared>) {
+    while let Some(line) = queue.pop() {
+        if stdin.write_all(&line.bytes).and_then(|()| stdin.flush()).is_err() {
+            let failed = line.request.into_iter().chain(queue.break_off());
+            if let Some(shared) = shared.upgrade() {
+                failed.for_each(|id| shared.fail(id, McpError::StdinClosed));
+            }
+            return;
+        }
+    }
+}
+
+/// The exit watcher: the server process ended. The stdout reader reports
+/// that as soon as stdout closes; when it does not within [`DRAIN`] — a
+/// helper the server started holds stdout open — the watcher does.
+fn watch_exit(shared: &Weak<Shared>, process: &Process, tail: &Tail, reader_done: &Latch) {
+    let status = process.wait_for_exit();
+    if reader_done.wait(DRAIN) {
+        return;
+    }
+    tail.wait_end(DRAIN);
+    if let Some(shared) = shared.upgrade() {
+        shared.fail_all(McpError::ServerExited { status, stderr_tail: tail.text() });
     }
 }
 

@@ -63,6 +63,24 @@ impl Process {
         state.status
     }
 
+    /// Block until the process ends (not reaping it on Unix); its status
+    /// as text. The exit watcher's call: the server's end is seen at once,
+    /// even while a helper it left behind holds its stdout open.
+    pub(crate) fn wait_for_exit(&self) -> String {
+        loop {
+            if let Some(status) = self.try_status() {
+                return status.to_string();
+            }
+            if self.lock().reaped {
+                return "exited".to_string();
+            }
+            if !block_until_exit(self.id()) {
+                // Not a child to wait for (any more): look now and then.
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+    }
+
     /// Wait up to `limit` for the process to end; its status as text.
     pub(crate) fn wait_exit(&self, limit: Duration) -> String {
         match self.poll_until(limit) {
@@ -162,4 +180,27 @@ fn observe_exit(child: &mut Child) -> Option<ExitStatus> {
 #[cfg(not(unix))]
 fn observe_exit(child: &mut Child) -> Option<ExitStatus> {
     child.try_wait().ok().flatten()
+}
+
+/// Block until child `pid` has ended, without reaping it (the lock is not
+/// held: the ladder may reap meanwhile, which wakes this too); false when
+/// there is no such child to wait for.
+#[cfg(unix)]
+fn block_until_exit(pid: u32) -> bool {
+    use rustix::process::{waitid, Pid, WaitId, WaitIdOptions};
+    let Some(pid) = i32::try_from(pid).ok().and_then(Pid::from_raw) else { return false };
+    loop {
+        match waitid(WaitId::Pid(pid), WaitIdOptions::EXITED | WaitIdOptions::NOWAIT) {
+            Err(rustix::io::Errno::INTR) => continue,
+            Ok(_) => return true,
+            Err(_) => return false,
+        }
+    }
+}
+
+/// Without `waitid`, the watcher polls.
+#[cfg(not(unix))]
+fn block_until_exit(_pid: u32) -> bool {
+    std::thread::sleep(Duration::from_millis(50));
+    true
 }
