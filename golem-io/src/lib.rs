@@ -174,10 +174,11 @@ pub use golem_core::model::BoxError;
 // an agent (issue 11): models and their messages, limits and policies,
 // deferral, errors and events. Everything else stays in `golem_core`.
 pub use golem_core::{
-    Approval, AsyncModel, AsyncStreamingModel, Capabilities, Cause, DeclineReason, DeferKind, DeferredRequests,
-    DeferredResults, Delta, DeltaSink, EventKind, FinishReason, Interruption, Message, Model, ModelError,
-    ModelErrorKind, Part, PartKind, PartialResult, PendingCall, Price, Request, Response, RetryPolicy, Role, RunError,
-    RunEvent, Stage, StreamingModel, ThinkingBlock, ToolCall, ToolEndOutcome, Usage, UsageLimitError, UsageLimits,
+    Approval, AsyncModel, AsyncStreamingModel, Capabilities, Cause, CauseRecord, DeclineReason, DeferKind,
+    DeferredRequests, DeferredResults, Delta, DeltaSink, EventKind, FinishReason, Interruption, Message, Model,
+    ModelError, ModelErrorKind, Part, PartKind, PartialResult, PendingCall, Price, Request, Response, RetryPolicy,
+    Role, RunError, RunEvent, Stage, StreamingModel, ThinkingBlock, ToolCall, ToolEndOutcome, Usage, UsageLimitError,
+    UsageLimits,
 };
 
 /// Everything an agent program uses, in one import:
