@@ -99,7 +99,7 @@ impl DurableAgents {
     /// ```
     /// use golem_io::restate::DurableAgents;
     ///
-    /// let key = "publickeyv1_ChjENKeMvCtRnqG2mrBK1HmPKufgFUc98K8B3ononQvp";
+    /// let key = "publickeyv1_BsWsgmqSwCG1RT8oc9dNxM7NioKG7Gt6nZtxQsPM5L9F";
     /// let agents = DurableAgents::new().identity_key(key)?;
     /// assert!(DurableAgents::new().identity_key("not a key").is_err());
     /// # let _ = agents;
