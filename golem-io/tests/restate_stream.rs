@@ -113,6 +113,13 @@ fn dur04_a_service_killed_mid_stream_streams_the_call_again_and_replays_no_fragm
     std::fs::write(dir.join("hold-stream"), b"").unwrap();
     ingress.start("cut-1", &RunRequest::new("streamer", "stamp it").streamed()).unwrap();
     wait_for(&dir, "held-stream");
+    // The model holds after sending its second word; killed once the
+    // observer heard it.
+    let started = std::time::Instant::now();
+    while words(&observed(&dir, "cut-1")).len() < 2 {
+        assert!(started.elapsed() < Duration::from_secs(60), "the first two words were never heard");
+        std::thread::sleep(Duration::from_millis(10));
+    }
     service.crash_and_restart();
     let outcome = ingress.outcome("cut-1").unwrap();
     assert_eq!(outcome.output(), Some(&json!(WORDS.concat())), "{:?}", outcome.error);
