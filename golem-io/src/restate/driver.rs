@@ -439,11 +439,11 @@ where
                     None => End::Deadline,
                 };
                 let sent = std::mem::take(&mut *lock(&sent));
-                Done { fragments: Fragments::keep(sent, &end), ..Done::plain(elapsed_ns, end) }
+                Done { fragments: Fragments::keep(sent, end.answer_text()), ..Done::plain(elapsed_ns, end) }
             })
             .await?;
         // What the journal says streamed, past what the machine had live.
-        let Some(fragments) = done.fragments.restore(&done.end) else {
+        let Some(fragments) = done.fragments.restore(done.end.answer_text()) else {
             return Err(TerminalError::new("a journaled model call's fragments do not fit its answer").into());
         };
         for (at, delta) in fragments.into_iter().skip(streaming.fed) {

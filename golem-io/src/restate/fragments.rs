@@ -9,8 +9,6 @@
 //! spell the answer's text exactly are kept as their lengths (the text is
 //! the journaled answer's), anything else whole.
 
-use super::step::End;
-use golem_core::machine::Input;
 use golem_core::Delta;
 use serde::{Deserialize, Serialize};
 
@@ -36,26 +34,27 @@ impl Fragments {
         matches!(self, Fragments::None)
     }
 
-    /// How to journal the fragments `sent` of a call that ended with `end`.
-    pub(crate) fn keep(sent: Vec<Timed>, end: &End) -> Self {
+    /// How to journal the fragments `sent` of a call whose answer's text
+    /// is `answer` (`None`: the call failed or ran out of time).
+    pub(crate) fn keep(sent: Vec<Timed>, answer: Option<&str>) -> Self {
         if sent.is_empty() {
             return Fragments::None;
         }
-        match text_lengths(&sent, answer_text(end)) {
+        match text_lengths(&sent, answer) {
             Some(lengths) => Fragments::Text(lengths),
             None => Fragments::Whole(sent),
         }
     }
 
-    /// The fragments again, from the journal alone. `None` when they do
-    /// not fit the answer they were journaled with — a journal written by
-    /// something other than this driver.
-    pub(crate) fn restore(&self, end: &End) -> Option<Vec<Timed>> {
+    /// The fragments again, from the journal alone: `answer` is the
+    /// journaled answer's text. `None` when they do not fit it — a journal
+    /// written by something other than this driver.
+    pub(crate) fn restore(&self, answer: Option<&str>) -> Option<Vec<Timed>> {
         match self {
             Fragments::None => Some(Vec::new()),
             Fragments::Whole(sent) => Some(sent.clone()),
             Fragments::Text(lengths) => {
-                let mut text = answer_text(end)?;
+                let mut text = answer?;
                 let mut restored = Vec::with_capacity(lengths.len());
                 for &(at, length) in lengths {
                     let length = usize::try_from(length).ok()?;
@@ -66,17 +65,6 @@ impl Fragments {
                 text.is_empty().then_some(restored)
             }
         }
-    }
-}
-
-/// The text of a call's successful answer.
-fn answer_text(end: &End) -> Option<&str> {
-    match end {
-        End::Answer(input) => match input.as_ref() {
-            Input::ModelFinished { result: Ok(response), .. } => Some(&response.message.content),
-            _ => None,
-        },
-        _ => None,
     }
 }
 
@@ -95,12 +83,6 @@ fn text_lengths(sent: &[Timed], text: Option<&str>) -> Option<Vec<(u64, u32)>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use golem_core::machine::ModelCallId;
-    use golem_core::{ModelError, Response};
-
-    fn answered(text: &str) -> End {
-        End::Answer(Box::new(Input::ModelFinished { id: ModelCallId(1), result: Ok(Response::text(text)) }))
-    }
 
     fn texts(pieces: &[&str]) -> Vec<Timed> {
         pieces.iter().enumerate().map(|(i, p)| (i as u64 * 10, Delta::text(*p))).collect()
@@ -109,19 +91,19 @@ mod tests {
     #[test]
     fn text_that_spells_the_answer_is_kept_as_lengths_and_restored_exactly() {
         let sent = texts(&["Grüß", " dich", ", ", "Welt"]);
-        let end = answered("Grüß dich, Welt");
-        let kept = Fragments::keep(sent.clone(), &end);
+        let answer = Some("Grüß dich, Welt");
+        let kept = Fragments::keep(sent.clone(), answer);
         assert_eq!(kept, Fragments::Text(vec![(0, 6), (10, 5), (20, 2), (30, 4)]));
-        assert_eq!(kept.restore(&end), Some(sent));
+        assert_eq!(kept.restore(answer), Some(sent));
     }
 
     #[test]
     fn anything_else_is_kept_whole() {
-        let end = answered("hello");
+        let answer = Some("hello");
         // Fragments that do not spell the answer (a provider's final text
         // may differ from its stream).
         let differs = texts(&["hel", "p"]);
-        assert_eq!(Fragments::keep(differs.clone(), &end), Fragments::Whole(differs.clone()));
+        assert_eq!(Fragments::keep(differs.clone(), answer), Fragments::Whole(differs.clone()));
         // A tool call's fragments.
         let call = vec![(
             5,
@@ -133,26 +115,21 @@ mod tests {
                 signature: String::new(),
             },
         )];
-        assert_eq!(Fragments::keep(call.clone(), &end), Fragments::Whole(call));
+        assert_eq!(Fragments::keep(call.clone(), answer), Fragments::Whole(call));
         // A call that failed or ran out of time has no answer to spell.
-        let failed = End::Answer(Box::new(Input::ModelFinished {
-            id: ModelCallId(1),
-            result: Err(ModelError::other("cut off")),
-        }));
         let sent = texts(&["hel"]);
-        assert_eq!(Fragments::keep(sent.clone(), &failed), Fragments::Whole(sent.clone()));
-        assert_eq!(Fragments::keep(sent.clone(), &End::Deadline).restore(&End::Deadline), Some(sent));
-        assert_eq!(Fragments::keep(Vec::new(), &end), Fragments::None);
+        assert_eq!(Fragments::keep(sent.clone(), None), Fragments::Whole(sent.clone()));
+        assert_eq!(Fragments::keep(sent.clone(), None).restore(None), Some(sent));
+        assert_eq!(Fragments::keep(Vec::new(), answer), Fragments::None);
     }
 
     #[test]
     fn lengths_that_do_not_fit_the_answer_do_not_restore() {
-        let end = answered("hello");
         for lengths in [vec![(0, 3)], vec![(0, 9)], vec![(0, 3), (1, 3)]] {
-            assert_eq!(Fragments::Text(lengths.clone()).restore(&end), None, "{lengths:?}");
+            assert_eq!(Fragments::Text(lengths.clone()).restore(Some("hello")), None, "{lengths:?}");
         }
         // Not on a character boundary.
-        assert_eq!(Fragments::Text(vec![(0, 1), (1, 1)]).restore(&answered("ü")), None);
-        assert_eq!(Fragments::Text(vec![(0, 1)]).restore(&End::Deadline), None);
+        assert_eq!(Fragments::Text(vec![(0, 1), (1, 1)]).restore(Some("ü")), None);
+        assert_eq!(Fragments::Text(vec![(0, 1)]).restore(None), None);
     }
 }

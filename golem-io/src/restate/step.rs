@@ -73,3 +73,16 @@ pub(crate) enum End {
     /// machine applies each tool's `UnknownOutcome` policy (SPEC LOG-06).
     Unknown,
 }
+
+impl End {
+    /// The text of a model call's successful answer.
+    pub(crate) fn answer_text(&self) -> Option<&str> {
+        match self {
+            End::Answer(input) => match input.as_ref() {
+                Input::ModelFinished { result: Ok(response), .. } => Some(&response.message.content),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+}
