@@ -214,5 +214,25 @@ mod tests {
         let request: RunRequest = serde_json::from_value(json!({"agent": "a", "prompt": "p"})).unwrap();
         assert_eq!(request, RunRequest::new("a", "p"));
         assert_eq!(serde_json::to_value(&request).unwrap(), json!({"agent": "a", "prompt": "p"}));
+        let streamed: RunRequest =
+            serde_json::from_value(json!({"agent": "a", "prompt": "p", "stream": true})).unwrap();
+        assert_eq!(streamed, RunRequest::new("a", "p").streamed());
+        assert_eq!(serde_json::to_value(&streamed).unwrap()["stream"], json!(true));
+    }
+
+    #[test]
+    fn a_failed_outcome_gets_its_source_back_from_its_causes() {
+        let causes = vec![CauseRecord::new("error", "outer"), CauseRecord::new("io::NotFound", "inner")];
+        let fatal = golem_core::error::ToolFailureKind::Fatal { cause: causes[0].clone() };
+        let cause = golem_core::Cause::Tool(golem_core::error::ToolFailure::new("t", "c1", fatal));
+        let error = RunError::new(golem_core::Stage::Tool, cause);
+        let outcome = DurableOutcome { result: None, error: Some(error), causes, logs: Vec::new() };
+        let wire = serde_json::to_value(&outcome).unwrap();
+        assert_eq!(wire["causes"][1], json!({"kind": "io::NotFound", "message": "inner"}));
+        let read: DurableOutcome = serde_json::from_value(wire).unwrap();
+        let error = read.with_source().error.unwrap();
+        let source = error.source.as_deref().unwrap();
+        assert_eq!(source.to_string(), "outer");
+        assert_eq!(source.source().unwrap().to_string(), "inner");
     }
 }
