@@ -1,4 +1,4 @@
-//! Durable runs on Restate (issue 22, SPEC DUR): serve an agent as a
+//! Durable runs on Restate (issues 22, 38; SPEC DUR): serve an agent as a
 //! Restate workflow, start a run through Restate's ingress, approve its
 //! gated tool later by call id, read the result.
 //!
@@ -8,7 +8,7 @@
 //! to get one. Offline either way: a scripted model.
 
 use golem_io::restate::{register_deployment, DurableAgents, Ingress, RunRequest};
-use golem_io::{Agent, Model, ModelError, Request, Response, Role, Tool, ToolCall, ToolContext, ToolError};
+use golem_io::{Agent, EventKind, Model, ModelError, Request, Response, Role, Tool, ToolCall, ToolContext, ToolError};
 use std::net::TcpListener;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -77,7 +77,14 @@ impl Drop for Server {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let agents = DurableAgents::new().agent("support", agent()?, ());
+    // The service's observers hear each run's events once, as they happen
+    // (not again when Restate replays the run), with the run's key.
+    let agents = DurableAgents::new().agent("support", agent()?, ()).observer(|e| match &e.event.kind {
+        EventKind::ToolStart { tool, .. } => println!("[{}] {tool} starts", e.key),
+        EventKind::Deferred { tool, .. } => println!("[{}] {tool} waits for a human", e.key),
+        EventKind::ToolEnd { tool, .. } => println!("[{}] {tool} ended", e.key),
+        _ => {}
+    });
     println!("serving agent \"support\" as the Restate workflow {}", golem_io::restate::SERVICE_NAME);
     let Some(binary) = server_binary() else {
         println!("no Restate server here: install one (npm install @restatedev/restate-server@{RESTATE_VERSION})");
@@ -100,7 +107,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .spawn()?,
     );
 
-    // The service: one call serves the agent (on a runtime of its own).
+    // The service: one call serves the agent (on a runtime of its own), on
+    // loopback — reachable from elsewhere, it would need an identity key
+    // (`DurableAgents::identity_key`; see the guide's Security section).
     let listener = TcpListener::bind("127.0.0.1:0")?;
     let service = format!("http://{}", listener.local_addr()?);
     std::thread::spawn(move || agents.serve(listener));

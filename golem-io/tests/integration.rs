@@ -64,6 +64,14 @@ mod policy;
 mod record_replay;
 #[cfg(all(unix, feature = "restate"))]
 mod restate_durable;
+#[cfg(all(unix, feature = "restate"))]
+mod restate_identity;
+#[cfg(all(unix, feature = "restate"))]
+mod restate_observe;
+#[cfg(all(unix, feature = "restate"))]
+mod restate_parallel;
+#[cfg(all(unix, feature = "restate"))]
+mod restate_stream;
 mod run_ids;
 mod secrets;
 mod setup;

@@ -5,23 +5,16 @@
 //! go through Restate at once. Tool bodies and model calls are counted in
 //! files, outside the process that makes them.
 
-use crate::restate_support::{free_port, server_binary, Server};
+use crate::restate_support::service::{self, count, counted, hold, serve_if_child, wait_for, Service};
+use crate::restate_support::Server;
 use golem_core::Backoff;
 use golem_io::restate::{DurableAgents, Ingress, IngressError, Resolution, RunRequest};
 use golem_io::{
     Agent, Model, ModelError, Request, Response, RetryPolicy, Role, Tool, ToolCall, ToolContext, ToolError,
 };
 use serde_json::json;
-use std::fs::OpenOptions;
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-
-/// Set in the service child: the port to serve on.
-const SERVE_PORT: &str = "GOLEM_RESTATE_SERVE_PORT";
-/// Set in the service child: the folder of counters and hold markers.
-const COUNT_DIR: &str = "GOLEM_RESTATE_COUNT_DIR";
 
 /// Answers by what the conversation holds: the first turn asks for the
 /// `tool` call, the turn after a tool result ends with `done: <result>`.
@@ -57,30 +50,6 @@ impl Model for Flaky {
             return Err(ModelError::api(503, "busy"));
         }
         Ok(Response::text("recovered"))
-    }
-}
-
-/// Append one line to counter `name`.
-fn count(dir: &Path, name: &str) {
-    let mut file = OpenOptions::new().create(true).append(true).open(dir.join(name)).unwrap();
-    file.write_all(b"1\n").unwrap();
-    file.sync_all().unwrap();
-}
-
-/// How often `name` was counted.
-fn counted(dir: &Path, name: &str) -> usize {
-    std::fs::read_to_string(dir.join(name)).map(|s| s.lines().count()).unwrap_or(0)
-}
-
-/// With `hold-<what>` present, block the first time (marking `held-<what>`)
-/// until the test kills this process.
-fn hold(dir: &Path, what: &str) {
-    let held = dir.join(format!("held-{what}"));
-    if dir.join(format!("hold-{what}")).exists() && !held.exists() {
-        std::fs::write(&held, b"").unwrap();
-        loop {
-            std::thread::sleep(Duration::from_secs(60));
-        }
     }
 }
 
@@ -133,73 +102,12 @@ fn agents(dir: &Path) -> DurableAgents {
 /// Not a test: the service the tests start, as a child process.
 #[test]
 fn service_child() {
-    let (Ok(port), Ok(dir)) = (std::env::var(SERVE_PORT), std::env::var(COUNT_DIR)) else { return };
-    let listener = std::net::TcpListener::bind(format!("127.0.0.1:{port}")).unwrap();
-    agents(Path::new(&dir)).serve(listener).unwrap();
-}
-
-/// The service child on `port`, counting into `dir`; killed by PID.
-struct Service {
-    port: u16,
-    dir: PathBuf,
-    child: Child,
-}
-
-impl Service {
-    fn start(port: u16, dir: &Path) -> Service {
-        let child = Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", "restate_durable::service_child", "--nocapture", "--test-threads=1"])
-            .env(SERVE_PORT, port.to_string())
-            .env(COUNT_DIR, dir)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .spawn()
-            .unwrap();
-        let started = Instant::now();
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(started.elapsed() < Duration::from_secs(30), "the service did not start listening");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Service { port, dir: dir.to_path_buf(), child }
-    }
-
-    /// SIGKILL, then the same service again on the same port.
-    fn crash_and_restart(&mut self) {
-        self.kill();
-        *self = Service::start(self.port, &self.dir);
-    }
-
-    fn kill(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for Service {
-    fn drop(&mut self) {
-        self.kill();
-    }
+    serve_if_child(agents);
 }
 
 /// A server and a registered service, or `None` when the test is skipped.
 fn setup(test: &str) -> Option<(tempfile::TempDir, Server, Service)> {
-    let binary = server_binary(test)?;
-    let scratch = tempfile::tempdir().unwrap();
-    let counts = scratch.path().join("counts");
-    std::fs::create_dir(&counts).unwrap();
-    let server = Server::start(&binary, &scratch.path().join("restate-data"));
-    let service = Service::start(free_port(), &counts);
-    server.register(service.port);
-    Some((scratch, server, service))
-}
-
-/// Wait until `marker` exists in `dir`.
-fn wait_for(dir: &Path, marker: &str) {
-    let started = Instant::now();
-    while !dir.join(marker).exists() {
-        assert!(started.elapsed() < Duration::from_secs(60), "{marker} never appeared");
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    service::setup(test, "restate_durable::service_child")
 }
 
 #[test]

@@ -46,21 +46,52 @@ struct Open {
     started: Moment,
 }
 
-/// The model call in flight.
+/// The model call in flight, with what its span is opened from: a muted
+/// tracer opens it only when it goes live.
 struct Chat {
     open: Open,
+    ids: (String, String),
+    turn: u32,
+    attempt: u32,
     member: u32,
+    round: u32,
+    /// Whether the call streams (`golem.streamed`), once commanded.
+    streamed: Option<bool>,
+    /// The request's messages (`gen_ai.input.messages`), when content is
+    /// recorded.
+    input: Option<String>,
+}
+
+/// A tool execution in flight: its span and, while muted, the event and
+/// round it is to be opened from.
+struct ToolOpen {
+    open: Open,
+    #[cfg_attr(not(feature = "restate"), allow(dead_code))]
+    recipe: Option<(RunEvent, u32)>,
 }
 
 /// Builds one run's spans as its traffic goes by.
+///
+/// A tracer may start *muted* (a durable run replaying its journal, whose
+/// spans the process that first ran it emitted): it follows the traffic
+/// but opens no span and emits no event or metric, until [`go_live`]
+/// opens the spans still open at that point — the root first, marked
+/// `golem.resumed` — so the live remainder of the run is traced once and
+/// whole.
+///
+/// [`go_live`]: RunTracer::go_live
 pub(crate) struct RunTracer {
     settings: Arc<TraceSettings>,
     clock: TraceClock,
     now: Moment,
     root: Open,
+    /// The run's ids, for a root span opened late.
+    #[cfg_attr(not(feature = "restate"), allow(dead_code))]
+    ids: (String, String),
+    muted: bool,
     chat: Option<Chat>,
     /// Tool spans by provider call id.
-    tools: BTreeMap<String, Open>,
+    tools: BTreeMap<String, ToolOpen>,
     /// The response the next `model_end` reports (content, opt-in).
     response: Option<golem_core::Response>,
     round: u32,
@@ -79,55 +110,83 @@ impl RunTracer {
         run_id: &str,
         conversation_id: &str,
     ) -> Option<Self> {
-        let span = tracing::info_span!(
-            target: "golem",
-            "invoke_agent",
-            otel.name = Empty,
-            otel.kind = "internal",
-            otel.status_code = Empty,
-            gen_ai.operation.name = "invoke_agent",
-            gen_ai.agent.name = Empty,
-            gen_ai.provider.name = Empty,
-            gen_ai.request.model = Empty,
-            gen_ai.conversation.id = Empty,
-            gen_ai.usage.input_tokens = Empty,
-            gen_ai.usage.output_tokens = Empty,
-            golem.run.id = Empty,
-            golem.outcome = Empty,
-            golem.stage = Empty,
-            golem.requests = Empty,
-            golem.tool_calls = Empty,
-            golem.cost_usd = Empty,
-            error.type = Empty,
-            golem.start_time_unix_nano = clock.unix_nanos(clock.epoch),
-            golem.end_time_unix_nano = Empty,
-        );
+        let span = root_span(&settings, clock, run_id, conversation_id);
         if span.is_disabled() {
             return None;
         }
-        let name = settings.name().map_or_else(|| "invoke_agent".to_string(), |n| format!("invoke_agent {n}"));
-        span.record("otel.name", name.as_str());
-        if let Some(agent) = settings.name() {
-            span.record("gen_ai.agent.name", agent);
+        let ids = (run_id.to_string(), conversation_id.to_string());
+        Some(Self::with_root(settings, clock, ids, span, false))
+    }
+
+    /// A muted tracer (see the type's documentation), or `None` when no
+    /// subscriber would want the run's spans.
+    pub(crate) fn start_muted(
+        settings: Arc<TraceSettings>,
+        clock: TraceClock,
+        run_id: &str,
+        conversation_id: &str,
+    ) -> Option<Self> {
+        if !tracing::enabled!(target: "golem", tracing::Level::INFO) {
+            return None;
         }
-        if let Some(primary) = settings.model_info(0) {
-            span.record("gen_ai.provider.name", primary.provider());
-            span.record("gen_ai.request.model", primary.model());
-        }
-        record_nonempty(&span, "gen_ai.conversation.id", conversation_id);
-        record_nonempty(&span, "golem.run.id", run_id);
-        Some(RunTracer {
+        let ids = (run_id.to_string(), conversation_id.to_string());
+        Some(Self::with_root(settings, clock, ids, Span::none(), true))
+    }
+
+    fn with_root(
+        settings: Arc<TraceSettings>,
+        clock: TraceClock,
+        ids: (String, String),
+        span: Span,
+        muted: bool,
+    ) -> Self {
+        RunTracer {
             settings,
             clock,
             now: clock.epoch,
             root: Open { span, started: clock.epoch },
+            ids,
+            muted,
             chat: None,
             tools: BTreeMap::new(),
             response: None,
             round: 0,
             usage: BTreeMap::new(),
             deltas: 0,
-        })
+        }
+    }
+
+    /// Stop following silently: open the root span (marked
+    /// `golem.resumed`, its start the run's) and every span the run still
+    /// has open, as they would have been opened, and trace live from here.
+    #[cfg_attr(not(feature = "restate"), allow(dead_code))]
+    pub(crate) fn go_live(&mut self) {
+        if !self.muted {
+            return;
+        }
+        self.muted = false;
+        let (run_id, conversation_id) = &self.ids;
+        self.root.span = root_span(&self.settings, self.clock, run_id, conversation_id);
+        self.root.span.record("golem.resumed", true);
+        if let Some(chat) = &self.chat {
+            let span = self.chat_span(chat);
+            if let Some(chat) = &mut self.chat {
+                chat.open.span = span;
+            }
+        }
+        let opened: Vec<(String, Span)> = self
+            .tools
+            .iter()
+            .filter_map(|(id, tool)| {
+                let (event, round) = tool.recipe.as_ref()?;
+                Some((id.clone(), self.tool_span(event, *round, tool.open.started)))
+            })
+            .collect();
+        for (id, span) in opened {
+            if let Some(tool) = self.tools.get_mut(&id) {
+                (tool.open.span, tool.recipe) = (span, None);
+            }
+        }
     }
 
     /// The machine consumed `input` at `now`.
@@ -145,12 +204,16 @@ impl RunTracer {
         match output {
             Output::Event(event) => self.event(event),
             Output::Command(Command::CallModel { request, stream, .. }) => {
-                if let Some(chat) = &self.chat {
+                let input = self
+                    .settings
+                    .records_content()
+                    .then(|| serde_json::to_string(&request.messages).unwrap_or_default());
+                if let Some(chat) = &mut self.chat {
                     chat.open.span.record("golem.streamed", *stream);
-                    if self.settings.records_content() {
-                        let messages = serde_json::to_string(&request.messages).unwrap_or_default();
+                    if let Some(messages) = &input {
                         chat.open.span.record("gen_ai.input.messages", messages.as_str());
                     }
+                    (chat.streamed, chat.input) = (Some(*stream), input);
                 }
             }
             _ => {}
@@ -163,39 +226,16 @@ impl RunTracer {
             EventKind::ModelEnd { usage, finish_reason, error, .. } => {
                 self.model_end(usage, finish_reason.as_ref(), error.as_ref());
             }
-            EventKind::ToolStart { turn, call_id, tool, args, approved } => {
-                let span = tracing::info_span!(
-                    target: "golem",
-                    parent: &self.root.span,
-                    "execute_tool",
-                    otel.name = format!("execute_tool {tool}").as_str(),
-                    otel.kind = "internal",
-                    otel.status_code = Empty,
-                    gen_ai.operation.name = "execute_tool",
-                    gen_ai.tool.name = tool.as_str(),
-                    gen_ai.tool.call.id = call_id.as_str(),
-                    gen_ai.tool.type = "function",
-                    gen_ai.tool.call.arguments = Empty,
-                    gen_ai.tool.call.result = Empty,
-                    gen_ai.conversation.id = Empty,
-                    golem.run.id = Empty,
-                    golem.turn = *turn,
-                    golem.round = self.round,
-                    golem.approved = *approved,
-                    golem.tool.outcome = Empty,
-                    error.type = Empty,
-                    golem.start_time_unix_nano = self.clock.unix_nanos(self.now),
-                    golem.end_time_unix_nano = Empty,
-                );
-                record_nonempty(&span, "gen_ai.conversation.id", &event.conversation_id);
-                record_nonempty(&span, "golem.run.id", &event.run_id);
-                if self.settings.records_content() {
-                    span.record("gen_ai.tool.call.arguments", args.as_str());
-                }
-                self.tools.insert(call_id.clone(), Open { span, started: self.now });
+            EventKind::ToolStart { call_id, .. } => {
+                let (span, recipe) = match self.muted {
+                    true => (Span::none(), Some((event.clone(), self.round))),
+                    false => (self.tool_span(event, self.round, self.now), None),
+                };
+                let open = Open { span, started: self.now };
+                self.tools.insert(call_id.clone(), ToolOpen { open, recipe });
             }
             EventKind::ToolEnd { call_id, outcome, .. } => {
-                let Some(open) = self.tools.remove(call_id) else { return };
+                let Some(ToolOpen { open, .. }) = self.tools.remove(call_id) else { return };
                 let (kind, error) = tool_outcome(outcome);
                 open.span.record("golem.tool.outcome", kind);
                 if let Some(error) = error {
@@ -208,7 +248,7 @@ impl RunTracer {
                 self.close(open);
             }
             EventKind::Deferred { call_id, kind, .. } => {
-                let Some(open) = self.tools.remove(call_id) else { return };
+                let Some(ToolOpen { open, .. }) = self.tools.remove(call_id) else { return };
                 let kind = match kind {
                     golem_core::DeferKind::Approval => "deferred_approval",
                     _ => "deferred_external",
@@ -218,8 +258,14 @@ impl RunTracer {
             }
             EventKind::OutputRejected { round, .. } => {
                 self.round = *round;
-                tracing::event!(target: "golem", parent: &self.root.span, tracing::Level::INFO, golem.round = *round, "output_rejected");
+                if !self.muted {
+                    tracing::event!(target: "golem", parent: &self.root.span, tracing::Level::INFO, golem.round = *round, "output_rejected");
+                }
             }
+            EventKind::Delta { .. } => self.deltas += 1,
+            // A muted tracer emits no point event: the process that first
+            // ran this part of the run did.
+            _ if self.muted => {}
             EventKind::Retrying { turn, attempt, delay, cause } => {
                 let delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX);
                 tracing::event!(
@@ -265,13 +311,26 @@ impl RunTracer {
                 golem.started = *started,
                 "recovered"
             ),
-            EventKind::Delta { .. } => self.deltas += 1,
             // A late answer changes nothing the trace shows.
             _ => {}
         }
     }
 
     fn model_start(&mut self, event: &RunEvent, turn: u32, attempt: u32, member: u32) {
+        self.deltas = 0;
+        let ids = (event.run_id.to_string(), event.conversation_id.to_string());
+        let open = Open { span: Span::none(), started: self.now };
+        let round = self.round;
+        let mut chat = Chat { open, ids, turn, attempt, member, round, streamed: None, input: None };
+        if !self.muted {
+            chat.open.span = self.chat_span(&chat);
+        }
+        self.chat = Some(chat);
+    }
+
+    /// The `chat` span of `chat`, as its call's start opens it.
+    fn chat_span(&self, chat: &Chat) -> Span {
+        let Chat { turn, attempt, member, round, .. } = *chat;
         let info = self.settings.model_info(member);
         let span = tracing::info_span!(
             target: "golem",
@@ -293,14 +352,14 @@ impl RunTracer {
             gen_ai.conversation.id = Empty,
             golem.run.id = Empty,
             golem.turn = turn,
-            golem.round = self.round,
+            golem.round = round,
             golem.attempt = attempt,
             golem.member = member,
             golem.streamed = Empty,
             golem.stream.deltas = Empty,
             golem.cost_usd = Empty,
             error.type = Empty,
-            golem.start_time_unix_nano = self.clock.unix_nanos(self.now),
+            golem.start_time_unix_nano = self.clock.unix_nanos(chat.open.started),
             golem.end_time_unix_nano = Empty,
         );
         // The conventions name a model call `chat {model}`, or just `chat`
@@ -315,14 +374,53 @@ impl RunTracer {
                 span.record("otel.name", "chat");
             }
         }
+        record_nonempty(&span, "gen_ai.conversation.id", &chat.ids.1);
+        record_nonempty(&span, "golem.run.id", &chat.ids.0);
+        if let Some(streamed) = chat.streamed {
+            span.record("golem.streamed", streamed);
+        }
+        if let Some(messages) = &chat.input {
+            span.record("gen_ai.input.messages", messages.as_str());
+        }
+        span
+    }
+
+    /// The `execute_tool` span of the tool start `event`, at `started`.
+    fn tool_span(&self, event: &RunEvent, round: u32, started: Moment) -> Span {
+        let EventKind::ToolStart { turn, call_id, tool, args, approved } = &event.kind else { return Span::none() };
+        let span = tracing::info_span!(
+            target: "golem",
+            parent: &self.root.span,
+            "execute_tool",
+            otel.name = format!("execute_tool {tool}").as_str(),
+            otel.kind = "internal",
+            otel.status_code = Empty,
+            gen_ai.operation.name = "execute_tool",
+            gen_ai.tool.name = tool.as_str(),
+            gen_ai.tool.call.id = call_id.as_str(),
+            gen_ai.tool.type = "function",
+            gen_ai.tool.call.arguments = Empty,
+            gen_ai.tool.call.result = Empty,
+            gen_ai.conversation.id = Empty,
+            golem.run.id = Empty,
+            golem.turn = *turn,
+            golem.round = round,
+            golem.approved = *approved,
+            golem.tool.outcome = Empty,
+            error.type = Empty,
+            golem.start_time_unix_nano = self.clock.unix_nanos(started),
+            golem.end_time_unix_nano = Empty,
+        );
         record_nonempty(&span, "gen_ai.conversation.id", &event.conversation_id);
         record_nonempty(&span, "golem.run.id", &event.run_id);
-        self.deltas = 0;
-        self.chat = Some(Chat { open: Open { span, started: self.now }, member });
+        if self.settings.records_content() {
+            span.record("gen_ai.tool.call.arguments", args.as_str());
+        }
+        span
     }
 
     fn model_end(&mut self, usage: &Usage, finish: Option<&golem_core::FinishReason>, error: Option<&ModelError>) {
-        let Some(Chat { open, member }) = self.chat.take() else { return };
+        let Some(Chat { open, member, .. }) = self.chat.take() else { return };
         let span = &open.span;
         let info = self.settings.model_info(member);
         span.record("gen_ai.usage.input_tokens", usage.input_tokens);
@@ -355,7 +453,9 @@ impl RunTracer {
         }
         self.usage.entry(member).or_default().add(usage);
         let seconds = self.now.as_nanos().saturating_sub(open.started.as_nanos()) as f64 / 1e9;
-        metrics::model_call(info, usage, seconds, error_type);
+        if !self.muted {
+            metrics::model_call(info, usage, seconds, error_type);
+        }
         self.close(open);
     }
 
@@ -367,7 +467,7 @@ impl RunTracer {
             open.span.record("error.type", "abandoned");
             self.close(open);
         }
-        for (_, open) in std::mem::take(&mut self.tools) {
+        for (_, ToolOpen { open, .. }) in std::mem::take(&mut self.tools) {
             open.span.record("error.type", "abandoned");
             self.close(open);
         }
@@ -428,6 +528,49 @@ impl RunTracer {
         open.span.record("golem.end_time_unix_nano", self.clock.unix_nanos(self.now));
         drop(open);
     }
+}
+
+/// The run's root `invoke_agent` span.
+fn root_span(settings: &TraceSettings, clock: TraceClock, run_id: &str, conversation_id: &str) -> Span {
+    let span = tracing::info_span!(
+        target: "golem",
+        "invoke_agent",
+        otel.name = Empty,
+        otel.kind = "internal",
+        otel.status_code = Empty,
+        gen_ai.operation.name = "invoke_agent",
+        gen_ai.agent.name = Empty,
+        gen_ai.provider.name = Empty,
+        gen_ai.request.model = Empty,
+        gen_ai.conversation.id = Empty,
+        gen_ai.usage.input_tokens = Empty,
+        gen_ai.usage.output_tokens = Empty,
+        golem.run.id = Empty,
+        golem.outcome = Empty,
+        golem.stage = Empty,
+        golem.requests = Empty,
+        golem.tool_calls = Empty,
+        golem.cost_usd = Empty,
+        golem.resumed = Empty,
+        error.type = Empty,
+        golem.start_time_unix_nano = clock.unix_nanos(clock.epoch),
+        golem.end_time_unix_nano = Empty,
+    );
+    if span.is_disabled() {
+        return span;
+    }
+    let name = settings.name().map_or_else(|| "invoke_agent".to_string(), |n| format!("invoke_agent {n}"));
+    span.record("otel.name", name.as_str());
+    if let Some(agent) = settings.name() {
+        span.record("gen_ai.agent.name", agent);
+    }
+    if let Some(primary) = settings.model_info(0) {
+        span.record("gen_ai.provider.name", primary.provider());
+        span.record("gen_ai.request.model", primary.model());
+    }
+    record_nonempty(&span, "gen_ai.conversation.id", conversation_id);
+    record_nonempty(&span, "golem.run.id", run_id);
+    span
 }
 
 fn record_nonempty(span: &Span, field: &str, value: &str) {

@@ -33,17 +33,31 @@ impl<'a> RecordedMachine<'a> {
         }
     }
 
-    /// Trace the run from here on, its timeline starting at `clock`.
+    /// Trace the run from here on, its timeline starting at `clock`;
+    /// `muted` until [`go_live`](Self::go_live) when the run replays what
+    /// a process before this one traced already (a durable run).
     #[cfg(feature = "tracing")]
     pub(crate) fn traced(
         mut self,
         settings: &std::sync::Arc<crate::observe::TraceSettings>,
         clock: crate::observe::TraceClock,
+        muted: bool,
     ) -> Self {
+        use crate::observe::RunTracer;
         let (run_id, conversation_id) = (self.machine.run_id(), self.machine.conversation_id());
-        self.tracer = crate::observe::RunTracer::start(std::sync::Arc::clone(settings), clock, run_id, conversation_id)
-            .map(Box::new);
+        let start = if muted { RunTracer::start_muted } else { RunTracer::start };
+        self.tracer = start(std::sync::Arc::clone(settings), clock, run_id, conversation_id).map(Box::new);
         self
+    }
+
+    /// From here on the run's traffic is its first real execution: a muted
+    /// trace opens its spans and traces on.
+    #[cfg(feature = "restate")]
+    pub(crate) fn go_live(&mut self) {
+        #[cfg(feature = "tracing")]
+        if let Some(tracer) = &mut self.tracer {
+            tracer.go_live();
+        }
     }
 
     /// A logged run that had reached its outcome when its process died

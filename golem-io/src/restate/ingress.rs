@@ -99,12 +99,17 @@ impl Ingress {
     }
 
     /// Wait for run `key` to end and return its outcome (Restate's
-    /// workflow attach: it blocks while the run works or waits).
+    /// workflow attach: it blocks while the run works or waits). A failed
+    /// run's error has its `source` again, rebuilt from the outcome's
+    /// [`causes`](DurableOutcome::causes) as a
+    /// [`JournaledError`](super::JournaledError).
     pub fn outcome(&self, key: &str) -> Result<DurableOutcome, IngressError> {
         let url = format!("{}/restate/workflow/{SERVICE_NAME}/{}/attach", self.base, segment(key)?);
         let response = self.agent.get(&url).call().map_err(|e| IngressError::Transport(e.to_string()))?;
         let answer = read(response)?;
-        serde_json::from_slice(&answer).map_err(|e| IngressError::Decode(e.to_string()))
+        let outcome: DurableOutcome =
+            serde_json::from_slice(&answer).map_err(|e| IngressError::Decode(e.to_string()))?;
+        Ok(outcome.with_source())
     }
 
     fn post(&self, url: &str, body: &[u8]) -> Result<Vec<u8>, IngressError> {

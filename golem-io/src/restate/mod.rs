@@ -1,5 +1,5 @@
 //! Durable runs on a [Restate](https://restate.dev) server (feature
-//! `restate`; SPEC DUR-01, DUR-02).
+//! `restate`; SPEC DUR-01..DUR-05).
 //!
 //! golem resumes runs from its own event log on one machine. Where runs
 //! must outlive processes, deploys and machines — wait days for a human,
@@ -27,11 +27,19 @@
 //! blocking client of Restate's ingress for these handlers, and
 //! [`register_deployment`] tells the server where the service runs.
 //!
-//! Differences from the in-process drivers: a parallel batch of tool calls
-//! runs one after another (each journaled); models do not stream; run
-//! observers are not called (golem's event log, in the outcome, holds every
-//! event); and the error object a failing tool returned is not kept across
-//! a replay (the failure's record is).
+//! What the in-process drivers do, this one does too (SPEC DUR-04): the
+//! tool calls of a parallel batch run concurrently (each body's start and
+//! answer journaled, answers in the order they came); a streamed run's
+//! fragments reach observers as they arrive while the journal keeps the
+//! call's answer; observers and spans happen once per real execution,
+//! never again when Restate replays a run; and a failing tool's error
+//! keeps its kind and its cause chain across a replay ([`JournaledError`],
+//! [`DurableOutcome::causes`]).
+//!
+//! **Security** (SPEC DUR-05): the service answers whoever reaches its
+//! port. Bind it to loopback, and give it Restate's request-identity
+//! public key ([`DurableAgents::identity_key`]) whenever anything else can
+//! reach it: it then refuses every request the server did not sign.
 //!
 //! The official SDK (`restate-sdk`, pinned) needs Rust 1.90 or newer,
 //! above golem's 1.85 minimum, and tokio, which this feature alone brings;
@@ -42,13 +50,21 @@
 mod admin;
 mod agents;
 mod driver;
+mod fragments;
+mod identity;
 mod ingress;
+mod journaled_error;
+mod live;
+mod observer;
 mod step;
 mod wire;
 mod workflow;
 
 pub use admin::register_deployment;
 pub use agents::DurableAgents;
+pub use identity::IdentityKeyError;
 pub use ingress::{Ingress, IngressError};
+pub use journaled_error::JournaledError;
+pub use observer::DurableEvent;
 pub use wire::{Decision, DurableOutcome, Resolution, RunRequest, RunStatus, Waiting};
 pub use workflow::SERVICE_NAME;

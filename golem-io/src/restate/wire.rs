@@ -2,7 +2,7 @@
 //! deferred call, what a paused run waits for, and the run's outcome. All
 //! JSON, camelCase like golem's other durable JSON (SPEC MSG-05).
 
-use golem_core::{DeferKind, Message, PendingCall, RunError};
+use golem_core::{CauseRecord, DeferKind, Message, PendingCall, RunError};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -19,17 +19,28 @@ pub struct RunRequest {
     /// Earlier messages the run continues (empty for a new conversation).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub history: Vec<Message>,
+    /// Stream the model's answers: the service's observers hear each
+    /// fragment as it arrives (SPEC DUR-04). The agent's models must all
+    /// stream.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stream: bool,
 }
 
 impl RunRequest {
     /// A run of `agent` on `prompt`.
     pub fn new(agent: impl Into<String>, prompt: impl Into<String>) -> Self {
-        RunRequest { agent: agent.into(), prompt: prompt.into(), history: Vec::new() }
+        RunRequest { agent: agent.into(), prompt: prompt.into(), history: Vec::new(), stream: false }
     }
 
     /// Continue the conversation `history`.
     pub fn with_history(mut self, history: Vec<Message>) -> Self {
         self.history = history;
+        self
+    }
+
+    /// Stream the model's answers (see [`stream`](Self::stream)).
+    pub fn streamed(mut self) -> Self {
+        self.stream = true;
         self
     }
 }
@@ -127,9 +138,16 @@ pub struct DurableOutcome {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<crate::RunResult<Value>>,
     /// The failure, with its stage, cause and partial evidence; `None`
-    /// when the run completed.
+    /// when the run completed. [`Ingress::outcome`](super::Ingress::outcome)
+    /// rebuilds its `source` from [`causes`](Self::causes).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<RunError>,
+    /// The error object the run failed with (a tool's error, a decoder's),
+    /// link by link down its `source()` chain: kind and message each — the
+    /// same whether or not the run was replayed (SPEC DUR-04). Empty when
+    /// the failure kept no object.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub causes: Vec<CauseRecord>,
     /// golem's event log (JSON lines) of each run the durable run went
     /// through: the first, then one per resume after a pause. Each replays
     /// with [`golem_core::log::replay`].
@@ -140,6 +158,15 @@ impl DurableOutcome {
     /// The output, when the run completed.
     pub fn output(&self) -> Option<&Value> {
         self.result.as_ref().map(|r| &r.output)
+    }
+
+    /// Give the error back its `source`, rebuilt from the causes (JSON
+    /// does not carry the object).
+    pub(crate) fn with_source(mut self) -> Self {
+        if let (Some(error), Some(source)) = (&mut self.error, super::JournaledError::from_chain(&self.causes)) {
+            error.source = Some(std::sync::Arc::new(source));
+        }
+        self
     }
 }
 
@@ -187,5 +214,25 @@ mod tests {
         let request: RunRequest = serde_json::from_value(json!({"agent": "a", "prompt": "p"})).unwrap();
         assert_eq!(request, RunRequest::new("a", "p"));
         assert_eq!(serde_json::to_value(&request).unwrap(), json!({"agent": "a", "prompt": "p"}));
+        let streamed: RunRequest =
+            serde_json::from_value(json!({"agent": "a", "prompt": "p", "stream": true})).unwrap();
+        assert_eq!(streamed, RunRequest::new("a", "p").streamed());
+        assert_eq!(serde_json::to_value(&streamed).unwrap()["stream"], json!(true));
+    }
+
+    #[test]
+    fn a_failed_outcome_gets_its_source_back_from_its_causes() {
+        let causes = vec![CauseRecord::new("error", "outer"), CauseRecord::new("io::NotFound", "inner")];
+        let fatal = golem_core::error::ToolFailureKind::Fatal { cause: causes[0].clone() };
+        let cause = golem_core::Cause::Tool(golem_core::error::ToolFailure::new("t", "c1", fatal));
+        let error = RunError::new(golem_core::Stage::Tool, cause);
+        let outcome = DurableOutcome { result: None, error: Some(error), causes, logs: Vec::new() };
+        let wire = serde_json::to_value(&outcome).unwrap();
+        assert_eq!(wire["causes"][1], json!({"kind": "io::NotFound", "message": "inner"}));
+        let read: DurableOutcome = serde_json::from_value(wire).unwrap();
+        let error = read.with_source().error.unwrap();
+        let source = error.source.as_deref().unwrap();
+        assert_eq!(source.to_string(), "outer");
+        assert_eq!(source.source().unwrap().to_string(), "inner");
     }
 }

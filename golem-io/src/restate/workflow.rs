@@ -4,8 +4,11 @@
 //! handler says what a paused run waits on (SPEC DUR-01, DUR-02).
 
 use super::driver::{drive, mint, Segment};
+use super::journaled_error::chain_of;
+use super::live::Live;
+use super::observer::{DurableEvent, DurableObserver};
 use super::wire::{Decision, DurableOutcome, Resolution, RunRequest, RunStatus, Waiting};
-use crate::agent::Agent;
+use crate::agent::{Agent, Observer};
 use crate::run::result::{RunOutcome, RunResult};
 use crate::Error;
 use golem_core::{Approval, DeferKind, DeferredResults};
@@ -35,6 +38,7 @@ pub(crate) trait Runner: Send + Sync {
         &'a self,
         ctx: &'a WorkflowContext<'a>,
         request: RunRequest,
+        observers: Vec<Observer>,
     ) -> BoxFuture<'a, HandlerResult<DurableOutcome>>;
 }
 
@@ -52,8 +56,9 @@ where
         &'a self,
         ctx: &'a WorkflowContext<'a>,
         request: RunRequest,
+        observers: Vec<Observer>,
     ) -> BoxFuture<'a, HandlerResult<DurableOutcome>> {
-        Box::pin(run_agent(ctx, &self.agent, &self.deps, request))
+        Box::pin(run_agent(ctx, &self.agent, &self.deps, request, observers))
     }
 }
 
@@ -64,18 +69,24 @@ async fn run_agent<Deps, O>(
     agent: &Agent<Deps, O>,
     deps: &Arc<Deps>,
     request: RunRequest,
+    observers: Vec<Observer>,
 ) -> HandlerResult<DurableOutcome>
 where
     Deps: Send + Sync + 'static,
     O: Serialize + 'static,
 {
-    let minted = mint(ctx, "start").await?;
+    // Whether this attempt of the handler executes yet (see `live`):
+    // every step of every segment tells it.
+    let live = Live::default();
+    let minted = mint(ctx, "start", &live).await?;
+    let stream = request.stream;
     let conversation = golem_core::history::latest_conversation_id(&request.history)
         .map_or_else(|| minted.conversation_id.clone(), str::to_string);
     let builder = agent
         .run_with(Arc::clone(deps))
         .prompt(request.prompt)
         .history(request.history)
+        .stream(stream)
         .run_id(minted.run_id.clone())
         .conversation_id(conversation.clone());
     let mut start = fresh(builder.fresh_start(), &minted)?;
@@ -83,27 +94,40 @@ where
     let mut logs = Vec::new();
     let mut pauses = 0u32;
     loop {
-        let segment = Segment { agent: &agent.inner, deps: Arc::clone(deps), start, minted };
+        let segment = Segment {
+            agent: &agent.inner,
+            deps: Arc::clone(deps),
+            start,
+            minted,
+            live: live.clone(),
+            observers: observers.clone(),
+        };
         let ended = drive(ctx, segment).await?;
         logs.push(ended.log);
         let paused = match ended.outcome {
             Ok(RunOutcome::Completed(result)) => {
                 let result = to_json(result)?;
-                return Ok(DurableOutcome { result: Some(result), error: None, logs });
+                return Ok(DurableOutcome { result: Some(result), error: None, causes: Vec::new(), logs });
             }
             Ok(RunOutcome::Paused(paused)) => paused,
-            Err(Error::Run(error)) => return Ok(DurableOutcome { result: None, error: Some(*error), logs }),
+            Err(Error::Run(error)) => {
+                // The error object as its chain: the same whether it is the
+                // object itself or was rebuilt from the journal (SPEC DUR-04).
+                let causes = error.source.as_deref().map(|e| chain_of(e)).unwrap_or_default();
+                return Ok(DurableOutcome { result: None, error: Some(*error), causes, logs });
+            }
             // golem's own bugs and a log that cannot be written: no retry
             // would do better.
             Err(other) => return Err(TerminalError::new(other.to_string()).into()),
         };
         pauses += 1;
         let results = wait_for_resolutions(ctx, &paused.deferred, pauses).await?;
-        minted = mint(ctx, "resume").await?;
+        minted = mint(ctx, "resume", &live).await?;
         let builder = agent
             .run_with(Arc::clone(deps))
             .history(paused.messages)
             .resume(results)
+            .stream(stream)
             .run_id(minted.run_id.clone())
             .conversation_id(conversation.clone());
         start = fresh(builder.fresh_start(), &minted)?;
@@ -173,9 +197,27 @@ fn to_json<O: Serialize>(result: RunResult<O>) -> Result<RunResult<serde_json::V
     })
 }
 
-/// The workflow itself: the served agents by name.
+/// The workflow itself: the served agents by name, and who hears their
+/// runs.
 pub(crate) struct GolemAgent {
     pub(crate) agents: Arc<BTreeMap<String, Arc<dyn Runner>>>,
+    pub(crate) observers: Arc<[DurableObserver]>,
+}
+
+impl GolemAgent {
+    /// The service's observers, bound to run `key` of agent `agent`.
+    fn observers(&self, key: &str, agent: &str) -> Vec<Observer> {
+        let (key, agent): (Arc<str>, Arc<str>) = (Arc::from(key), Arc::from(agent));
+        self.observers
+            .iter()
+            .map(|observer| {
+                let (observer, key, agent) = (Arc::clone(observer), Arc::clone(&key), Arc::clone(&agent));
+                Arc::new(move |event: &golem_core::RunEvent| {
+                    observer(&DurableEvent { key: &key, agent: &agent, event })
+                }) as Observer
+            })
+            .collect()
+    }
 }
 
 #[restate_sdk::workflow(name = "GolemAgent")]
@@ -189,7 +231,8 @@ impl GolemAgent {
             let message = format!("no agent named {:?} is served here (served: {})", request.agent, names.join(", "));
             return Err(TerminalError::new(message).into());
         };
-        Ok(Json(runner.run(&ctx, request).await?))
+        let observers = self.observers(ctx.key(), &request.agent);
+        Ok(Json(runner.run(&ctx, request, observers).await?))
     }
 
     /// Resolve one deferred call of the paused run, by call id. Fails

@@ -18,6 +18,8 @@ pub(crate) use handler::AsyncFn;
 #[cfg(feature = "blocking")]
 pub(crate) use handler::BlockingFn;
 pub(crate) use handler::Handler;
+#[cfg(feature = "restate")]
+pub(crate) use outcome::error_tag;
 pub(crate) use outcome::into_outcome;
 pub use outcome::{IntoToolResult, ToolError, ToolErrorExt, ToolResult};
 

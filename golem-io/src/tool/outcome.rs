@@ -281,7 +281,7 @@ pub(crate) fn into_outcome(result: Result<ToolResult, ToolError>) -> (ToolOutcom
 
 /// A short, stable tag for a boxed error's kind: the cause record must be
 /// serialisable, and a `dyn Error` has no type name to offer.
-fn error_tag(error: &(dyn std::error::Error + Send + Sync + 'static)) -> &'static str {
+pub(crate) fn error_tag(error: &(dyn std::error::Error + 'static)) -> &'static str {
     if error.is::<golem_core::RunError>() {
         "run_error"
     } else if error.is::<crate::Error>() {

@@ -10,6 +10,8 @@
 //! `GOLEM_RESTATE_SERVER` names a server binary to use instead.
 
 mod install;
+pub mod observed;
+pub mod service;
 
 use std::io::Write;
 use std::net::TcpListener;
@@ -53,18 +55,26 @@ pub struct Server {
     pub ingress: u16,
     pub admin: u16,
     node: u16,
+    /// Extra settings, as environment variables (a request-identity key).
+    env: Vec<(String, String)>,
     child: Option<Child>,
 }
 
 impl Server {
     /// Start a server whose data lives in `data`.
     pub fn start(binary: &Path, data: &Path) -> Server {
+        Server::start_with(binary, data, Vec::new())
+    }
+
+    /// Start a server with extra settings `env` (`RESTATE_…` variables).
+    pub fn start_with(binary: &Path, data: &Path, env: Vec<(String, String)>) -> Server {
         let mut server = Server {
             binary: binary.to_path_buf(),
             data: data.to_path_buf(),
             ingress: free_port(),
             admin: free_port(),
             node: free_port(),
+            env,
             child: None,
         };
         server.spawn();
@@ -81,6 +91,7 @@ impl Server {
             .env("RESTATE_BIND_ADDRESS", format!("127.0.0.1:{}", self.node))
             .env("RESTATE_ADVERTISED_ADDRESS", format!("http://127.0.0.1:{}", self.node))
             .env("RESTATE_LOG_FORMAT", "compact")
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null())
             .stdout(log.try_clone().unwrap())
             .stderr(log)
@@ -126,9 +137,13 @@ impl Server {
     /// Register (or re-register) the service deployment at `port` through
     /// the admin API.
     pub fn register(&self, port: u16) {
+        self.try_register(port, Duration::from_secs(30)).unwrap_or_else(|e| panic!("registering the deployment: {e}"));
+    }
+
+    /// Register the service at `port`, trying for up to `patience`.
+    pub fn try_register(&self, port: u16, patience: Duration) -> Result<(), golem_io::restate::IngressError> {
         let admin = format!("http://127.0.0.1:{}", self.admin);
-        golem_io::restate::register_deployment(&admin, &format!("http://127.0.0.1:{port}"), Duration::from_secs(30))
-            .unwrap_or_else(|e| panic!("registering the deployment: {e}"));
+        golem_io::restate::register_deployment(&admin, &format!("http://127.0.0.1:{port}"), patience)
     }
 }
 
@@ -156,6 +171,55 @@ impl Server {
             std::thread::sleep(Duration::from_millis(20));
         }
         panic!("no {kind} entry in any journal; sys_journal says: {last}");
+    }
+}
+
+impl Server {
+    /// How many journaled steps named `name` have their answer in some
+    /// invocation's journal (a `Command: Run` whose `Notification: Run`
+    /// completion is there too).
+    pub fn completed_steps(&self, name: &str) -> usize {
+        let agent = ureq::Agent::config_builder().http_status_as_error(false).build().new_agent();
+        let url = format!("http://127.0.0.1:{}/query", self.admin);
+        let query = r#"{"query": "SELECT id, entry_type, name, entry_lite_json FROM sys_journal"}"#;
+        let Ok(mut response) = agent
+            .post(&url)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json")
+            .send(query.as_bytes())
+        else {
+            return 0;
+        };
+        let text = response.body_mut().read_to_string().unwrap_or_default();
+        let body: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+        let rows = body["rows"].as_array().cloned().unwrap_or_default();
+        let lite = |row: &serde_json::Value| {
+            serde_json::from_str::<serde_json::Value>(row["entry_lite_json"].as_str().unwrap_or("null"))
+                .unwrap_or_default()
+        };
+        // (invocation, completion id) of each step so named, then of each answer.
+        let named: Vec<(String, u64)> = rows
+            .iter()
+            .filter(|r| r["entry_type"] == "Command: Run" && r["name"] == name)
+            .filter_map(|r| Some((r["id"].as_str()?.to_string(), lite(r)["Command"]["Run"]["completion_id"].as_u64()?)))
+            .collect();
+        let answered: Vec<(String, u64)> = rows
+            .iter()
+            .filter(|r| r["entry_type"] == "Notification: Run")
+            .filter_map(|r| {
+                Some((r["id"].as_str()?.to_string(), lite(r)["Notification"]["id"]["CompletionId"].as_u64()?))
+            })
+            .collect();
+        named.iter().filter(|step| answered.contains(step)).count()
+    }
+
+    /// Wait until at least `n` steps named `name` have their answer journaled.
+    pub fn wait_for_completed_steps(&self, name: &str, n: usize) {
+        let started = Instant::now();
+        while self.completed_steps(name) < n {
+            assert!(started.elapsed() < Duration::from_secs(60), "fewer than {n} {name:?} steps were ever journaled");
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 }
 

@@ -21,22 +21,22 @@ struct Entry {
 /// tool group in flight, so the set is a handful of entries, and a plain
 /// vector keeps each run's footprint small (many runs may share a thread).
 #[derive(Default)]
-pub(super) struct InFlight {
+pub(crate) struct InFlight {
     entries: Vec<Entry>,
 }
 
 impl InFlight {
-    pub(super) fn push(&mut self, id: TaskId, future: BoxFuture<'static, Answer>, token: CancellationToken) {
+    pub(crate) fn push(&mut self, id: TaskId, future: BoxFuture<'static, Answer>, token: CancellationToken) {
         self.entries.push(Entry { id, future, token });
     }
 
-    pub(super) fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
 
     /// Drop the work: an async future stops at once; blocking work on the
     /// pool sees its token set and is abandoned (its answer is discarded).
-    pub(super) fn cancel(&mut self, id: TaskId) {
+    pub(crate) fn cancel(&mut self, id: TaskId) {
         if let Some(at) = self.entries.iter().position(|e| e.id == id) {
             let entry = self.entries.remove(at);
             entry.token.cancel();
@@ -46,7 +46,7 @@ impl InFlight {
     /// The first entry, in launch order, that has finished. A finished
     /// future leaves the set before anything else is polled, so none is
     /// ever polled after completing.
-    pub(super) fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<(TaskId, Answer)>> {
+    pub(crate) fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<(TaskId, Answer)>> {
         if self.entries.is_empty() {
             return Poll::Ready(None);
         }

@@ -14,7 +14,7 @@
 //! bookkeeping is `dispatch`'s, and this room only places work (`futures`).
 
 mod futures;
-mod in_flight;
+pub(crate) mod in_flight;
 
 use crate::drive::dispatch::{Drained, Opened, RunSetup};
 use crate::run::result::RunOutcome;

@@ -120,7 +120,10 @@ fn start_machine<'a>(
             };
             let stepper = RecordedMachine::new(machine, recorder);
             #[cfg(feature = "tracing")]
-            let stepper = stepper.traced(trace, crate::observe::TraceClock { epoch: now, unix_ms: started_at_unix_ms });
+            let stepper = {
+                let clock = crate::observe::TraceClock { epoch: now, unix_ms: started_at_unix_ms };
+                stepper.traced(trace, clock, false)
+            };
             Ok((stepper, canceled))
         }
         Origin::Continue { machine, header, marked, answer } => {
@@ -140,7 +143,7 @@ fn start_machine<'a>(
             // Whatever was in flight died with the old process.
             let stepper = RecordedMachine::new(*machine, recorder);
             #[cfg(feature = "tracing")]
-            let stepper = stepper.traced(trace, clock);
+            let stepper = stepper.traced(trace, clock, false);
             Ok((stepper, Some(canceled.unwrap_or(Input::Recover))))
         }
     }
