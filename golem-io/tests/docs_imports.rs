@@ -35,7 +35,12 @@ fn guides_examples_and_the_readme_import_through_golem_io_only() {
         let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         for (n, line) in text.lines().enumerate() {
             if line.contains("golem_core::") {
-                offending.push(format!("{}:{}: {}", path.strip_prefix(&root).unwrap_or(path).display(), n + 1, line.trim()));
+                offending.push(format!(
+                    "{}:{}: {}",
+                    path.strip_prefix(&root).unwrap_or(path).display(),
+                    n + 1,
+                    line.trim()
+                ));
             }
         }
     }
