@@ -29,6 +29,8 @@
 pub(crate) mod clip;
 #[cfg(all(feature = "command", unix))]
 pub mod command;
+#[cfg(feature = "file-read")]
+pub(crate) mod confine;
 pub(crate) mod delegation;
 #[cfg(feature = "file-read")]
 pub mod file_read;
