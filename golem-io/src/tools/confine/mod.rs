@@ -55,6 +55,15 @@ pub(crate) struct Resolved {
     metadata: Metadata,
 }
 
+#[cfg(feature = "documents")]
+impl Resolved {
+    /// The file's metadata as checked (its length is what a size cap reads
+    /// before opening).
+    pub(crate) fn metadata(&self) -> &Metadata {
+        &self.metadata
+    }
+}
+
 impl Root {
     /// Resolve `root` (it must be an existing directory) and keep it canonical.
     pub(crate) fn new(root: &Path) -> Result<Root, RootError> {

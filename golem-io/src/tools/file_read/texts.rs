@@ -10,8 +10,8 @@ use crate::tools::clip::quoted;
 /// The rejections and failures of a path, shared with the other tools
 /// that read under a root.
 pub use crate::tools::confine::texts::{
-    absolute, changed, directory, escapes, io, not_found, not_regular, parent_segment, unresolvable,
-    PATH_DESCRIPTION, PATH_NUL, PATH_REQUIRED,
+    absolute, changed, directory, escapes, io, not_found, not_regular, parent_segment, unresolvable, PATH_DESCRIPTION,
+    PATH_NUL, PATH_REQUIRED,
 };
 use serde_json::{json, Value};
 
