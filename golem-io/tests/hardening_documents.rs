@@ -92,7 +92,7 @@ fn huge_and_sprawling_sheets_stay_within_the_output_cap() {
     let documents = Documents::builder(root.path()).max_output_chars(10_000).build().unwrap();
     assert_eq!(
         documents.extract_doc("far.xlsx", &Filter::all()).unwrap(),
-        "Workbook with 1 sheets: \"S\".\n\n## Sheet: S\n\n|  | XFD |\n| --- | --- |\n| 1048576 | far |\n"
+        "Workbook with 1 sheet: \"S\".\n\n## Sheet: S\n\n|  | XFD |\n| --- | --- |\n| 1048576 | far |\n"
     );
     let long = documents.extract_doc("long.xlsx", &Filter::all()).unwrap();
     assert!(long.ends_with("call again with sheets [\"S\"]]"), "{}", &long[long.len() - 100..]);
@@ -244,4 +244,22 @@ fn truncated_files_and_garbage_are_failed_results_never_panics() {
     );
     let tiny = Documents::builder(root.path()).max_file_bytes(1000).build().unwrap();
     assert_eq!(limit_of(tiny.extract("invoice.pdf", &Filter::all())), Limit::FileBytes(1000));
+}
+
+/// The `documents` fuzz target's body over its committed seeds
+/// (`fuzz/corpus/documents/`) and prefixes of each, so CI runs it on
+/// stable Rust (SPEC ARCH-02).
+#[test]
+fn the_fuzz_body_holds_on_its_seed_corpus() {
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus/documents");
+    let mut seeds: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    seeds.sort();
+    assert!(seeds.len() >= 5, "seed corpus {} is missing", dir.display());
+    for seed in seeds {
+        let data = std::fs::read(&seed).unwrap();
+        golem_io::tools::fuzzing::documents(&data);
+        for end in (0..data.len()).step_by((data.len() / 13).max(1)) {
+            golem_io::tools::fuzzing::documents(&data[..end]);
+        }
+    }
 }

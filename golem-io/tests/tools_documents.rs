@@ -131,7 +131,7 @@ fn built_documents_read_as_written() {
     );
     assert_eq!(
         documents.extract("cells.xlsx", &Filter::all()).unwrap(),
-        "Workbook with 1 sheets: \"S\".\n\n## Sheet: S\n\n|  | B | C | AA |\n| --- | --- | --- | --- |\n\
+        "Workbook with 1 sheet: \"S\".\n\n## Sheet: S\n\n|  | B | C | AA |\n| --- | --- | --- | --- |\n\
          | 2 | inline |  | 3.5 |\n| 5 | #DIV/0! | TRUE |  |\n"
     );
 }

@@ -50,6 +50,6 @@ pub mod skills;
 #[cfg(feature = "web-fetch")]
 pub mod web_fetch;
 
-#[cfg(any(feature = "web-fetch", feature = "skills"))]
+#[cfg(any(feature = "web-fetch", feature = "skills", feature = "documents"))]
 #[doc(hidden)]
 pub mod fuzzing;

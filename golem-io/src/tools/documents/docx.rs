@@ -11,9 +11,10 @@ use super::markdown::Markdown;
 use super::office::Office;
 use super::xml::{Node, Xml};
 use std::collections::HashMap;
+use std::io::{Read, Seek};
 
 /// Extract the document into `out`.
-pub(crate) fn extract(office: &mut Office, out: &mut Markdown) -> Result<(), Fault> {
+pub(crate) fn extract(office: &mut Office<impl Read + Seek>, out: &mut Markdown) -> Result<(), Fault> {
     let main = office.main().to_string();
     let rels = office.rels(&main)?;
     let styles = match rels.of_kind("styles").map(str::to_string) {

@@ -9,7 +9,6 @@ use super::markdown::Markdown;
 use super::office::{Office, OfficeKind};
 use super::selection::Filter;
 use super::{docx, pdf, pptx, texts, xlsx, Inner};
-use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 
 /// Which tool asks: each reads its own kinds and points to the other.
@@ -46,7 +45,7 @@ pub(crate) fn extract(inner: &Inner, path: &str, filter: &Filter, want: Want) ->
 }
 
 /// A reader's failure: about the document, or about reading the file.
-enum ReadFailure {
+pub(crate) enum ReadFailure {
     Fault(Fault),
     Io(std::io::Error),
 }
@@ -57,14 +56,14 @@ impl From<Fault> for ReadFailure {
     }
 }
 
-/// Run the reader for `kind`.
-fn read(
+/// Run the reader for `kind` (the caller contains its panics).
+pub(crate) fn read(
     inner: &Inner,
     path: &str,
     filter: &Filter,
     want: Want,
     kind: Kind,
-    file: File,
+    file: impl Read + Seek,
     out: &mut Markdown,
 ) -> Result<(), ReadFailure> {
     let limits = &inner.limits;
@@ -124,7 +123,7 @@ fn refuse_filters(path: &str, kind: &str, given: &[Option<&str>]) -> Result<(), 
 
 /// The whole file, which the size check let through; a file that grew
 /// past the cap since is refused.
-fn read_all(file: File, max: u64) -> Result<Vec<u8>, ReadFailure> {
+fn read_all(file: impl Read, max: u64) -> Result<Vec<u8>, ReadFailure> {
     let mut bytes = Vec::new();
     file.take(max.saturating_add(1)).read_to_end(&mut bytes).map_err(ReadFailure::Io)?;
     if bytes.len() as u64 > max {

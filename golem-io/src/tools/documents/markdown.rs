@@ -93,6 +93,16 @@ impl Markdown {
     }
 }
 
+/// `count` and `noun`, the noun plural unless the count is one
+/// ("1 page", "3 pages").
+pub(crate) fn counted(count: usize, noun: &str) -> String {
+    if count == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{count} {noun}s")
+    }
+}
+
 /// A cell's text on one table row: pipes escaped, line breaks as `<br>`,
 /// runs of spaces kept single.
 pub(crate) fn cell(text: &str) -> String {

@@ -51,7 +51,7 @@
 //! std::fs::write(dir.path().join("hello.pdf"), pdf)?;
 //! let documents = Documents::builder(dir.path()).build()?;
 //! let markdown = documents.extract("hello.pdf", &Filter::all())?;
-//! assert_eq!(markdown, "PDF with 1 pages.\n\n## Page 1\n\nHello\n");
+//! assert_eq!(markdown, "PDF with 1 page.\n\n## Page 1\n\nHello\n");
 //! assert!(documents.extract("../etc/passwd", &Filter::all()).unwrap_err().is_rejection());
 //! let tools: Vec<golem_io::Tool<()>> = documents.tools();
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -63,6 +63,8 @@ mod collect;
 mod docx;
 mod error;
 mod extract;
+#[doc(hidden)]
+pub(crate) mod fuzz;
 mod kind;
 mod limits;
 mod markdown;

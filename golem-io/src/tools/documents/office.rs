@@ -7,7 +7,7 @@ use super::limits::{Budget, Limits};
 use super::package::Package;
 use super::rels::{rels_part, Rels};
 use super::xml::{utf8, Node, Xml};
-use std::fs::File;
+use std::io::{Read, Seek};
 
 /// The office formats read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,17 +32,17 @@ impl OfficeKind {
 }
 
 /// An opened office package and what one call may still inflate from it.
-pub(crate) struct Office {
-    package: Package<File>,
+pub(crate) struct Office<R> {
+    package: Package<R>,
     budget: Budget,
     max_depth: usize,
     kind: OfficeKind,
     main: String,
 }
 
-impl Office {
+impl<R: Read + Seek> Office<R> {
     /// Open `file` as an office package and tell which format it is.
-    pub(crate) fn open(file: File, limits: &Limits) -> Result<Office, Fault> {
+    pub(crate) fn open(file: R, limits: &Limits) -> Result<Office<R>, Fault> {
         let package = Package::open(file, limits.max_entries)?;
         let mut office = Office {
             package,

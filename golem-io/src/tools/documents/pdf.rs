@@ -9,7 +9,7 @@
 
 use super::error::Fault;
 use super::limits::{Budget, Limits};
-use super::markdown::Markdown;
+use super::markdown::{counted, Markdown};
 use super::ocr::{Ocr, PageImage, ScannedPage};
 use super::pdf_text::{page_text, Fonts};
 use super::{selection, texts};
@@ -35,7 +35,7 @@ pub(crate) fn extract(
     }
     let page_ids = doc.get_pages();
     let count = page_ids.len();
-    out.block(&format!("PDF with {count} pages."));
+    out.block(&format!("PDF with {}.", counted(count, "page")));
     if count == 0 {
         return Ok(());
     }

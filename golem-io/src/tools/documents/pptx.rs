@@ -5,19 +5,25 @@
 
 use super::collect::{push_capped, TableBuild};
 use super::error::Fault;
-use super::markdown::Markdown;
+use super::markdown::{counted, Markdown};
 use super::office::Office;
 use super::selection;
 use super::xml::{Node, Xml};
+use std::io::{Read, Seek};
 
 /// Extract the chosen slides (`None`: all) into `out`.
-pub(crate) fn extract(office: &mut Office, path: &str, slides: Option<&str>, out: &mut Markdown) -> Result<(), Fault> {
+pub(crate) fn extract(
+    office: &mut Office<impl Read + Seek>,
+    path: &str,
+    slides: Option<&str>,
+    out: &mut Markdown,
+) -> Result<(), Fault> {
     let main = office.main().to_string();
     let rels = office.rels(&main)?;
     let presentation = office.required(&main)?;
     let parts = slide_parts(&presentation, office.max_depth())?;
     let count = parts.len();
-    out.block(&format!("Presentation with {count} slides."));
+    out.block(&format!("Presentation with {}.", counted(count, "slide")));
     if count == 0 {
         return Ok(());
     }

@@ -81,7 +81,9 @@ pub fn bad_range(what: &str, spec: &str) -> String {
 /// Rejection: a page or slide list that selects nothing in this file.
 pub fn out_of_range(what: &str, spec: &str, path: &str, count: usize) -> String {
     let (spec, path) = (quoted(spec), quoted(path));
-    format!("{what} {spec:?} selects nothing: {path} has {count} {what}")
+    let noun = what.trim_end_matches('s');
+    let count = if count == 1 { format!("1 {noun}") } else { format!("{count} {noun}s") };
+    format!("{what} {spec:?} selects nothing: {path} has {count}")
 }
 
 /// Rejection: sheet names the workbook does not have.

@@ -9,12 +9,13 @@
 use super::cells::{self, DateKind};
 use super::collect::push_capped;
 use super::error::Fault;
-use super::markdown::{table, Markdown};
+use super::markdown::{counted, table, Markdown};
 use super::office::Office;
 use super::rels::Rels;
 use super::texts;
 use super::xml::{Node, Xml};
 use std::collections::{BTreeSet, HashMap, HashSet};
+use std::io::{Read, Seek};
 
 /// One sheet as the workbook lists it.
 #[derive(Debug)]
@@ -41,7 +42,7 @@ struct Shared {
 
 /// Extract the chosen sheets (`None`: all) into `out`.
 pub(crate) fn extract(
-    office: &mut Office,
+    office: &mut Office<impl Read + Seek>,
     path: &str,
     sheets: Option<&[String]>,
     out: &mut Markdown,
@@ -74,7 +75,7 @@ pub(crate) fn extract(
         }
     }
     let listing: Vec<String> = names.iter().map(|n| format!("{n:?}")).collect();
-    out.block(&format!("Workbook with {} sheets: {}.", names.len(), listing.join(", ")));
+    out.block(&format!("Workbook with {}: {}.", counted(names.len(), "sheet"), listing.join(", ")));
     for (i, sheet) in chosen.iter().enumerate() {
         if out.is_full() {
             break;
