@@ -3,7 +3,6 @@
 //! rejections, failed results and markers. Path mistakes read as
 //! `read_file`'s do (the shared confinement texts).
 
-use super::error::Limit;
 use crate::tools::clip::quoted;
 use serde_json::{json, Value};
 
@@ -113,8 +112,9 @@ pub fn encrypted(path: &str) -> String {
     format!("{} is password-protected; its text cannot be extracted", quoted(path))
 }
 
-/// Failed result: a document past one of the caps.
-pub fn limit(path: &str, limit: &Limit) -> String {
+/// Failed result: a document past one of the caps (`limit` says which,
+/// as [`Limit`](super::Limit)'s `Display` does).
+pub fn limit(path: &str, limit: &dyn std::fmt::Display) -> String {
     format!("{} was not read: {limit}, past this tool's limit", quoted(path))
 }
 
