@@ -75,6 +75,7 @@
 //! | `file-read` | no | the `read_file` tool (`tools::file_read`) |
 //! | `command` | no | the `run_command` tool ([`tools::command`], Unix) |
 //! | `skills` | no | the `skill` tool (`tools::skills`) |
+//! | `documents` | no | the `extract_pdf` and `extract_doc` tools (`tools::documents`); deps lopdf, zip, quick-xml (Rust 1.89+) |
 //! | `mcp` | no | the MCP client and bridge (`mcp`) |
 //! | `restate` | no | durable runs on a Restate server (`restate`); brings tokio and `restate-sdk` (Rust 1.90+) |
 //! | `tracing` | no | OpenTelemetry GenAI spans and metrics of every run, through `tracing` ([`observe`]) |
