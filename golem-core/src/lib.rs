@@ -49,6 +49,7 @@ pub mod output;
 pub mod price;
 pub mod sim;
 pub mod stream;
+pub mod sub_run;
 pub mod testing;
 pub mod texts;
 pub mod time;
@@ -66,5 +67,6 @@ pub use model::{
     Response, StreamingModel,
 };
 pub use price::Price;
+pub use sub_run::{SubRunShare, SubRunUsage};
 pub use time::Moment;
 pub use tool::{ToolDefinition, ToolSpec};
