@@ -42,6 +42,25 @@ fn non_text_outputs_are_rendered_as_compact_json() {
     assert_eq!(result.output, r#"got: {"city":"Paris","rank":1}"#);
 }
 
+/// Issue 31: a typed output keeps its fields in declaration order.
+#[test]
+fn a_typed_output_keeps_its_field_order() {
+    #[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+    struct Ranked {
+        rank: u32,
+        city: String,
+        area_km2: f64,
+    }
+    let specialist = Agent::<()>::builder(ScriptedModel::new().text(r#"{"rank":1,"city":"Paris","area_km2":105.4}"#))
+        .output::<Ranked>()
+        .output_schema(json!({"type": "object"}))
+        .build()
+        .unwrap();
+    let agent = Agent::builder(planner(r#"{"prompt":"top city?"}"#)).tool(specialist.as_tool("helper", "")).build();
+    let result = agent.unwrap().run((), "go").unwrap();
+    assert_eq!(result.output, r#"got: {"rank":1,"city":"Paris","area_km2":105.4}"#);
+}
+
 #[test]
 fn a_custom_renderer_replaces_the_rendering() {
     let specialist = Agent::<()>::builder(ScriptedModel::new().text("Paris")).build().unwrap();

@@ -51,11 +51,14 @@ fn delegate_schema() -> Value {
 }
 
 /// `O` as tool text: a JSON string unquoted, anything else compact JSON.
+/// Written straight to text, not through a `Value`, so a struct keeps its
+/// fields in declaration order (a `Value` map would sort them).
 fn render_json<O: Serialize>(output: O) -> Result<String, BoxError> {
-    match serde_json::to_value(&output)? {
-        Value::String(s) => Ok(s),
-        other => Ok(other.to_string()),
+    let json = serde_json::to_string(&output)?;
+    if json.starts_with('"') {
+        return Ok(serde_json::from_str::<String>(&json)?);
     }
+    Ok(json)
 }
 
 #[cfg(any(feature = "blocking", feature = "async"))]
