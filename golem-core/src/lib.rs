@@ -29,6 +29,7 @@
 //! let answer = Input::ModelFinished { id: call, result: Ok(Response::text("hello")) };
 //! machine.handle_input(Moment::from_millis(5), answer).unwrap();
 //! ```
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 
 pub mod config;

@@ -9,9 +9,8 @@
 //! (`web-fetch`, `file-read`, `command`, `skills`, `mcp`, `restate`): `cargo test
 //! --workspace` enables them through the examples crate; alone, run
 //! `cargo test -p golem-io --doc --features web-fetch,file-read,command,skills,mcp`.
-//! The documents guide needs `documents`, which no workspace member turns
-//! on: `cargo test -p golem-io --doc --features documents guides::Documents`
-//! (CI runs it).
+//! The documents guide needs `documents` (the integrations examples turn it
+//! on for `cargo test --workspace`).
 //! Without a guide's feature its item is not compiled and its blocks are not
 //! tested.
 

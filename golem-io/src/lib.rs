@@ -73,7 +73,7 @@
 //! | `async` | yes | the async driver: [`Agent::run_async`] and its twins, [`RunBuilder::call_async`], [`RunBuilder::events`], [`Tool::call_async`], `McpClient`'s async calls; deps async-io, futures-lite, blocking, async-channel |
 //! | `web-fetch` | no | the `web_fetch` tool (`tools::web_fetch`) |
 //! | `file-read` | no | the `read_file` tool (`tools::file_read`) |
-//! | `command` | no | the `run_command` tool ([`tools::command`], Unix) |
+//! | `command` | no | the `run_command` tool (`tools::command`, Unix) |
 //! | `skills` | no | the `skill` tool (`tools::skills`) |
 //! | `documents` | no | the `extract_pdf` and `extract_doc` tools (`tools::documents`); deps lopdf, zip, quick-xml (Rust 1.89+) |
 //! | `mcp` | no | the MCP client and bridge (`mcp`) |
@@ -121,6 +121,7 @@
 //! assert_eq!((result.messages.len(), result.usage.output_tokens), (4, 4));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 // Without a driver the shared machinery has no caller, yet it stays
 // compiled, so that turning a driver on only adds (SPEC ARCH-04).

@@ -322,7 +322,7 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
     }
 
     /// Hear the progress tools report while they run (SPEC MCP-16): MCP
-    /// tools bridged with [`BridgeOptions::progress`](crate::mcp::BridgeOptions::progress),
+    /// tools bridged with `mcp::BridgeOptions::progress` (feature `mcp`),
     /// or any tool calling [`ToolContext::report_progress`](crate::ToolContext::report_progress).
     /// Each report names its call ([`ToolProgress::call_id`]), so a UI can
     /// show it under the call's `tool_start`.

@@ -1,13 +1,13 @@
 //! The common tools (SPEC WEB, FILE, SHELL, SKILL, EXTRA-03): ordinary [`Tool`](crate::Tool)s
 //! for any `Deps`, each built from a checked configuration and each behind
-//! its own feature.
+//! its own feature (the modules exist only with it; docs.rs shows them all).
 //!
 //! | feature | module | tool | what it does |
 //! |---|---|---|---|
-//! | `web-fetch` | [`web_fetch`] | `web_fetch` | GET a public http(s) URL as text |
-//! | `file-read` | [`file_read`] | `read_file` | read a text file confined to a root folder |
-//! | `command` | [`command`] | `run_command` | run one local command (Unix) |
-//! | `skills` | [`skills`] | `skill` | load a `SKILL.md` folder's instructions on demand |
+//! | `web-fetch` | `web_fetch` | `web_fetch` | GET a public http(s) URL as text |
+//! | `file-read` | `file_read` | `read_file` | read a text file confined to a root folder |
+//! | `command` | `command` | `run_command` | run one local command (Unix) |
+//! | `skills` | `skills` | `skill` | load a `SKILL.md` folder's instructions on demand |
 //! | `documents` | `documents` | `extract_pdf`, `extract_doc` | PDF, DOCX, XLSX and PPTX under a root folder, as Markdown |
 //!
 //! Each module keeps the sentences the model reads — descriptions,
