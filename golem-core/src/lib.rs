@@ -34,6 +34,7 @@
 
 pub mod config;
 pub mod deferral;
+pub mod embed;
 pub mod error;
 pub mod event;
 #[doc(hidden)]

@@ -199,6 +199,9 @@ pub use golem_core::{
 // the one crate a program names (issue 31): the offline test models and
 // the simulated-time harness, history repair and trimming, the machine for
 // drivers of one's own, and every text the model is shown.
+/// The embeddings port (SPEC EXTRA-02): what an embeddings client
+/// implements and a retrieval tool calls (re-exported from golem-core).
+pub use golem_core::embed::{self, AsyncEmbedder, EmbedRequest, EmbedTask, Embedder, Embeddings};
 pub use golem_core::{history, machine, sim, testing, texts};
 
 /// Everything an agent program uses, in one import:
