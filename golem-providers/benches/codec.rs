@@ -38,7 +38,7 @@ const CHUNK: usize = 16 * 1024;
 /// The `data:` events of every recorded OpenAI stream except `[DONE]`.
 fn recorded_events() -> Vec<String> {
     let fallback = "data: {\"id\":\"chatcmpl-x\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hello there\"},\"finish_reason\":null}],\"usage\":null}\n\n";
-    recorded_sse_events("openai", |e| e.starts_with("data: {"), fallback)
+    recorded_sse_events("openai", |e| e.starts_with("data: {") && e.contains("chat.completion.chunk"), fallback)
 }
 
 /// The events of the recorded `.sse` bodies of `provider` that `keep`
@@ -269,7 +269,9 @@ fn history(n: usize) -> Request {
 /// The text chunks of the recorded Gemini streams that carry no finish
 /// reason.
 fn gemini_text_events() -> Vec<String> {
-    let text_only = |e: &str| e.contains("{\"text\": \"") && !e.contains("finishReason") && !e.contains("\"\"}");
+    let text_only = |e: &str| {
+        e.contains("{\"text\": \"") && !e.contains("finishReason") && !e.contains("\"\"}") && !e.contains('\r')
+    };
     let fallback =
         "data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"Hello there\"}],\"role\": \"model\"},\"index\": 0}]}\n\n";
     recorded_sse_events("gemini", text_only, fallback)
