@@ -136,6 +136,13 @@ impl HttpRequest {
         self
     }
 
+    /// Builder-style: add each of `headers` (a config's extra headers),
+    /// names in lowercase like every name the codecs write.
+    pub fn with_headers(mut self, headers: &[(String, HeaderValue)]) -> Self {
+        self.headers.extend(headers.iter().map(|(name, value)| (Cow::Owned(name.to_ascii_lowercase()), value.clone())));
+        self
+    }
+
     /// Builder-style: set the body.
     pub fn with_body(mut self, body: impl Into<Bytes>) -> Self {
         self.body = body.into();

@@ -86,6 +86,8 @@ pub mod bedrock;
 pub mod chat_completions;
 pub mod classify;
 pub mod codec;
+#[cfg(any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini", feature = "anthropic"))]
+pub mod config;
 // The codecs that reuse encoded history prefixes (issue 20).
 #[cfg(any(feature = "openai", feature = "azure"))]
 mod encoded_prefix;
@@ -108,11 +110,13 @@ pub mod secret;
 pub mod sigv4;
 pub mod sse;
 #[cfg(any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini", feature = "anthropic"))]
-mod validate;
+pub mod tuning;
 
 #[cfg(any(feature = "openai", feature = "azure"))]
 pub use chat_completions::Tuning;
 pub use codec::{HttpCodec, StreamDecoder, TokenCounting};
+#[cfg(any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini", feature = "anthropic"))]
+pub use config::ConfigError;
 pub use secret::Secret;
 #[cfg(any(feature = "blocking", feature = "async"))]
 pub mod client;
@@ -124,11 +128,16 @@ pub use client::Anthropic;
 pub use client::AzureOpenAi;
 #[cfg(all(feature = "bedrock", any(feature = "blocking", feature = "async")))]
 pub use client::Bedrock;
+#[cfg(any(feature = "blocking", feature = "async"))]
+pub use client::Client;
+#[cfg(all(
+    any(feature = "blocking", feature = "async"),
+    any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini", feature = "anthropic")
+))]
+pub use client::ClientBuilder;
 #[cfg(all(feature = "gemini", any(feature = "blocking", feature = "async")))]
 pub use client::Gemini;
 #[cfg(all(feature = "openai", any(feature = "blocking", feature = "async")))]
 pub use client::OpenAi;
-#[cfg(any(feature = "blocking", feature = "async"))]
-pub use client::{Client, ClientBuilder};
 #[cfg(any(feature = "blocking", feature = "async"))]
 pub use transport::{Proxy, TransportConfig};

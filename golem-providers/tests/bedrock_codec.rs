@@ -475,16 +475,13 @@ fn configs_are_validated_at_construction() {
     assert!(matches!(base().base_url("ftp://x").build(), Err(ConfigError::InvalidBaseUrl { .. })));
     let newline = Credentials::new("AKID\n", "secret");
     let error = Config::builder("us-east-1", "m").credentials(newline).build().unwrap_err();
-    assert_eq!(error, ConfigError::InvalidCredentials);
+    assert_eq!(error, ConfigError::InvalidKey);
     let token = Credentials::new("AKID", "secret").with_session_token("tok en");
-    assert!(matches!(
-        Config::builder("us-east-1", "m").credentials(token).build(),
-        Err(ConfigError::InvalidCredentials)
-    ));
+    assert!(matches!(Config::builder("us-east-1", "m").credentials(token).build(), Err(ConfigError::InvalidKey)));
     assert!(matches!(base().tuning(Tuning::new().temperature(1.01)).build(), Err(ConfigError::InvalidTuning { .. })));
     assert!(matches!(base().tuning(Tuning::new().top_p(-0.1)).build(), Err(ConfigError::InvalidTuning { .. })));
     assert!(matches!(base().tuning(Tuning::new().max_tokens(0)).build(), Err(ConfigError::InvalidTuning { .. })));
-    assert!(matches!(base().effort(" ").build(), Err(ConfigError::InvalidTuning { .. })));
+    assert!(matches!(base().effort(" ").build(), Err(ConfigError::InvalidThinking { .. })));
     // THINK-02 for Anthropic models: 1024 ≤ budget < max_tokens.
     assert!(matches!(
         base().thinking(Thinking::Enabled { budget_tokens: 1023 }).build(),
@@ -555,7 +552,10 @@ fn from_env_reads_the_aws_variables_and_names_a_missing_one() {
         ("BEDROCK_MODEL", "amazon.nova-lite-v1:0"),
     ]))
     .unwrap_err();
-    assert_eq!(error, ConfigError::Missing { field: "a secret access key", var: "AWS_SECRET_ACCESS_KEY" });
+    assert_eq!(
+        error,
+        ConfigError::Missing { provider: "Bedrock", field: "a secret access key", var: Some("AWS_SECRET_ACCESS_KEY") }
+    );
     assert!(error.to_string().contains("AWS_SECRET_ACCESS_KEY"));
 }
 

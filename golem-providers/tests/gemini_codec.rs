@@ -584,7 +584,7 @@ fn config_is_validated_at_construction() {
     assert_eq!(ok(base().model("models/gemini-2.5-pro")).model_path(), "models/gemini-2.5-pro");
     assert_eq!(
         err(Config::builder("gemini-2.5-flash")),
-        ConfigError::Missing { field: "an API key", var: "GEMINI_API_KEY or GOOGLE_API_KEY" }
+        ConfigError::Missing { provider: "Gemini", field: "an API key", var: Some("GEMINI_API_KEY or GOOGLE_API_KEY") }
     );
     let gateway = ok(Config::builder("gemini-2.5-flash").base_url("http://127.0.0.1:9/"));
     assert_eq!(

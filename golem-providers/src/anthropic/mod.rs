@@ -31,7 +31,6 @@
 
 mod answer;
 mod config;
-mod error;
 mod media;
 mod request;
 mod response;
@@ -39,17 +38,18 @@ mod status;
 mod stream;
 mod tuning;
 
+pub use crate::config::ConfigError;
 pub use answer::finish_reason;
-pub use config::{Config, ConfigBuilder, API_VERSION, DEFAULT_BASE_URL, DEFAULT_MODEL, ENV_VARS};
-pub use error::ConfigError;
+pub use config::{AnthropicOptions, Config, ConfigBuilder, API_VERSION, DEFAULT_BASE_URL, DEFAULT_MODEL, ENV_VARS};
 pub use request::{encode_body, encode_count_tokens_body};
 pub use response::decode_body;
 pub use status::error_from_response;
 pub use stream::AnthropicStream;
-pub use tuning::{CacheControl, CacheTtl, Thinking, Tuning, DEFAULT_MAX_TOKENS};
+pub use tuning::{AnthropicExtras, CacheControl, CacheTtl, Thinking, Tuning, DEFAULT_MAX_TOKENS};
 
 use crate::classify::{decode_error, with_request_id};
 use crate::codec::HttpCodec;
+use crate::config::Configured;
 use crate::http::{HeaderValue, HttpRequest, HttpResponseHead};
 use golem_core::message::Role;
 use golem_core::model::{Capabilities, ModelError, Request, Response};
@@ -110,7 +110,8 @@ impl Codec {
 
     fn post(&self, path: &str, body: Vec<u8>, stream: bool) -> HttpRequest {
         let mut http = HttpRequest::post_json(self.url(path), body, stream)
-            .with_header("anthropic-version", HeaderValue::Plain(API_VERSION.into()));
+            .with_header("anthropic-version", HeaderValue::Plain(API_VERSION.into()))
+            .with_headers(self.config.headers());
         if !self.config.betas().is_empty() {
             http = http.with_header("anthropic-beta", HeaderValue::Plain(self.config.betas().join(",").into()));
         }
@@ -153,6 +154,18 @@ pub(crate) fn call_id(turn: usize, n: usize) -> String {
 
 fn response_turn(request: &Request) -> usize {
     request.messages.iter().filter(|m| m.role == Role::Assistant).count() + 1
+}
+
+impl Configured for Codec {
+    type Options = AnthropicOptions;
+
+    fn with_config(config: Config) -> Self {
+        Codec::new(config)
+    }
+
+    fn config(&self) -> &Config {
+        &self.config
+    }
 }
 
 impl crate::codec::TokenCounting for Codec {

@@ -96,7 +96,6 @@ fn body(request: &Request, config: &Config) -> Result<Map<String, Value>, ModelE
     }
     let mut body = Map::new();
     body.insert("model".into(), config.model().into());
-    body.insert("max_tokens".into(), config.tuning().effective_max_tokens().into());
     if !system.is_empty() {
         body.insert("system".into(), system.join("\n\n").into());
     }
@@ -127,19 +126,9 @@ fn body(request: &Request, config: &Config) -> Result<Map<String, Value>, ModelE
             body.insert("tool_choice".into(), choice);
         }
     }
-    let tuning = config.tuning();
-    if let Some(t) = tuning.temperature {
-        body.insert("temperature".into(), t.into());
-    }
-    if let Some(p) = tuning.top_p {
-        body.insert("top_p".into(), p.into());
-    }
-    if let Some(k) = tuning.top_k {
-        body.insert("top_k".into(), k.into());
-    }
-    if !tuning.stop.is_empty() {
-        body.insert("stop_sequences".into(), tuning.stop.clone().into());
-    }
+    // The shared sampling fields; `max_tokens` as the request carries it.
+    config.tuning().write(&mut body);
+    body.insert("max_tokens".into(), config.tuning().effective_max_tokens().into());
     if let Some(thinking) = config.thinking() {
         body.insert("thinking".into(), thinking.wire());
     }

@@ -24,17 +24,17 @@
 //! ```
 
 mod config;
-mod error;
 mod request;
 
-pub use crate::chat_completions::{ChatStream, Tuning};
-pub use config::{Auth, Config, ConfigBuilder, ENV_VARS};
-pub use error::ConfigError;
+pub use crate::chat_completions::{ChatExtras, ChatStream, Tuning};
+pub use crate::config::ConfigError;
+pub use config::{Auth, AzureOptions, Config, ConfigBuilder, ENV_VARS};
 pub use request::url;
 
 use crate::chat_completions::request::EncodeCache;
 use crate::chat_completions::{decode_body, error as wire_error, DecodeContext};
 use crate::codec::HttpCodec;
+use crate::config::Configured;
 use crate::http::{HttpRequest, HttpResponseHead};
 use golem_core::model::{Capabilities, ModelError, Request, Response};
 
@@ -82,5 +82,17 @@ impl HttpCodec for Codec {
 
     fn capabilities(&self) -> Capabilities {
         self.config.dialect().capabilities()
+    }
+}
+
+impl Configured for Codec {
+    type Options = AzureOptions;
+
+    fn with_config(config: Config) -> Self {
+        Codec::new(config)
+    }
+
+    fn config(&self) -> &Config {
+        &self.config
     }
 }

@@ -30,7 +30,7 @@ pub fn encode(
     stream: bool,
 ) -> Result<HttpRequest, ModelError> {
     let body = encode_body_reusing(request, None, config.tuning(), config.dialect(), stream, cache)?;
-    let http = HttpRequest::post_json(url(config), body, stream);
+    let http = HttpRequest::post_json(url(config), body, stream).with_headers(config.headers());
     Ok(match config.auth() {
         Some(Auth::ApiKey(key)) => http.with_header("api-key", HeaderValue::Secret(key.clone())),
         Some(Auth::Bearer(token)) => {

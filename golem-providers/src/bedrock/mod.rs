@@ -34,24 +34,24 @@
 
 mod config;
 mod credentials;
-mod error;
 mod media;
 mod request;
 mod response;
 mod stream;
 mod tuning;
 
-pub use config::{Config, ConfigBuilder, ENV_VARS, REQUIRED_ENV_VARS, SERVICE};
+pub use crate::config::ConfigError;
+pub use config::{BedrockOptions, Config, ConfigBuilder, ENV_VARS, REQUIRED_ENV_VARS, SERVICE};
 pub use credentials::{CredentialsError, CredentialsProvider};
-pub use error::ConfigError;
 pub use request::{encode_body, encode_count_tokens_body};
 use response::scrubbed;
 pub use response::{content_deltas, decode_body, error_from_response, finish_reason, usage};
 pub use stream::{exception_status, ConverseStream};
-pub use tuning::{CachePoint, CacheTtl, Thinking, Tuning};
+pub use tuning::{BedrockExtras, CachePoint, CacheTtl, Thinking, Tuning};
 
 use crate::classify::decode_error;
 use crate::codec::HttpCodec;
+use crate::config::Configured;
 use crate::http::{HeaderValue, HttpRequest, HttpResponseHead, Method};
 use crate::percent;
 use crate::sigv4::{self, Credentials, SigningParams};
@@ -109,7 +109,7 @@ impl Codec {
     /// The unsigned request of a `count-tokens` call for `request`'s
     /// messages, system texts and tools (SPEC PROV-BR-06).
     pub fn encode_count_tokens(&self, request: &Request) -> Result<HttpRequest, ModelError> {
-        Ok(json_post(self.url("count-tokens"), encode_count_tokens_body(request, &self.config)?, false))
+        Ok(json_post(self.url("count-tokens"), encode_count_tokens_body(request, &self.config)?, false, &self.config))
     }
 
     /// The input-token count of a `count-tokens` response.
@@ -135,7 +135,7 @@ impl HttpCodec for Codec {
 
     fn encode(&self, request: &Request, stream: bool) -> Result<HttpRequest, ModelError> {
         let operation = if stream { "converse-stream" } else { "converse" };
-        Ok(json_post(self.url(operation), encode_body(request, &self.config)?, stream))
+        Ok(json_post(self.url(operation), encode_body(request, &self.config)?, stream, &self.config))
     }
 
     fn authorize(&self, request: HttpRequest, now: SystemTime) -> Result<HttpRequest, ModelError> {
@@ -163,11 +163,12 @@ impl HttpCodec for Codec {
     }
 }
 
-fn json_post(url: String, body: Vec<u8>, stream: bool) -> HttpRequest {
+fn json_post(url: String, body: Vec<u8>, stream: bool, config: &Config) -> HttpRequest {
     let accept = if stream { "application/vnd.amazon.eventstream" } else { "application/json" };
     HttpRequest::new(Method::Post, url)
         .with_header("content-type", HeaderValue::Plain("application/json".into()))
         .with_header("accept", HeaderValue::Plain(accept.into()))
+        .with_headers(config.headers())
         .with_body(body)
 }
 
@@ -180,6 +181,18 @@ pub(crate) fn call_id(turn: usize, n: usize) -> String {
 
 fn response_turn(request: &Request) -> usize {
     request.messages.iter().filter(|m| m.role == golem_core::message::Role::Assistant).count() + 1
+}
+
+impl Configured for Codec {
+    type Options = BedrockOptions;
+
+    fn with_config(config: Config) -> Self {
+        Codec::new(config)
+    }
+
+    fn config(&self) -> &Config {
+        &self.config
+    }
 }
 
 impl crate::codec::TokenCounting for Codec {

@@ -91,21 +91,9 @@ fn body(request: &Request, config: &Config) -> Result<Map<String, Value>, ModelE
     if let Some(tools) = tool_config(request, config) {
         body.insert("toolConfig".into(), tools);
     }
-    let tuning = config.tuning();
-    if !tuning.is_empty() {
-        let mut inference = Map::new();
-        if let Some(max) = tuning.max_tokens {
-            inference.insert("maxTokens".into(), max.into());
-        }
-        if let Some(t) = tuning.temperature {
-            inference.insert("temperature".into(), t.into());
-        }
-        if let Some(p) = tuning.top_p {
-            inference.insert("topP".into(), p.into());
-        }
-        if !tuning.stop.is_empty() {
-            inference.insert("stopSequences".into(), tuning.stop.clone().into());
-        }
+    let mut inference = Map::new();
+    config.tuning().write(&mut inference);
+    if !inference.is_empty() {
         body.insert("inferenceConfig".into(), Value::Object(inference));
     }
     if let Some(thinking) = config.thinking() {

@@ -25,7 +25,7 @@ mod wire;
 pub use request::encode_body;
 pub use response::{decode_body, DecodeContext};
 pub use stream::ChatStream;
-pub use tuning::{Tuning, TuningError};
+pub use tuning::{ChatExtras, Tuning, TuningError};
 
 /// The codec family name stamped on thinking blocks this format produced
 /// (SPEC MSG-04, THINK-04). Azure shares it: same format, same models.

@@ -19,10 +19,12 @@
 //! model-call deadline (SPEC RETRY-07) and by the transport's own connect
 //! and read timeouts.
 //!
-//! Each client has one builder — [`OpenAi::builder`], [`AzureOpenAi::builder`]
-//! — taking the provider's settings and the transport's (timeouts, proxy)
-//! alike ([`ClientBuilder`]); `from_env()` and `OpenAi::preset` are the
-//! short forms that read the environment.
+//! Each client has one builder — `OpenAi::builder()`, `Anthropic::builder()`,
+//! … — taking the provider's settings and the transport's (timeouts, proxy)
+//! alike ([`ClientBuilder`]: the family's config builder with the transport
+//! settings beside); `from_env()` and `OpenAi::preset` are the short forms
+//! that read the environment. `new`, `from_env`, `builder` and `config`
+//! are written once for every family (`impl<C: Configured> Client<C>`).
 //!
 //! A client is a golem model: hand it to `golem_io::Agent::builder`, or
 //! call it directly.
@@ -38,34 +40,34 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-#[cfg(feature = "anthropic")]
-mod anthropic;
-#[cfg(feature = "azure")]
-mod azure;
-#[cfg(feature = "bedrock")]
-mod bedrock;
+#[cfg(any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini", feature = "anthropic"))]
 mod builder;
 mod call;
 #[cfg(any(feature = "anthropic", feature = "gemini", feature = "bedrock"))]
 mod count_tokens;
-#[cfg(feature = "gemini")]
-mod gemini;
+#[cfg(any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini", feature = "anthropic"))]
+mod families;
 #[cfg(feature = "openai")]
 mod openai;
 
-#[cfg(feature = "anthropic")]
-pub use anthropic::AnthropicBuilder;
-#[cfg(feature = "azure")]
-pub use azure::AzureOpenAiBuilder;
-#[cfg(feature = "bedrock")]
-pub use bedrock::BedrockBuilder;
-pub use builder::{ClientBuilder, CodecBuilder};
-#[cfg(feature = "gemini")]
-pub use gemini::GeminiBuilder;
 #[cfg(feature = "openai")]
-pub use openai::{OpenAiBuilder, DEFAULT_OPENAI_MODEL};
+pub use crate::openai::DEFAULT_OPENAI_MODEL;
+#[cfg(any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini", feature = "anthropic"))]
+pub use builder::{ClientBuilder, Transports};
+#[cfg(feature = "anthropic")]
+pub use families::Anthropic;
+#[cfg(feature = "azure")]
+pub use families::AzureOpenAi;
+#[cfg(feature = "bedrock")]
+pub use families::Bedrock;
+#[cfg(feature = "gemini")]
+pub use families::Gemini;
+#[cfg(feature = "openai")]
+pub use families::OpenAi;
 
 use crate::codec::HttpCodec;
+#[cfg(any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini", feature = "anthropic"))]
+use crate::config::{env, Builder, Config, ConfigError, Configured, Options};
 use crate::transport::TransportConfig;
 #[cfg(feature = "async")]
 use crate::transport::{shared_async, AsyncIoTransport, AsyncTransport};
@@ -80,26 +82,6 @@ use golem_core::model::{AsyncStreamingModel, BoxFuture};
 use golem_core::model::{Capabilities, DeltaSink, ModelError, Request, Response};
 use std::fmt;
 use std::sync::Arc;
-
-/// An OpenAI or OpenAI-compatible chat-completions client.
-#[cfg(feature = "openai")]
-pub type OpenAi = Client<crate::openai::Codec>;
-
-/// An Azure OpenAI deployment client.
-#[cfg(feature = "azure")]
-pub type AzureOpenAi = Client<crate::azure::Codec>;
-
-/// An AWS Bedrock Converse client (SigV4-signed, event-stream streaming).
-#[cfg(feature = "bedrock")]
-pub type Bedrock = Client<crate::bedrock::Codec>;
-
-/// An Anthropic Messages client (SSE streaming, thinking with signatures).
-#[cfg(feature = "anthropic")]
-pub type Anthropic = Client<crate::anthropic::Codec>;
-
-/// A Google Gemini client (`generateContent`, SSE streaming).
-#[cfg(feature = "gemini")]
-pub type Gemini = Client<crate::gemini::Codec>;
 
 /// A provider client: codec `C` over a blocking transport (feature
 /// `blocking`) and an async one (feature `async`).
@@ -159,6 +141,33 @@ impl<C: HttpCodec> Client<C> {
     pub fn async_transport(mut self, transport: Arc<dyn AsyncTransport>) -> Self {
         self.asynchronous = transport;
         self
+    }
+}
+
+/// The constructors of every family's client, written once: `new`,
+/// `from_env`, `builder`, and the configuration back.
+#[cfg(any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini", feature = "anthropic"))]
+impl<C: Configured> Client<C> {
+    /// A client for a validated `config`.
+    pub fn new(config: Config<C::Options>) -> Self {
+        Client::with_codec(C::with_config(config))
+    }
+
+    /// A client from the family's environment variables (see the alias:
+    /// [`OpenAi`], [`Anthropic`], …).
+    pub fn from_env() -> Result<Self, ConfigError> {
+        Ok(Self::new(C::Options::from_env(env)?))
+    }
+
+    /// A builder: the family's settings (its config builder's setters) and
+    /// the transport settings ([`ClientBuilder`]).
+    pub fn builder() -> ClientBuilder<C::Options> {
+        Builder::client(C::Options::default())
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &Config<C::Options> {
+        self.codec.config()
     }
 }
 
@@ -239,10 +248,4 @@ impl<C: HttpCodec + 'static> AsyncStreamingModel for Client<C> {
     fn as_blocking(&self) -> Option<&dyn Model> {
         Some(self)
     }
-}
-
-/// The process environment as a lookup; empty values count as unset.
-#[cfg(any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini", feature = "anthropic"))]
-pub(crate) fn env(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|value| !value.trim().is_empty())
 }

@@ -33,7 +33,6 @@
 
 mod answer;
 mod config;
-mod error;
 mod json_array;
 mod media;
 mod metadata;
@@ -44,18 +43,19 @@ mod status;
 mod stream;
 mod tuning;
 
-pub use config::{Config, ConfigBuilder, API_VERSION, DEFAULT_BASE_URL, DEFAULT_MODEL, ENV_VARS};
-pub use error::ConfigError;
+pub use crate::config::ConfigError;
+pub use config::{Config, ConfigBuilder, GeminiOptions, API_VERSION, DEFAULT_BASE_URL, DEFAULT_MODEL, ENV_VARS};
 pub use metadata::{finish_reason, usage};
 pub use request::{encode_body, encode_count_tokens_body};
 pub use response::decode_body;
 pub use schema::legacy_schema;
 pub use status::{error_from_response, retry_info};
 pub use stream::GeminiStream;
-pub use tuning::{SafetySetting, Thinking, Tuning};
+pub use tuning::{GeminiExtras, SafetySetting, Thinking, Tuning};
 
 use crate::classify::decode_error;
 use crate::codec::HttpCodec;
+use crate::config::Configured;
 use crate::http::{HeaderValue, HttpRequest, HttpResponseHead};
 use golem_core::message::Role;
 use golem_core::model::{Capabilities, ModelError, Request, Response};
@@ -119,7 +119,7 @@ impl Codec {
     }
 
     fn post(&self, url: String, body: Vec<u8>, stream: bool) -> HttpRequest {
-        let http = HttpRequest::post_json(url, body, stream);
+        let http = HttpRequest::post_json(url, body, stream).with_headers(self.config.headers());
         match self.config.api_key() {
             Some(key) => http.with_header("x-goog-api-key", HeaderValue::Secret(key.clone())),
             None => http,
@@ -160,6 +160,18 @@ pub(crate) fn call_id(turn: usize, n: usize) -> String {
 
 fn response_turn(request: &Request) -> usize {
     request.messages.iter().filter(|m| m.role == Role::Assistant).count() + 1
+}
+
+impl Configured for Codec {
+    type Options = GeminiOptions;
+
+    fn with_config(config: Config) -> Self {
+        Codec::new(config)
+    }
+
+    fn config(&self) -> &Config {
+        &self.config
+    }
 }
 
 impl crate::codec::TokenCounting for Codec {

@@ -25,18 +25,18 @@
 //! ```
 
 mod config;
-mod error;
 mod presets;
 mod request;
 
-pub use crate::chat_completions::{ChatStream, Tuning};
-pub use config::{Config, ConfigBuilder};
-pub use error::ConfigError;
+pub use crate::chat_completions::{ChatExtras, ChatStream, Tuning};
+pub use crate::config::ConfigError;
+pub use config::{Config, ConfigBuilder, OpenAiOptions, DEFAULT_OPENAI_MODEL};
 pub use presets::{KeyRule, Preset};
 
 use crate::chat_completions::request::EncodeCache;
 use crate::chat_completions::{decode_body, error as wire_error, DecodeContext};
 use crate::codec::HttpCodec;
+use crate::config::Configured;
 use crate::http::{HttpRequest, HttpResponseHead};
 use golem_core::model::{Capabilities, ModelError, Request, Response};
 
@@ -87,5 +87,17 @@ impl HttpCodec for Codec {
 
     fn capabilities(&self) -> Capabilities {
         self.config.dialect().capabilities()
+    }
+}
+
+impl Configured for Codec {
+    type Options = OpenAiOptions;
+
+    fn with_config(config: Config) -> Self {
+        Codec::new(config)
+    }
+
+    fn config(&self) -> &Config {
+        &self.config
     }
 }

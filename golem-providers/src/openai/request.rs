@@ -40,8 +40,5 @@ pub(crate) fn encode(
     if let Some(bearer) = &fixed.bearer {
         http = http.with_header("authorization", HeaderValue::Secret(bearer.clone()));
     }
-    for (name, value) in config.headers() {
-        http = http.with_header(name.to_ascii_lowercase(), value.clone());
-    }
-    Ok(http)
+    Ok(http.with_headers(config.headers()))
 }
