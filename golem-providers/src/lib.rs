@@ -88,6 +88,8 @@ pub mod classify;
 pub mod codec;
 #[cfg(any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini", feature = "anthropic"))]
 pub mod config;
+#[cfg(any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini", feature = "anthropic"))]
+pub mod decoder;
 // The codecs that reuse encoded history prefixes (issue 20).
 #[cfg(any(feature = "openai", feature = "azure"))]
 mod encoded_prefix;
@@ -101,8 +103,6 @@ pub mod http;
 pub mod http_date;
 #[cfg(feature = "openai")]
 pub mod openai;
-#[cfg(any(feature = "gemini", feature = "anthropic"))]
-mod outbox;
 pub mod percent;
 pub mod retry_after;
 pub mod secret;

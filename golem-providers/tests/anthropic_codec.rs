@@ -14,7 +14,7 @@ use golem_core::model::{Delta, ModelErrorKind, OutputSchema, Request, WireToolCh
 use golem_core::tool::ToolDefinition;
 use golem_core::FinishReason;
 use golem_providers::anthropic::{CacheControl, CacheTtl, Codec, Config, Thinking, Tuning};
-use golem_providers::codec::HttpCodec;
+use golem_providers::codec::{HttpCodec, TokenCounting};
 use golem_providers::http::HttpResponseHead;
 use serde_json::{json, Value};
 

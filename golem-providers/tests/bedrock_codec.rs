@@ -13,7 +13,7 @@ use golem_core::message::{Message, Part, PartKind, Role, ThinkingBlock, ToolCall
 use golem_core::model::{Delta, ModelErrorKind, OutputSchema, Request, WireToolChoice};
 use golem_core::tool::ToolDefinition;
 use golem_providers::bedrock::{CachePoint, CacheTtl, Codec, Config, ConfigError, Thinking, Tuning};
-use golem_providers::codec::HttpCodec;
+use golem_providers::codec::{HttpCodec, TokenCounting};
 use golem_providers::http::HttpResponseHead;
 use golem_providers::sigv4::Credentials;
 use serde_json::{json, Value};

@@ -13,7 +13,7 @@ use bytes::Bytes;
 use golem_core::message::{FinishReason, Message, Part, PartKind, ThinkingBlock, ToolCall};
 use golem_core::model::{Delta, ModelErrorKind, OutputSchema, Request, WireToolChoice};
 use golem_core::tool::ToolDefinition;
-use golem_providers::codec::HttpCodec;
+use golem_providers::codec::{HttpCodec, TokenCounting};
 use golem_providers::gemini::{Codec, Config, ConfigError, SafetySetting, Thinking, Tuning};
 use golem_providers::http::HttpResponseHead;
 use serde_json::{json, Value};

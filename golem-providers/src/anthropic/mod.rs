@@ -48,10 +48,8 @@ pub use stream::AnthropicStream;
 pub use tuning::{AnthropicExtras, CacheControl, CacheTtl, Thinking, Tuning, DEFAULT_MAX_TOKENS};
 
 use crate::classify::{decode_error, with_request_id};
-use crate::codec::HttpCodec;
-use crate::config::Configured;
+use crate::codec::{response_turn, HttpCodec, TokenCounting};
 use crate::http::{HeaderValue, HttpRequest, HttpResponseHead};
-use golem_core::message::Role;
 use golem_core::model::{Capabilities, ModelError, Request, Response};
 use serde_json::Value;
 
@@ -87,27 +85,6 @@ impl Codec {
         error_from_response(head, body, self.config.api_key())
     }
 
-    /// The request of a `count_tokens` call for everything `request` would
-    /// send (SPEC PROV-ANT-07).
-    pub fn encode_count_tokens(&self, request: &Request) -> Result<HttpRequest, ModelError> {
-        Ok(self.post("/v1/messages/count_tokens", encode_count_tokens_body(request, &self.config)?, false))
-    }
-
-    /// The token count of a `count_tokens` response (`input_tokens`).
-    pub fn decode_count_tokens(&self, head: &HttpResponseHead, body: &[u8]) -> Result<u64, ModelError> {
-        let key = self.config.api_key();
-        if !head.is_success() {
-            return Err(self.error(head, body));
-        }
-        let fail = |error: ModelError| with_request_id(error, head, key);
-        let value: Value = serde_json::from_slice(body)
-            .map_err(|e| fail(decode_error("count_tokens body", &format!("invalid JSON: {e}"), true, key)))?;
-        value
-            .get("input_tokens")
-            .and_then(Value::as_u64)
-            .ok_or_else(|| fail(decode_error("count_tokens body", "no input_tokens count", false, key)))
-    }
-
     fn post(&self, path: &str, body: Vec<u8>, stream: bool) -> HttpRequest {
         let mut http = HttpRequest::post_json(self.url(path), body, stream)
             .with_header("anthropic-version", HeaderValue::Plain(API_VERSION.into()))
@@ -130,11 +107,11 @@ impl HttpCodec for Codec {
     }
 
     fn decode(&self, request: &Request, head: &HttpResponseHead, body: &[u8]) -> Result<Response, ModelError> {
-        decode_body(head, body, response_turn(request), self.config.api_key())
+        decode_body(head, body, response_turn(&request.messages), self.config.api_key())
     }
 
     fn stream_decoder(&self, request: &Request, head: &HttpResponseHead) -> AnthropicStream {
-        AnthropicStream::new(head, response_turn(request), self.config.api_key().cloned())
+        AnthropicStream::new(head, response_turn(&request.messages), self.config.api_key().cloned())
     }
 
     /// A native output schema next to tools yes; forced tool choice only
@@ -152,28 +129,27 @@ pub(crate) fn call_id(turn: usize, n: usize) -> String {
     format!("toolu_{turn}_{n}")
 }
 
-fn response_turn(request: &Request) -> usize {
-    request.messages.iter().filter(|m| m.role == Role::Assistant).count() + 1
-}
+crate::config::configured!(Codec, AnthropicOptions);
 
-impl Configured for Codec {
-    type Options = AnthropicOptions;
-
-    fn with_config(config: Config) -> Self {
-        Codec::new(config)
-    }
-
-    fn config(&self) -> &Config {
-        &self.config
-    }
-}
-
-impl crate::codec::TokenCounting for Codec {
+impl TokenCounting for Codec {
+    /// The request of a `count_tokens` call for everything `request` would
+    /// send (SPEC PROV-ANT-07).
     fn encode_count_tokens(&self, request: &Request) -> Result<HttpRequest, ModelError> {
-        Codec::encode_count_tokens(self, request)
+        Ok(self.post("/v1/messages/count_tokens", encode_count_tokens_body(request, &self.config)?, false))
     }
 
+    /// The token count of a `count_tokens` response (`input_tokens`).
     fn decode_count_tokens(&self, head: &HttpResponseHead, body: &[u8]) -> Result<u64, ModelError> {
-        Codec::decode_count_tokens(self, head, body)
+        let key = self.config.api_key();
+        if !head.is_success() {
+            return Err(self.error(head, body));
+        }
+        let fail = |error: ModelError| with_request_id(error, head, key);
+        let value: Value = serde_json::from_slice(body)
+            .map_err(|e| fail(decode_error("count_tokens body", &format!("invalid JSON: {e}"), true, key)))?;
+        value
+            .get("input_tokens")
+            .and_then(Value::as_u64)
+            .ok_or_else(|| fail(decode_error("count_tokens body", "no input_tokens count", false, key)))
     }
 }

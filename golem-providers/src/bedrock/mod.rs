@@ -50,8 +50,7 @@ pub use stream::{exception_status, ConverseStream};
 pub use tuning::{BedrockExtras, CachePoint, CacheTtl, Thinking, Tuning};
 
 use crate::classify::decode_error;
-use crate::codec::HttpCodec;
-use crate::config::Configured;
+use crate::codec::{response_turn, HttpCodec, TokenCounting};
 use crate::http::{HeaderValue, HttpRequest, HttpResponseHead, Method};
 use crate::percent;
 use crate::sigv4::{self, Credentials, SigningParams};
@@ -106,23 +105,6 @@ impl Codec {
         error_from_response(head, body, self.current_credentials().as_ref())
     }
 
-    /// The unsigned request of a `count-tokens` call for `request`'s
-    /// messages, system texts and tools (SPEC PROV-BR-06).
-    pub fn encode_count_tokens(&self, request: &Request) -> Result<HttpRequest, ModelError> {
-        Ok(json_post(self.url("count-tokens"), encode_count_tokens_body(request, &self.config)?, false, &self.config))
-    }
-
-    /// The input-token count of a `count-tokens` response.
-    pub fn decode_count_tokens(&self, head: &HttpResponseHead, body: &[u8]) -> Result<u64, ModelError> {
-        if !head.is_success() {
-            return Err(self.error(head, body));
-        }
-        serde_json::from_slice::<serde_json::Value>(body)
-            .ok()
-            .and_then(|v| v.get("inputTokens").and_then(serde_json::Value::as_u64))
-            .ok_or_else(|| decode_error("count-tokens body", "no inputTokens count", true, None))
-    }
-
     /// The provider's credentials for scrubbing error texts; none when it
     /// has none to give (then there is nothing of them to scrub either).
     fn current_credentials(&self) -> Option<Credentials> {
@@ -150,12 +132,12 @@ impl HttpCodec for Codec {
     fn decode(&self, request: &Request, head: &HttpResponseHead, body: &[u8]) -> Result<Response, ModelError> {
         // Credentials are fetched only for an error, to scrub every text of
         // it — a 2xx body that fails to decode still carries a request id.
-        decode_body(head, body, response_turn(request), None)
+        decode_body(head, body, response_turn(&request.messages), None)
             .map_err(|error| scrubbed(error, self.current_credentials().as_ref()))
     }
 
     fn stream_decoder(&self, request: &Request, head: &HttpResponseHead) -> ConverseStream {
-        ConverseStream::new(head, response_turn(request), self.current_credentials())
+        ConverseStream::new(head, response_turn(&request.messages), self.current_credentials())
     }
 
     fn capabilities(&self) -> Capabilities {
@@ -179,28 +161,23 @@ pub(crate) fn call_id(turn: usize, n: usize) -> String {
     format!("call_{turn}_{n}")
 }
 
-fn response_turn(request: &Request) -> usize {
-    request.messages.iter().filter(|m| m.role == golem_core::message::Role::Assistant).count() + 1
-}
+crate::config::configured!(Codec, BedrockOptions);
 
-impl Configured for Codec {
-    type Options = BedrockOptions;
-
-    fn with_config(config: Config) -> Self {
-        Codec::new(config)
-    }
-
-    fn config(&self) -> &Config {
-        &self.config
-    }
-}
-
-impl crate::codec::TokenCounting for Codec {
+impl TokenCounting for Codec {
+    /// The unsigned request of a `count-tokens` call for `request`'s
+    /// messages, system texts and tools (SPEC PROV-BR-06).
     fn encode_count_tokens(&self, request: &Request) -> Result<HttpRequest, ModelError> {
-        Codec::encode_count_tokens(self, request)
+        Ok(json_post(self.url("count-tokens"), encode_count_tokens_body(request, &self.config)?, false, &self.config))
     }
 
+    /// The input-token count of a `count-tokens` response.
     fn decode_count_tokens(&self, head: &HttpResponseHead, body: &[u8]) -> Result<u64, ModelError> {
-        Codec::decode_count_tokens(self, head, body)
+        if !head.is_success() {
+            return Err(self.error(head, body));
+        }
+        serde_json::from_slice::<serde_json::Value>(body)
+            .ok()
+            .and_then(|v| v.get("inputTokens").and_then(serde_json::Value::as_u64))
+            .ok_or_else(|| decode_error("count-tokens body", "no inputTokens count", true, None))
     }
 }

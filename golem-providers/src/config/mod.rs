@@ -141,6 +141,25 @@ pub trait Configured: HttpCodec + Sized {
     fn config(&self) -> &Config<Self::Options>;
 }
 
+/// Implements [`Configured`] for a family's codec `$codec`, which `new`
+/// makes from a config and which holds it in its `config` field.
+macro_rules! configured {
+    ($codec:ident, $options:ty) => {
+        impl $crate::config::Configured for $codec {
+            type Options = $options;
+
+            fn with_config(config: $crate::config::Config<$options>) -> Self {
+                $codec::new(config)
+            }
+
+            fn config(&self) -> &$crate::config::Config<$options> {
+                &self.config
+            }
+        }
+    };
+}
+pub(crate) use configured;
+
 /// A validated configuration of family `O`: the shared fields, and the
 /// family's own settings (read through the accessors its module adds).
 #[derive(Clone, Debug, PartialEq)]

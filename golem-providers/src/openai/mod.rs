@@ -36,7 +36,6 @@ pub use presets::{KeyRule, Preset};
 use crate::chat_completions::request::EncodeCache;
 use crate::chat_completions::{decode_body, error as wire_error, DecodeContext};
 use crate::codec::HttpCodec;
-use crate::config::Configured;
 use crate::http::{HttpRequest, HttpResponseHead};
 use golem_core::model::{Capabilities, ModelError, Request, Response};
 
@@ -90,14 +89,4 @@ impl HttpCodec for Codec {
     }
 }
 
-impl Configured for Codec {
-    type Options = OpenAiOptions;
-
-    fn with_config(config: Config) -> Self {
-        Codec::new(config)
-    }
-
-    fn config(&self) -> &Config {
-        &self.config
-    }
-}
+crate::config::configured!(Codec, OpenAiOptions);
