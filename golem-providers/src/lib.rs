@@ -82,6 +82,8 @@ pub mod anthropic;
 pub mod azure;
 #[cfg(feature = "bedrock")]
 pub mod bedrock;
+#[cfg(any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini", feature = "anthropic"))]
+mod blocks;
 #[cfg(any(feature = "openai", feature = "azure"))]
 pub mod chat_completions;
 pub mod classify;

@@ -3,9 +3,9 @@
 //! shared shape is [`crate::config`]'s; Anthropic adds thinking, effort,
 //! prompt caching and beta names.
 
-use super::tuning::{AnthropicExtras, CacheControl, Thinking};
+use super::tuning::{AnthropicExtras, CacheControl};
 use super::Codec;
-use crate::config::{self, non_empty, validate, Builder, ConfigError, KeyRule, Options, Setting};
+use crate::config::{self, non_empty, Builder, ConfigError, KeyRule, Options, Reasoning, Reasons, Setting};
 
 /// The environment variables `Anthropic::from_env` reads: the key from
 /// `ANTHROPIC_API_KEY`, the model from `ANTHROPIC_MODEL` (default
@@ -52,8 +52,7 @@ pub type ConfigBuilder = Builder<AnthropicOptions>;
 /// Anthropic's own settings: thinking, effort, prompt caching, betas.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AnthropicOptions {
-    thinking: Option<Thinking>,
-    effort: Option<String>,
+    reasoning: Reasoning,
     cache: Option<CacheControl>,
     betas: Vec<String>,
 }
@@ -84,11 +83,7 @@ impl Options for AnthropicOptions {
 
     fn check(config: &Config) -> Result<(), ConfigError> {
         let own = &config.options;
-        if let Some(Thinking::Enabled { budget_tokens }) = own.thinking {
-            let max = config.tuning.effective_max_tokens();
-            validate::thinking_budget(budget_tokens, Thinking::MIN_BUDGET, Some(max))?;
-        }
-        validate::effort(own.effort.as_deref())?;
+        own.reasoning.check(true, Some(config.tuning.effective_max_tokens()))?;
         let bad = |b: &String| b.is_empty() || !b.bytes().all(|c| c.is_ascii_alphanumeric() || b"-_.".contains(&c));
         match own.betas.iter().find(|b| bad(b)) {
             Some(name) => Err(ConfigError::InvalidBeta { name: name.clone() }),
@@ -131,22 +126,6 @@ impl Config {
         AnthropicOptions::from_env(lookup)
     }
 
-    /// The thinking mode, if configured.
-    pub fn thinking(&self) -> Option<Thinking> {
-        self.options.thinking
-    }
-
-    /// True while thinking is adaptive or enabled: the API then refuses a
-    /// forced tool choice (SPEC PROV-ANT-04).
-    pub fn thinks(&self) -> bool {
-        self.options.thinking.is_some_and(Thinking::is_on)
-    }
-
-    /// The effort (`output_config.effort`), if configured.
-    pub fn effort(&self) -> Option<&str> {
-        self.options.effort.as_deref()
-    }
-
     /// The cache breakpoint, if prompt caching is on.
     pub fn cache(&self) -> Option<CacheControl> {
         self.options.cache
@@ -158,21 +137,18 @@ impl Config {
     }
 }
 
-/// Anthropic's setters, on its config builder and its client builder alike.
+impl Reasons for AnthropicOptions {
+    fn reasoning(&self) -> &Reasoning {
+        &self.reasoning
+    }
+
+    fn reasoning_mut(&mut self) -> &mut Reasoning {
+        &mut self.reasoning
+    }
+}
+
+/// Anthropic's setters (`thinking` and `effort` are [`Reasons`]'), on its config builder and its client builder alike.
 impl<T> Builder<AnthropicOptions, T> {
-    /// The thinking mode (checked at build: 1024 ≤ budget < max_tokens).
-    pub fn thinking(mut self, thinking: Thinking) -> Self {
-        self.options.thinking = Some(thinking);
-        self
-    }
-
-    /// The effort (`low`, `medium`, `high`, … as the model documents),
-    /// sent as `output_config.effort` (SPEC PROV-ANT-02).
-    pub fn effort(mut self, effort: impl Into<String>) -> Self {
-        self.options.effort = Some(effort.into());
-        self
-    }
-
     /// Prompt caching with this breakpoint (SPEC PROV-ANT-07).
     pub fn cache_control(mut self, cache: CacheControl) -> Self {
         self.options.cache = Some(cache);

@@ -38,14 +38,14 @@ mod status;
 mod stream;
 mod tuning;
 
-pub use crate::config::ConfigError;
+pub use crate::config::{ConfigError, Thinking};
 pub use answer::finish_reason;
 pub use config::{AnthropicOptions, Config, ConfigBuilder, API_VERSION, DEFAULT_BASE_URL, DEFAULT_MODEL, ENV_VARS};
 pub use request::{encode_body, encode_count_tokens_body};
 pub use response::decode_body;
 pub use status::error_from_response;
 pub use stream::AnthropicStream;
-pub use tuning::{AnthropicExtras, CacheControl, CacheTtl, Thinking, Tuning, DEFAULT_MAX_TOKENS};
+pub use tuning::{AnthropicExtras, CacheControl, CacheTtl, Tuning, DEFAULT_MAX_TOKENS};
 
 use crate::classify::{decode_error, with_request_id};
 use crate::codec::{response_turn, HttpCodec, TokenCounting};

@@ -1,5 +1,6 @@
-//! Request settings (SPEC PROV-ANT-02, PROV-COMMON-02, THINK-02,
-//! PROV-ANT-07): sampling fields, extended thinking and prompt caching.
+//! Request settings (SPEC PROV-ANT-02, PROV-COMMON-02, PROV-ANT-07):
+//! sampling fields and prompt caching (thinking is
+//! [`crate::config::Thinking`]).
 //!
 //! Every sampling field is optional and stays off the wire while unset
 //! (`0.0` is a real temperature), except `max_tokens`, which the Messages
@@ -44,49 +45,6 @@ impl Tuning {
     /// [`DEFAULT_MAX_TOKENS`] (the Messages API requires the field).
     pub fn effective_max_tokens(&self) -> u32 {
         self.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS)
-    }
-}
-
-/// Extended thinking (`thinking`, SPEC THINK-02): exactly one mode.
-///
-/// ```
-/// use golem_providers::anthropic::Thinking;
-///
-/// assert_eq!(Thinking::Enabled { budget_tokens: 2048 }.wire(),
-///            serde_json::json!({"type": "enabled", "budget_tokens": 2048}));
-/// assert_eq!(Thinking::Adaptive.wire(), serde_json::json!({"type": "adaptive"}));
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Thinking {
-    /// `{"type": "adaptive"}`: the model decides whether and how much to
-    /// think (newer models).
-    Adaptive,
-    /// `{"type": "enabled", "budget_tokens": N}`, 1024 ≤ N < `max_tokens`.
-    Enabled {
-        /// The thinking budget in tokens.
-        budget_tokens: u32,
-    },
-    /// `{"type": "disabled"}`.
-    Disabled,
-}
-
-impl Thinking {
-    /// The smallest budget the API accepts.
-    pub const MIN_BUDGET: u32 = 1024;
-
-    /// True for the modes that think (adaptive, enabled).
-    pub fn is_on(self) -> bool {
-        !matches!(self, Thinking::Disabled)
-    }
-
-    /// The `thinking` object.
-    pub fn wire(self) -> Value {
-        match self {
-            Thinking::Adaptive => json!({"type": "adaptive"}),
-            Thinking::Enabled { budget_tokens } => json!({"type": "enabled", "budget_tokens": budget_tokens}),
-            Thinking::Disabled => json!({"type": "disabled"}),
-        }
     }
 }
 

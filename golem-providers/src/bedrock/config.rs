@@ -5,9 +5,9 @@
 //! effort, cache points and forced tool choice.
 
 use super::credentials::{CredentialsProvider, SharedProvider};
-use super::tuning::{BedrockExtras, CachePoint, Thinking};
+use super::tuning::{BedrockExtras, CachePoint};
 use super::Codec;
-use crate::config::{self, non_empty, validate, Builder, ConfigError, KeyRule, Options, Setting};
+use crate::config::{self, non_empty, validate, Builder, ConfigError, KeyRule, Options, Reasoning, Reasons, Setting};
 use crate::sigv4::Credentials;
 use std::sync::Arc;
 
@@ -69,8 +69,7 @@ pub struct BedrockOptions {
     provided: bool,
     /// Fixed credentials, kept to be checked at build.
     fixed: Option<Credentials>,
-    thinking: Option<Thinking>,
-    effort: Option<String>,
+    reasoning: Reasoning,
     cache: Option<CachePoint>,
     tool_choice: bool,
 }
@@ -108,19 +107,14 @@ impl Options for BedrockOptions {
                 return Err(ConfigError::InvalidKey);
             }
         }
-        validate::effort(self.effort.as_deref())
+        Ok(())
     }
 
     /// THINK-02 for Anthropic models: 1024 ≤ budget, and budget <
     /// max_tokens when a limit is set (Bedrock's default limit applies
     /// otherwise).
     fn check(config: &Config) -> Result<(), ConfigError> {
-        match config.options.thinking {
-            Some(Thinking::Enabled { budget_tokens }) if config.is_anthropic() => {
-                validate::thinking_budget(budget_tokens, Thinking::MIN_BUDGET, config.tuning.max_tokens)
-            }
-            _ => Ok(()),
-        }
+        config.options.reasoning.check(config.is_anthropic(), config.tuning.max_tokens)
     }
 
     fn from_env(lookup: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
@@ -191,16 +185,6 @@ impl Config {
         &self.options.credentials.0
     }
 
-    /// The thinking mode, if configured.
-    pub fn thinking(&self) -> Option<Thinking> {
-        self.options.thinking
-    }
-
-    /// The effort (`outputConfig.effort`), if configured.
-    pub fn effort(&self) -> Option<&str> {
-        self.options.effort.as_deref()
-    }
-
     /// The cache point, if caching is on.
     pub fn cache(&self) -> Option<CachePoint> {
         self.options.cache
@@ -209,7 +193,7 @@ impl Config {
     /// Whether a forced tool choice may be sent (and is reported as a
     /// capability): on only when configured and thinking is off.
     pub fn sends_tool_choice(&self) -> bool {
-        self.options.tool_choice && !self.options.thinking.is_some_and(Thinking::is_on)
+        self.options.tool_choice && !self.thinks()
     }
 
     /// True for Anthropic models (ids, profiles and ARNs naming
@@ -219,7 +203,17 @@ impl Config {
     }
 }
 
-/// Bedrock's setters, on the config builder and the client builder alike.
+impl Reasons for BedrockOptions {
+    fn reasoning(&self) -> &Reasoning {
+        &self.reasoning
+    }
+
+    fn reasoning_mut(&mut self) -> &mut Reasoning {
+        &mut self.reasoning
+    }
+}
+
+/// Bedrock's setters (`thinking` and `effort` are [`Reasons`]'), on the config builder and the client builder alike.
 impl<T> Builder<BedrockOptions, T> {
     /// The region (required).
     pub fn region(mut self, region: impl Into<String>) -> Self {
@@ -240,19 +234,6 @@ impl<T> Builder<BedrockOptions, T> {
         self.options.credentials = SharedProvider(Arc::new(provider));
         self.options.provided = true;
         self.options.fixed = None;
-        self
-    }
-
-    /// The thinking mode.
-    pub fn thinking(mut self, thinking: Thinking) -> Self {
-        self.options.thinking = Some(thinking);
-        self
-    }
-
-    /// The effort (`low`, `medium`, `high`, …), sent as
-    /// `outputConfig.effort`.
-    pub fn effort(mut self, effort: impl Into<String>) -> Self {
-        self.options.effort = Some(effort.into());
         self
     }
 

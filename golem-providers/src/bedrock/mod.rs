@@ -40,14 +40,14 @@ mod response;
 mod stream;
 mod tuning;
 
-pub use crate::config::ConfigError;
+pub use crate::config::{ConfigError, Thinking};
 pub use config::{BedrockOptions, Config, ConfigBuilder, ENV_VARS, REQUIRED_ENV_VARS, SERVICE};
 pub use credentials::{CredentialsError, CredentialsProvider};
 pub use request::{encode_body, encode_count_tokens_body};
 use response::scrubbed;
 pub use response::{content_deltas, decode_body, error_from_response, finish_reason, usage};
 pub use stream::{exception_status, ConverseStream};
-pub use tuning::{BedrockExtras, CachePoint, CacheTtl, Thinking, Tuning};
+pub use tuning::{BedrockExtras, CachePoint, CacheTtl, Tuning};
 
 use crate::classify::decode_error;
 use crate::codec::{response_turn, HttpCodec, TokenCounting};

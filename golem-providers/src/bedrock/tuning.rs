@@ -30,43 +30,6 @@ impl Extras for BedrockExtras {
         Limits::new("Bedrock", 1.0, WireNames::new("temperature", "topP", "maxTokens", "stopSequences"));
 }
 
-/// Extended thinking, sent as `additionalModelRequestFields.thinking`
-/// (SPEC THINK-02): exactly one mode.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Thinking {
-    /// `{"type": "adaptive"}`: the model decides how much to think.
-    Adaptive,
-    /// `{"type": "enabled", "budget_tokens": N}`. For Anthropic models,
-    /// 1024 ≤ N, and N < `max_tokens` when that is set.
-    Enabled {
-        /// The thinking budget in tokens.
-        budget_tokens: u32,
-    },
-    /// `{"type": "disabled"}`.
-    Disabled,
-}
-
-impl Thinking {
-    /// The smallest budget Anthropic models accept.
-    pub const MIN_BUDGET: u32 = 1024;
-
-    /// True for the modes that think (adaptive, enabled).
-    pub fn is_on(self) -> bool {
-        !matches!(self, Thinking::Disabled)
-    }
-
-    pub(crate) fn wire(self) -> serde_json::Value {
-        match self {
-            Thinking::Adaptive => serde_json::json!({"type": "adaptive"}),
-            Thinking::Enabled { budget_tokens } => {
-                serde_json::json!({"type": "enabled", "budget_tokens": budget_tokens})
-            }
-            Thinking::Disabled => serde_json::json!({"type": "disabled"}),
-        }
-    }
-}
-
 /// How long a prompt-cache entry lives (`cachePoint.ttl`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]

@@ -32,10 +32,12 @@
 
 mod builder;
 mod error;
+mod reasoning;
 pub mod validate;
 
 pub use builder::Builder;
 pub use error::ConfigError;
+pub use reasoning::{Reasoning, Reasons, Thinking};
 
 use crate::codec::HttpCodec;
 use crate::http::HeaderValue;
