@@ -74,7 +74,7 @@ fn a_preset_keeps_an_explicit_base_url_whatever_the_order() {
     );
     assert_eq!(
         OpenAi::builder().api_key("sk-1").build().unwrap_err(),
-        ConfigError::Missing { provider: "openai", field: "a model", var: None }
+        ConfigError::Missing { provider: "openai", field: "a model", var: Some("OPENAI_MODEL") }
     );
 }
 

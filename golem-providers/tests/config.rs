@@ -80,7 +80,7 @@ fn configs_are_validated_at_construction() {
     assert!(base().build().is_ok());
     assert_eq!(
         Config::builder(Preset::openai(), " ").api_key("sk-1").build().unwrap_err(),
-        ConfigError::Missing { provider: "openai", field: "a model", var: None }
+        ConfigError::Missing { provider: "openai", field: "a model", var: Some("OPENAI_MODEL") }
     );
     assert_eq!(
         base().api_key("").build().unwrap_err(),

@@ -5,7 +5,7 @@
 
 use super::tuning::{AnthropicExtras, CacheControl};
 use super::Codec;
-use crate::config::{self, non_empty, Builder, ConfigError, KeyRule, Options, Reasoning, Reasons, Setting};
+use crate::config::{self, Builder, ConfigError, Family, Options, Reasoning};
 
 /// The environment variables `Anthropic::from_env` reads: the key from
 /// `ANTHROPIC_API_KEY`, the model from `ANTHROPIC_MODEL` (default
@@ -21,6 +21,33 @@ pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 
 /// The `anthropic-version` header every request carries.
 pub const API_VERSION: &str = "2023-06-01";
+
+/// Anthropic's own settings: thinking, effort, prompt caching, betas.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AnthropicOptions {
+    reasoning: Reasoning,
+    cache: Option<CacheControl>,
+    betas: Vec<String>,
+}
+
+impl Options for AnthropicOptions {
+    type Codec = Codec;
+    type Extras = AnthropicExtras;
+    const FAMILY: Family = Family::new("Anthropic", DEFAULT_BASE_URL)
+        .model_from("ANTHROPIC_MODEL", DEFAULT_MODEL)
+        .base_url_from("ANTHROPIC_BASE_URL")
+        .key_from("ANTHROPIC_API_KEY", &["ANTHROPIC_API_KEY"]);
+
+    fn check(config: &Config) -> Result<(), ConfigError> {
+        let own = &config.options;
+        own.reasoning.check(true, Some(config.tuning.effective_max_tokens()))?;
+        let bad = |b: &String| b.is_empty() || !b.bytes().all(|c| c.is_ascii_alphanumeric() || b"-_.".contains(&c));
+        match own.betas.iter().find(|b| bad(b)) {
+            Some(name) => Err(ConfigError::InvalidBeta { name: name.clone() }),
+            None => Ok(()),
+        }
+    }
+}
 
 /// A validated Anthropic configuration.
 ///
@@ -48,59 +75,6 @@ pub type Config = config::Config<AnthropicOptions>;
 /// the key, a compatible server, a stand-in) it is optional, since that
 /// server decides.
 pub type ConfigBuilder = Builder<AnthropicOptions>;
-
-/// Anthropic's own settings: thinking, effort, prompt caching, betas.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct AnthropicOptions {
-    reasoning: Reasoning,
-    cache: Option<CacheControl>,
-    betas: Vec<String>,
-}
-
-impl Options for AnthropicOptions {
-    type Codec = Codec;
-    type Extras = AnthropicExtras;
-
-    fn provider(&self) -> &'static str {
-        "Anthropic"
-    }
-
-    fn model_setting(&self) -> Setting {
-        Setting::new("a model", Some("ANTHROPIC_MODEL"))
-    }
-
-    fn default_base_url(&self) -> Result<String, ConfigError> {
-        Ok(DEFAULT_BASE_URL.into())
-    }
-
-    fn key_rule(&self, base_url: &str) -> KeyRule {
-        if base_url == DEFAULT_BASE_URL {
-            KeyRule::Required(Setting::new("an API key", Some("ANTHROPIC_API_KEY")))
-        } else {
-            KeyRule::Optional
-        }
-    }
-
-    fn check(config: &Config) -> Result<(), ConfigError> {
-        let own = &config.options;
-        own.reasoning.check(true, Some(config.tuning.effective_max_tokens()))?;
-        let bad = |b: &String| b.is_empty() || !b.bytes().all(|c| c.is_ascii_alphanumeric() || b"-_.".contains(&c));
-        match own.betas.iter().find(|b| bad(b)) {
-            Some(name) => Err(ConfigError::InvalidBeta { name: name.clone() }),
-            None => Ok(()),
-        }
-    }
-
-    fn from_env(lookup: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
-        let lookup = non_empty(lookup);
-        let model = lookup("ANTHROPIC_MODEL").unwrap_or_else(|| DEFAULT_MODEL.to_string());
-        let mut builder = Config::builder(model).api_key(lookup("ANTHROPIC_API_KEY").unwrap_or_default().trim());
-        if let Some(url) = lookup("ANTHROPIC_BASE_URL") {
-            builder = builder.base_url(url);
-        }
-        builder.build()
-    }
-}
 
 impl Config {
     /// Start a config for `model` (`claude-sonnet-4-5`, a dated id, or
@@ -137,17 +111,9 @@ impl Config {
     }
 }
 
-impl Reasons for AnthropicOptions {
-    fn reasoning(&self) -> &Reasoning {
-        &self.reasoning
-    }
+config::reasons!(AnthropicOptions);
 
-    fn reasoning_mut(&mut self) -> &mut Reasoning {
-        &mut self.reasoning
-    }
-}
-
-/// Anthropic's setters (`thinking` and `effort` are [`Reasons`]'), on its config builder and its client builder alike.
+/// Anthropic's setters (`thinking` and `effort` are [`Reasons`](config::Reasons)'), on its config builder and its client builder alike.
 impl<T> Builder<AnthropicOptions, T> {
     /// Prompt caching with this breakpoint (SPEC PROV-ANT-07).
     pub fn cache_control(mut self, cache: CacheControl) -> Self {

@@ -65,16 +65,6 @@ pub struct Codec {
 }
 
 impl Codec {
-    /// A codec for `config`.
-    pub fn new(config: Config) -> Self {
-        Codec { config }
-    }
-
-    /// The configuration.
-    pub fn config(&self) -> &Config {
-        &self.config
-    }
-
     /// The URL of an API path such as `/v1/messages`.
     pub fn url(&self, path: &str) -> String {
         format!("{}{path}", self.config.base_url())
@@ -129,7 +119,7 @@ pub(crate) fn call_id(turn: usize, n: usize) -> String {
     format!("toolu_{turn}_{n}")
 }
 
-crate::config::configured!(Codec, AnthropicOptions);
+crate::config::configured!(Codec, AnthropicOptions, and new);
 
 impl TokenCounting for Codec {
     /// The request of a `count_tokens` call for everything `request` would

@@ -6,7 +6,7 @@
 
 use super::Codec;
 use crate::chat_completions::{ChatExtras, Dialect};
-use crate::config::{self, non_empty, Builder, ConfigError, KeyRule, Options, Setting};
+use crate::config::{self, non_empty, Builder, ConfigError, Family, Options, Setting};
 use crate::secret::Secret;
 
 /// The environment variables [`Config::from_env`] reads.
@@ -20,6 +20,51 @@ pub enum Auth {
     ApiKey(Secret),
     /// An Entra ID token, as `Authorization: Bearer <token>`.
     Bearer(Secret),
+}
+
+/// Azure's own settings: the api-version, whether the credential is an
+/// Entra ID token, and the dialect.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AzureOptions {
+    api_version: String,
+    bearer: bool,
+    dialect: Dialect,
+}
+
+impl Options for AzureOptions {
+    type Codec = Codec;
+    type Extras = ChatExtras;
+    /// No default endpoint, so the credential is always required.
+    const FAMILY: Family = Family {
+        provider: "Azure OpenAI",
+        model: Setting::new("a deployment", Some(ENV_VARS[1])),
+        default_model: None,
+        base_url: None,
+        endpoint: Setting::new("an endpoint", Some(ENV_VARS[0])),
+        key: Setting::new("an API key or bearer token", Some(ENV_VARS[3])),
+        key_vars: &[ENV_VARS[3]],
+    };
+
+    fn check_own(&self) -> Result<(), ConfigError> {
+        if self.api_version.trim().is_empty() {
+            return Err(ConfigError::Missing {
+                provider: self.provider(),
+                field: "an api-version",
+                var: Some(ENV_VARS[2]),
+            });
+        }
+        Ok(())
+    }
+
+    fn from_env(lookup: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
+        let version = non_empty(&lookup)(ENV_VARS[2]).unwrap_or_default();
+        config::env_builder::<Self>(lookup).api_version(version).build()
+    }
+
+    /// A key replaces a bearer token set before.
+    fn key_set(&mut self) {
+        self.bearer = false;
+    }
 }
 
 /// A validated Azure OpenAI configuration.
@@ -38,58 +83,6 @@ pub type Config = config::Config<AzureOptions>;
 
 /// Builds a [`Config`]; `build` validates.
 pub type ConfigBuilder = Builder<AzureOptions>;
-
-/// Azure's own settings: the api-version, whether the credential is an
-/// Entra ID token, and the dialect.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct AzureOptions {
-    api_version: String,
-    bearer: bool,
-    dialect: Dialect,
-}
-
-impl Options for AzureOptions {
-    type Codec = Codec;
-    type Extras = ChatExtras;
-
-    fn provider(&self) -> &'static str {
-        "Azure OpenAI"
-    }
-
-    fn model_setting(&self) -> Setting {
-        Setting::new("a deployment", Some(ENV_VARS[1]))
-    }
-
-    fn default_base_url(&self) -> Result<String, ConfigError> {
-        Err(ConfigError::Missing { provider: self.provider(), field: "an endpoint", var: Some(ENV_VARS[0]) })
-    }
-
-    fn key_rule(&self, _: &str) -> KeyRule {
-        KeyRule::Required(Setting::new("an API key or bearer token", Some(ENV_VARS[3])))
-    }
-
-    fn check_own(&self) -> Result<(), ConfigError> {
-        if self.api_version.trim().is_empty() {
-            return Err(ConfigError::Missing {
-                provider: self.provider(),
-                field: "an api-version",
-                var: Some(ENV_VARS[2]),
-            });
-        }
-        Ok(())
-    }
-
-    fn from_env(lookup: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
-        let lookup = non_empty(lookup);
-        let get = |name: &str| lookup(name).unwrap_or_default();
-        Config::builder(get(ENV_VARS[0]), get(ENV_VARS[1]), get(ENV_VARS[2])).api_key(get(ENV_VARS[3])).build()
-    }
-
-    /// A key replaces a bearer token set before.
-    fn key_set(&mut self) {
-        self.bearer = false;
-    }
-}
 
 impl Config {
     /// Start a config for `deployment` at `endpoint` with `api_version`.

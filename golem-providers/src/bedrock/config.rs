@@ -7,7 +7,7 @@
 use super::credentials::{CredentialsProvider, SharedProvider};
 use super::tuning::{BedrockExtras, CachePoint};
 use super::Codec;
-use crate::config::{self, non_empty, validate, Builder, ConfigError, KeyRule, Options, Reasoning, Reasons, Setting};
+use crate::config::{self, non_empty, validate, Builder, ConfigError, Family, KeyRule, Options, Reasoning, Setting};
 use crate::sigv4::Credentials;
 use std::sync::Arc;
 
@@ -31,33 +31,6 @@ pub const REQUIRED_ENV_VARS: [&str; 4] = ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCES
 /// The signing name of the Bedrock runtime (SPEC PROV-BR-02).
 pub const SERVICE: &str = "bedrock";
 
-/// A validated Bedrock Converse configuration.
-///
-/// ```
-/// use golem_providers::bedrock::{Config, Thinking, Tuning};
-/// use golem_providers::sigv4::Credentials;
-///
-/// let config = Config::builder("us-east-1", "us.anthropic.claude-sonnet-4-20250514-v1:0")
-///     .credentials(Credentials::new("AKIDEXAMPLE", "wJalrXUtnFEMI"))
-///     .tuning(Tuning::new().max_tokens(4096))
-///     .thinking(Thinking::Enabled { budget_tokens: 2048 })
-///     .build()
-///     .unwrap();
-/// assert_eq!(config.base_url(), "https://bedrock-runtime.us-east-1.amazonaws.com");
-/// assert!(!format!("{config:?}").contains("AKIDEXAMPLE"));
-///
-/// // Anthropic models need a budget of at least 1024, below max_tokens.
-/// let small = Config::builder("us-east-1", "anthropic.claude-3-7-sonnet-20250219-v1:0")
-///     .credentials(Credentials::new("AKIDEXAMPLE", "wJalrXUtnFEMI"))
-///     .thinking(Thinking::Enabled { budget_tokens: 512 })
-///     .build();
-/// assert!(small.is_err());
-/// ```
-pub type Config = config::Config<BedrockOptions>;
-
-/// Builds a [`Config`]; `build` validates.
-pub type ConfigBuilder = Builder<BedrockOptions>;
-
 /// Bedrock's own settings: the region, the credentials, thinking, effort,
 /// the cache point and forced tool choice.
 #[derive(Clone, Debug, Default)]
@@ -77,14 +50,15 @@ pub struct BedrockOptions {
 impl Options for BedrockOptions {
     type Codec = Codec;
     type Extras = BedrockExtras;
-
-    fn provider(&self) -> &'static str {
-        "Bedrock"
-    }
-
-    fn model_setting(&self) -> Setting {
-        Setting::new("a model", Some("BEDROCK_MODEL"))
-    }
+    const FAMILY: Family = Family {
+        provider: "Bedrock",
+        model: Setting::new("a model", Some("BEDROCK_MODEL")),
+        default_model: None,
+        base_url: None,
+        endpoint: Setting::new("a region", Some("AWS_REGION")),
+        key: Setting::new("credentials", Some("AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")),
+        key_vars: &[],
+    };
 
     fn default_base_url(&self) -> Result<String, ConfigError> {
         self.check_region()?;
@@ -98,8 +72,8 @@ impl Options for BedrockOptions {
     fn check_own(&self) -> Result<(), ConfigError> {
         self.check_region()?;
         if !self.provided {
-            let var = Some("AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY");
-            return Err(ConfigError::Missing { provider: self.provider(), field: "credentials", var });
+            let Setting { what, var } = Self::FAMILY.key;
+            return Err(ConfigError::Missing { provider: self.provider(), field: what, var });
         }
         if let Some(fixed) = &self.fixed {
             let parts = [Some(fixed.access_key_id()), Some(fixed.secret_access_key()), fixed.session_token()];
@@ -142,7 +116,8 @@ impl BedrockOptions {
     /// and is a region name: lowercase letters, digits, `-`.
     fn check_region(&self) -> Result<(), ConfigError> {
         if self.region.is_empty() {
-            return Err(ConfigError::Missing { provider: "Bedrock", field: "a region", var: Some("AWS_REGION") });
+            let Setting { what, var } = Self::FAMILY.endpoint;
+            return Err(ConfigError::Missing { provider: self.provider(), field: what, var });
         }
         if !self.region.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-') {
             return Err(ConfigError::InvalidRegion { region: self.region.clone() });
@@ -150,6 +125,33 @@ impl BedrockOptions {
         Ok(())
     }
 }
+
+/// A validated Bedrock Converse configuration.
+///
+/// ```
+/// use golem_providers::bedrock::{Config, Thinking, Tuning};
+/// use golem_providers::sigv4::Credentials;
+///
+/// let config = Config::builder("us-east-1", "us.anthropic.claude-sonnet-4-20250514-v1:0")
+///     .credentials(Credentials::new("AKIDEXAMPLE", "wJalrXUtnFEMI"))
+///     .tuning(Tuning::new().max_tokens(4096))
+///     .thinking(Thinking::Enabled { budget_tokens: 2048 })
+///     .build()
+///     .unwrap();
+/// assert_eq!(config.base_url(), "https://bedrock-runtime.us-east-1.amazonaws.com");
+/// assert!(!format!("{config:?}").contains("AKIDEXAMPLE"));
+///
+/// // Anthropic models need a budget of at least 1024, below max_tokens.
+/// let small = Config::builder("us-east-1", "anthropic.claude-3-7-sonnet-20250219-v1:0")
+///     .credentials(Credentials::new("AKIDEXAMPLE", "wJalrXUtnFEMI"))
+///     .thinking(Thinking::Enabled { budget_tokens: 512 })
+///     .build();
+/// assert!(small.is_err());
+/// ```
+pub type Config = config::Config<BedrockOptions>;
+
+/// Builds a [`Config`]; `build` validates.
+pub type ConfigBuilder = Builder<BedrockOptions>;
 
 impl Config {
     /// Start a config for `model` (a model id, inference profile id or ARN)
@@ -203,17 +205,9 @@ impl Config {
     }
 }
 
-impl Reasons for BedrockOptions {
-    fn reasoning(&self) -> &Reasoning {
-        &self.reasoning
-    }
+config::reasons!(BedrockOptions);
 
-    fn reasoning_mut(&mut self) -> &mut Reasoning {
-        &mut self.reasoning
-    }
-}
-
-/// Bedrock's setters (`thinking` and `effort` are [`Reasons`]'), on the config builder and the client builder alike.
+/// Bedrock's setters (`thinking` and `effort` are [`Reasons`](config::Reasons)'), on the config builder and the client builder alike.
 impl<T> Builder<BedrockOptions, T> {
     /// The region (required).
     pub fn region(mut self, region: impl Into<String>) -> Self {

@@ -69,16 +69,6 @@ pub struct Codec {
 }
 
 impl Codec {
-    /// A codec for `config`.
-    pub fn new(config: Config) -> Self {
-        Codec { config }
-    }
-
-    /// The configuration.
-    pub fn config(&self) -> &Config {
-        &self.config
-    }
-
     /// The URL of an operation on the model — `converse`,
     /// `converse-stream` or `count-tokens` — with the model id
     /// percent-encoded as one path segment (`:` → `%3A`, `/` → `%2F`).
@@ -161,7 +151,7 @@ pub(crate) fn call_id(turn: usize, n: usize) -> String {
     format!("call_{turn}_{n}")
 }
 
-crate::config::configured!(Codec, BedrockOptions);
+crate::config::configured!(Codec, BedrockOptions, and new);
 
 impl TokenCounting for Codec {
     /// The unsigned request of a `count-tokens` call for `request`'s

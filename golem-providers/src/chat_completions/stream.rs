@@ -5,10 +5,11 @@
 //! deltas: reasoning as thinking block 0, content and refusal as text, tool
 //! calls keyed by their `index` (id and name on the first fragment,
 //! arguments appended). Usage may come in any chunk (with `include_usage`,
-//! in a last one with no choices). Every delta passes through the core
-//! assembler before it is handed out, so the bounds (128 calls, index ≤
-//! 1023) hold and the response from [`ChatStream::finish`] is exactly what
-//! the deltas assemble to (SPEC STREAM-05, MODEL-04).
+//! in a last one with no choices). The bookkeeping is the shared
+//! [`Stream`]'s: every delta passes the core assembler before it is handed
+//! out, so the bounds (128 calls, index ≤ 1023) hold and the response at
+//! the end is exactly what the deltas assemble to (SPEC STREAM-05,
+//! MODEL-04).
 //!
 //! A model call succeeds or fails as a unit: a stream without `[DONE]` or
 //! without a finish reason, or one whose body ends inside an event, is

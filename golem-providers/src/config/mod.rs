@@ -79,6 +79,84 @@ pub enum KeyRule {
     },
 }
 
+/// What a family's config falls back on, as data: its name, its model
+/// setting, its endpoint, when it needs a key, and the environment
+/// variables `from_env` reads. The [`Options`] methods read it unless a
+/// family overrides them (a preset, a region decide).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Family {
+    /// The provider, as errors name it.
+    pub provider: &'static str,
+    /// What the model setting is called, and its variable.
+    pub model: Setting,
+    /// The model `from_env` uses when its variable is unset.
+    pub default_model: Option<&'static str>,
+    /// The provider's own endpoint, the base URL by default; `None` where
+    /// there is none (then `endpoint` says what is missing).
+    pub base_url: Option<&'static str>,
+    /// What the endpoint setting is called, and the variable `from_env`
+    /// reads another base URL from.
+    pub endpoint: Setting,
+    /// The key at the provider's own endpoint (elsewhere the server
+    /// decides), or at every endpoint when there is no default one; `var`
+    /// as errors show it.
+    pub key: Setting,
+    /// The variables `from_env` reads the key from, first set first.
+    pub key_vars: &'static [&'static str],
+}
+
+impl Family {
+    /// A family called `provider` with its own endpoint at `base_url`,
+    /// where a key is required; nothing read from the environment yet.
+    pub const fn new(provider: &'static str, base_url: &'static str) -> Self {
+        Family {
+            provider,
+            model: Setting::new("a model", None),
+            default_model: None,
+            base_url: Some(base_url),
+            endpoint: Setting::new("a base URL", None),
+            key: Setting::new("an API key", None),
+            key_vars: &[],
+        }
+    }
+
+    /// Builder-style: the model comes from `var`, else is `default`.
+    pub const fn model_from(mut self, var: &'static str, default: &'static str) -> Self {
+        self.model.var = Some(var);
+        self.default_model = Some(default);
+        self
+    }
+
+    /// Builder-style: another base URL comes from `var`.
+    pub const fn base_url_from(mut self, var: &'static str) -> Self {
+        self.endpoint.var = Some(var);
+        self
+    }
+
+    /// Builder-style: the key comes from the first of `vars` that is set
+    /// (`shown` names them in errors).
+    pub const fn key_from(mut self, shown: &'static str, vars: &'static [&'static str]) -> Self {
+        self.key.var = Some(shown);
+        self.key_vars = vars;
+        self
+    }
+}
+
+/// A builder with what the environment holds for family `O` (see
+/// [`Family`]), read through `lookup`; empty values count as unset.
+pub fn env_builder<O: Options>(lookup: impl Fn(&str) -> Option<String>) -> Builder<O> {
+    let lookup = non_empty(lookup);
+    let family = O::FAMILY;
+    let model = family.model.var.and_then(&lookup).or(family.default_model.map(String::from));
+    let key = family.key_vars.iter().find_map(|var| lookup(var)).unwrap_or_default();
+    let builder = Builder::new(model.unwrap_or_default(), O::default()).api_key(key.trim());
+    match family.endpoint.var.and_then(&lookup) {
+        Some(url) => builder.base_url(url),
+        None => builder,
+    }
+}
+
 /// One family's own part of a config, and the rules of its shared part.
 pub trait Options: Clone + fmt::Debug + Default + Send + Sync + 'static {
     /// The codec a valid config of this family makes.
@@ -86,12 +164,17 @@ pub trait Options: Clone + fmt::Debug + Default + Send + Sync + 'static {
     /// The family's own tuning fields and the ranges its API documents.
     type Extras: Extras;
 
-    /// The provider, as errors name it (`Anthropic`, `groq`, …).
-    fn provider(&self) -> &'static str;
+    /// The family's defaults and names.
+    const FAMILY: Family;
 
-    /// What the model setting is called, and where `from_env` reads it.
+    /// The provider, as errors name it (`Anthropic`, `groq`, …).
+    fn provider(&self) -> &'static str {
+        Self::FAMILY.provider
+    }
+
+    /// What the model setting is called, and its variable.
     fn model_setting(&self) -> Setting {
-        Setting::new("a model", None)
+        Self::FAMILY.model
     }
 
     /// Why `model` (trimmed, not empty) cannot be sent; `None` when it can.
@@ -102,10 +185,19 @@ pub trait Options: Clone + fmt::Debug + Default + Send + Sync + 'static {
 
     /// The base URL when none is set, or why there is none (Azure has no
     /// default endpoint; Bedrock's needs a valid region).
-    fn default_base_url(&self) -> Result<String, ConfigError>;
+    fn default_base_url(&self) -> Result<String, ConfigError> {
+        let Family { provider, base_url, endpoint, .. } = Self::FAMILY;
+        base_url.map(String::from).ok_or(ConfigError::Missing { provider, field: endpoint.what, var: endpoint.var })
+    }
 
-    /// Whether requests to `base_url` need an API key.
-    fn key_rule(&self, base_url: &str) -> KeyRule;
+    /// Whether requests to `base_url` need an API key: at the family's own
+    /// endpoint, or anywhere when it has none.
+    fn key_rule(&self, base_url: &str) -> KeyRule {
+        match Self::FAMILY.base_url {
+            Some(own) if own != base_url => KeyRule::Optional,
+            _ => KeyRule::Required(Self::FAMILY.key),
+        }
+    }
 
     /// The family's checks of its own settings alone, made once the model
     /// and base URL passed and before the key is looked at (a missing
@@ -123,8 +215,10 @@ pub trait Options: Clone + fmt::Debug + Default + Send + Sync + 'static {
 
     /// A config from variables read through `lookup` (codecs never read
     /// the environment themselves, SPEC PROV-COMMON-01); empty values
-    /// count as unset.
-    fn from_env(lookup: impl Fn(&str) -> Option<String>) -> Result<Config<Self>, ConfigError>;
+    /// count as unset. By default the variables [`Self::FAMILY`] names.
+    fn from_env(lookup: impl Fn(&str) -> Option<String>) -> Result<Config<Self>, ConfigError> {
+        env_builder(lookup).build()
+    }
 
     /// Called when an API key is set, for a family whose own settings hold
     /// another credential the key replaces (Azure's bearer token).
@@ -144,7 +238,9 @@ pub trait Configured: HttpCodec + Sized {
 }
 
 /// Implements [`Configured`] for a family's codec `$codec`, which `new`
-/// makes from a config and which holds it in its `config` field.
+/// makes from a config and which holds it in its `config` field; with
+/// `and new`, writes that `new` and a `config` accessor too (for a codec
+/// that holds nothing else).
 macro_rules! configured {
     ($codec:ident, $options:ty) => {
         impl $crate::config::Configured for $codec {
@@ -159,8 +255,40 @@ macro_rules! configured {
             }
         }
     };
+    ($codec:ident, $options:ty, and new) => {
+        impl $codec {
+            /// A codec for `config`.
+            pub fn new(config: $crate::config::Config<$options>) -> Self {
+                $codec { config }
+            }
+
+            /// The configuration.
+            pub fn config(&self) -> &$crate::config::Config<$options> {
+                &self.config
+            }
+        }
+
+        $crate::config::configured!($codec, $options);
+    };
 }
 pub(crate) use configured;
+
+/// Implements [`Reasons`] for a family's options `$options`, which hold
+/// their [`Reasoning`] in a `reasoning` field.
+macro_rules! reasons {
+    ($options:ty) => {
+        impl $crate::config::Reasons for $options {
+            fn reasoning(&self) -> &$crate::config::Reasoning {
+                &self.reasoning
+            }
+
+            fn reasoning_mut(&mut self) -> &mut $crate::config::Reasoning {
+                &mut self.reasoning
+            }
+        }
+    };
+}
+pub(crate) use reasons;
 
 /// A validated configuration of family `O`: the shared fields, and the
 /// family's own settings (read through the accessors its module adds).

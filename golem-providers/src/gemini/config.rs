@@ -5,7 +5,7 @@
 
 use super::tuning::{GeminiExtras, SafetySetting, Thinking};
 use super::Codec;
-use crate::config::{self, non_empty, Builder, ConfigError, KeyRule, Options, Setting};
+use crate::config::{self, Builder, ConfigError, Family, Options};
 use crate::tuning::TuningError;
 
 /// The environment variables `Gemini::from_env` reads: the key from
@@ -21,6 +21,50 @@ pub const DEFAULT_BASE_URL: &str = "https://generativelanguage.googleapis.com";
 
 /// The API version in every request path.
 pub const API_VERSION: &str = "v1beta";
+
+/// Gemini's own settings: thinking, safety settings, legacy schemas.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GeminiOptions {
+    thinking: Option<Thinking>,
+    safety: Vec<SafetySetting>,
+    legacy_schemas: bool,
+}
+
+impl Options for GeminiOptions {
+    type Codec = Codec;
+    type Extras = GeminiExtras;
+    const FAMILY: Family = Family::new("Gemini", DEFAULT_BASE_URL)
+        .model_from("GEMINI_MODEL", DEFAULT_MODEL)
+        .base_url_from("GEMINI_BASE_URL")
+        .key_from("GEMINI_API_KEY or GOOGLE_API_KEY", &["GEMINI_API_KEY", "GOOGLE_API_KEY"]);
+
+    /// Model names go into the URL path unencoded, so only the characters
+    /// of Google's resource names pass: letters, digits, `-`, `.`, `_`, and
+    /// `/` between non-empty segments.
+    fn model_problem(&self, model: &str) -> Option<&'static str> {
+        if !model.bytes().all(|b| b.is_ascii_alphanumeric() || b"-._/".contains(&b)) {
+            return Some("only letters, digits, '-', '.', '_' and '/' are allowed");
+        }
+        if model.split('/').any(|segment| segment.is_empty() || segment == "." || segment == "..") {
+            return Some("every '/'-separated segment must be a name");
+        }
+        None
+    }
+
+    fn check(config: &Config) -> Result<(), ConfigError> {
+        let own = &config.options;
+        for setting in &own.safety {
+            if !setting.is_valid() {
+                let value = format!("{} / {}", setting.category, setting.threshold);
+                return Err(TuningError::InvalidText { field: "safety setting", value }.into());
+            }
+        }
+        match &own.thinking {
+            Some(thinking) => thinking.validate().map_err(|reason| ConfigError::InvalidThinking { reason }),
+            None => Ok(()),
+        }
+    }
+}
 
 /// A validated Gemini configuration.
 ///
@@ -49,77 +93,6 @@ pub type Config = config::Config<GeminiOptions>;
 /// key, a stand-in) it is optional, since that server decides — one that
 /// wants a key answers 401 or 403 without it.
 pub type ConfigBuilder = Builder<GeminiOptions>;
-
-/// Gemini's own settings: thinking, safety settings, legacy schemas.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct GeminiOptions {
-    thinking: Option<Thinking>,
-    safety: Vec<SafetySetting>,
-    legacy_schemas: bool,
-}
-
-impl Options for GeminiOptions {
-    type Codec = Codec;
-    type Extras = GeminiExtras;
-
-    fn provider(&self) -> &'static str {
-        "Gemini"
-    }
-
-    fn model_setting(&self) -> Setting {
-        Setting::new("a model", Some("GEMINI_MODEL"))
-    }
-
-    /// Model names go into the URL path unencoded, so only the characters
-    /// of Google's resource names pass: letters, digits, `-`, `.`, `_`, and
-    /// `/` between non-empty segments.
-    fn model_problem(&self, model: &str) -> Option<&'static str> {
-        if !model.bytes().all(|b| b.is_ascii_alphanumeric() || b"-._/".contains(&b)) {
-            return Some("only letters, digits, '-', '.', '_' and '/' are allowed");
-        }
-        if model.split('/').any(|segment| segment.is_empty() || segment == "." || segment == "..") {
-            return Some("every '/'-separated segment must be a name");
-        }
-        None
-    }
-
-    fn default_base_url(&self) -> Result<String, ConfigError> {
-        Ok(DEFAULT_BASE_URL.into())
-    }
-
-    fn key_rule(&self, base_url: &str) -> KeyRule {
-        if base_url == DEFAULT_BASE_URL {
-            KeyRule::Required(Setting::new("an API key", Some("GEMINI_API_KEY or GOOGLE_API_KEY")))
-        } else {
-            KeyRule::Optional
-        }
-    }
-
-    fn check(config: &Config) -> Result<(), ConfigError> {
-        let own = &config.options;
-        for setting in &own.safety {
-            if !setting.is_valid() {
-                let value = format!("{} / {}", setting.category, setting.threshold);
-                return Err(TuningError::InvalidText { field: "safety setting", value }.into());
-            }
-        }
-        match &own.thinking {
-            Some(thinking) => thinking.validate().map_err(|reason| ConfigError::InvalidThinking { reason }),
-            None => Ok(()),
-        }
-    }
-
-    fn from_env(lookup: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
-        let lookup = non_empty(lookup);
-        let model = lookup("GEMINI_MODEL").unwrap_or_else(|| DEFAULT_MODEL.to_string());
-        let key = lookup("GEMINI_API_KEY").or_else(|| lookup("GOOGLE_API_KEY")).unwrap_or_default();
-        let mut builder = Config::builder(model).api_key(key.trim());
-        if let Some(url) = lookup("GEMINI_BASE_URL") {
-            builder = builder.base_url(url);
-        }
-        builder.build()
-    }
-}
 
 impl Config {
     /// Start a config for `model` (`gemini-2.5-flash`, or a full resource

@@ -71,16 +71,6 @@ pub struct Codec {
 }
 
 impl Codec {
-    /// A codec for `config`.
-    pub fn new(config: Config) -> Self {
-        Codec { config }
-    }
-
-    /// The configuration.
-    pub fn config(&self) -> &Config {
-        &self.config
-    }
-
     /// The URL of a method on the model — `generateContent`,
     /// `streamGenerateContent`, `countTokens` — without a query.
     pub fn url(&self, method: &str) -> String {
@@ -132,7 +122,7 @@ pub(crate) fn call_id(turn: usize, n: usize) -> String {
     format!("call_{turn}_{n}")
 }
 
-crate::config::configured!(Codec, GeminiOptions);
+crate::config::configured!(Codec, GeminiOptions, and new);
 
 impl TokenCounting for Codec {
     /// The request of a `countTokens` call for everything `request` would

@@ -5,10 +5,55 @@
 use super::presets::{KeyRule as PresetKey, Preset};
 use super::Codec;
 use crate::chat_completions::{ChatExtras, Dialect};
-use crate::config::{self, non_empty, validate, Builder, ConfigError, KeyRule, Options, Setting};
+use crate::config::{self, validate, Builder, ConfigError, Family, KeyRule, Options, Setting};
 
 /// The model `OpenAi::from_env` uses when `OPENAI_MODEL` is unset.
 pub const DEFAULT_OPENAI_MODEL: &str = "gpt-4o-mini";
+
+/// The OpenAI-compatible settings: the preset and a dialect override.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct OpenAiOptions {
+    preset: Preset,
+    dialect: Option<Dialect>,
+}
+
+impl Options for OpenAiOptions {
+    type Codec = Codec;
+    type Extras = ChatExtras;
+    /// OpenAI itself; the preset decides the name, the endpoint and the
+    /// key's variable. From the environment: the model from `OPENAI_MODEL`
+    /// (default [`DEFAULT_OPENAI_MODEL`]), the base URL from
+    /// `OPENAI_BASE_URL` when set, the key from `OPENAI_API_KEY` —
+    /// required for OpenAI itself, optional once the base URL points
+    /// elsewhere.
+    const FAMILY: Family = Family::new("openai", "https://api.openai.com/v1")
+        .model_from("OPENAI_MODEL", DEFAULT_OPENAI_MODEL)
+        .base_url_from("OPENAI_BASE_URL")
+        .key_from("OPENAI_API_KEY", &["OPENAI_API_KEY"]);
+
+    fn provider(&self) -> &'static str {
+        self.preset.name
+    }
+
+    /// `OPENAI_MODEL` is read for OpenAI itself only.
+    fn model_setting(&self) -> Setting {
+        let var = (self.preset.name == Preset::openai().name).then_some("OPENAI_MODEL");
+        Setting::new("a model", var)
+    }
+
+    fn default_base_url(&self) -> Result<String, ConfigError> {
+        Ok(self.preset.base_url.into())
+    }
+
+    fn key_rule(&self, base_url: &str) -> KeyRule {
+        let at_presets_service = base_url == validate::trim_base_url(self.preset.base_url);
+        if self.preset.key == PresetKey::Required && at_presets_service {
+            KeyRule::Required(Setting::new("an API key", self.preset.key_env))
+        } else {
+            KeyRule::Optional
+        }
+    }
+}
 
 /// A validated configuration: a preset, a model, credentials and tuning.
 ///
@@ -49,49 +94,6 @@ pub type Config = config::Config<OpenAiOptions>;
 /// local or self-hosted one, a gateway) the key is optional, since that
 /// server decides — one that wants a key answers 401 without it.
 pub type ConfigBuilder = Builder<OpenAiOptions>;
-
-/// The OpenAI-compatible settings: the preset and a dialect override.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct OpenAiOptions {
-    preset: Preset,
-    dialect: Option<Dialect>,
-}
-
-impl Options for OpenAiOptions {
-    type Codec = Codec;
-    type Extras = ChatExtras;
-
-    fn provider(&self) -> &'static str {
-        self.preset.name
-    }
-
-    fn default_base_url(&self) -> Result<String, ConfigError> {
-        Ok(self.preset.base_url.into())
-    }
-
-    fn key_rule(&self, base_url: &str) -> KeyRule {
-        let at_presets_service = base_url == validate::trim_base_url(self.preset.base_url);
-        if self.preset.key == PresetKey::Required && at_presets_service {
-            KeyRule::Required(Setting::new("an API key", self.preset.key_env))
-        } else {
-            KeyRule::Optional
-        }
-    }
-
-    /// OpenAI from the environment: the model from `OPENAI_MODEL` (default
-    /// [`DEFAULT_OPENAI_MODEL`]), the base URL from `OPENAI_BASE_URL` when
-    /// set, the key from `OPENAI_API_KEY` — required for OpenAI itself,
-    /// optional once `OPENAI_BASE_URL` points elsewhere.
-    fn from_env(lookup: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
-        let lookup = non_empty(lookup);
-        let model = lookup("OPENAI_MODEL").unwrap_or_else(|| DEFAULT_OPENAI_MODEL.to_string());
-        let mut builder = Config::builder(Preset::openai(), model).key_from_env(&lookup);
-        if let Some(url) = lookup("OPENAI_BASE_URL") {
-            builder = builder.base_url(url);
-        }
-        builder.build()
-    }
-}
 
 impl Config {
     /// Start a config for `model` on `preset`.
