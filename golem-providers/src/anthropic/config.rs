@@ -33,7 +33,7 @@ pub struct AnthropicOptions {
 impl Options for AnthropicOptions {
     type Codec = Codec;
     type Extras = AnthropicExtras;
-    const FAMILY: Family = Family::new("Anthropic", DEFAULT_BASE_URL)
+    const FAMILY: Family = Family::new("Anthropic", Some(DEFAULT_BASE_URL))
         .model_from("ANTHROPIC_MODEL", DEFAULT_MODEL)
         .base_url_from("ANTHROPIC_BASE_URL")
         .key_from("ANTHROPIC_API_KEY", &["ANTHROPIC_API_KEY"]);

@@ -13,18 +13,6 @@ use serde_json::{json, Value};
 /// The `max_tokens` sent when none is configured (SPEC PROV-ANT-02).
 pub const DEFAULT_MAX_TOKENS: u32 = 1024;
 
-/// The sampling fields of a Messages request: the shared ones
-/// ([`crate::tuning`]), temperature and top_p in [0, 1], `top_k`, no seed.
-///
-/// ```
-/// use golem_providers::anthropic::Tuning;
-///
-/// let tuning = Tuning::new().max_tokens(4096).temperature(0.2).stop("END");
-/// assert!(tuning.validate().is_ok());
-/// assert!(Tuning::new().temperature(1.5).validate().is_err()); // Anthropic takes [0, 1]
-/// ```
-pub type Tuning = tuning::Tuning<AnthropicExtras>;
-
 /// Anthropic's tuning rules; the Messages API has no sampling fields
 /// beyond the shared ones.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -39,6 +27,18 @@ impl Extras for AnthropicExtras {
     )
     .stop_needs_text();
 }
+
+/// The sampling fields of a Messages request: the shared ones
+/// ([`crate::tuning`]), temperature and top_p in [0, 1], `top_k`, no seed.
+///
+/// ```
+/// use golem_providers::anthropic::Tuning;
+///
+/// let tuning = Tuning::new().max_tokens(4096).temperature(0.2).stop("END");
+/// assert!(tuning.validate().is_ok());
+/// assert!(Tuning::new().temperature(1.5).validate().is_err()); // Anthropic takes [0, 1]
+/// ```
+pub type Tuning = tuning::Tuning<AnthropicExtras>;
 
 impl Tuning {
     /// The `max_tokens` the request carries: the set one, else

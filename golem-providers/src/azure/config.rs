@@ -6,7 +6,7 @@
 
 use super::Codec;
 use crate::chat_completions::{ChatExtras, Dialect};
-use crate::config::{self, non_empty, Builder, ConfigError, Family, Options, Setting};
+use crate::config::{self, non_empty, Builder, ConfigError, Family, Options};
 use crate::secret::Secret;
 
 /// The environment variables [`Config::from_env`] reads.
@@ -35,15 +35,11 @@ impl Options for AzureOptions {
     type Codec = Codec;
     type Extras = ChatExtras;
     /// No default endpoint, so the credential is always required.
-    const FAMILY: Family = Family {
-        provider: "Azure OpenAI",
-        model: Setting::new("a deployment", Some(ENV_VARS[1])),
-        default_model: None,
-        base_url: None,
-        endpoint: Setting::new("an endpoint", Some(ENV_VARS[0])),
-        key: Setting::new("an API key or bearer token", Some(ENV_VARS[3])),
-        key_vars: &[ENV_VARS[3]],
-    };
+    const FAMILY: Family = Family::new("Azure OpenAI", None)
+        .endpoint_named("an endpoint", ENV_VARS[0])
+        .model_named("a deployment", ENV_VARS[1])
+        .key_from(ENV_VARS[3], &[ENV_VARS[3]])
+        .key_named("an API key or bearer token");
 
     fn check_own(&self) -> Result<(), ConfigError> {
         if self.api_version.trim().is_empty() {

@@ -50,15 +50,12 @@ pub struct BedrockOptions {
 impl Options for BedrockOptions {
     type Codec = Codec;
     type Extras = BedrockExtras;
-    const FAMILY: Family = Family {
-        provider: "Bedrock",
-        model: Setting::new("a model", Some("BEDROCK_MODEL")),
-        default_model: None,
-        base_url: None,
-        endpoint: Setting::new("a region", Some("AWS_REGION")),
-        key: Setting::new("credentials", Some("AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")),
-        key_vars: &[],
-    };
+    /// The key is the AWS credentials; `from_env` reads them itself.
+    const FAMILY: Family = Family::new("Bedrock", None)
+        .model_named("a model", "BEDROCK_MODEL")
+        .endpoint_named("a region", "AWS_REGION")
+        .key_from("AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY", &[])
+        .key_named("credentials");
 
     fn default_base_url(&self) -> Result<String, ConfigError> {
         self.check_region()?;

@@ -107,14 +107,15 @@ pub struct Family {
 }
 
 impl Family {
-    /// A family called `provider` with its own endpoint at `base_url`,
-    /// where a key is required; nothing read from the environment yet.
-    pub const fn new(provider: &'static str, base_url: &'static str) -> Self {
+    /// A family called `provider` with its own endpoint at `base_url`
+    /// (where a key is required), or none; nothing read from the
+    /// environment yet.
+    pub const fn new(provider: &'static str, base_url: Option<&'static str>) -> Self {
         Family {
             provider,
             model: Setting::new("a model", None),
             default_model: None,
-            base_url: Some(base_url),
+            base_url,
             endpoint: Setting::new("a base URL", None),
             key: Setting::new("an API key", None),
             key_vars: &[],
@@ -125,6 +126,25 @@ impl Family {
     pub const fn model_from(mut self, var: &'static str, default: &'static str) -> Self {
         self.model.var = Some(var);
         self.default_model = Some(default);
+        self
+    }
+
+    /// Builder-style: the model setting is called `what`, read from `var`.
+    pub const fn model_named(mut self, what: &'static str, var: &'static str) -> Self {
+        self.model = Setting::new(what, Some(var));
+        self
+    }
+
+    /// Builder-style: the endpoint setting is called `what`, read from
+    /// `var` (for a family without a default one).
+    pub const fn endpoint_named(mut self, what: &'static str, var: &'static str) -> Self {
+        self.endpoint = Setting::new(what, Some(var));
+        self
+    }
+
+    /// Builder-style: the key setting is called `what` in errors.
+    pub const fn key_named(mut self, what: &'static str) -> Self {
+        self.key.what = what;
         self
     }
 

@@ -31,12 +31,13 @@ pub struct GeminiOptions {
 }
 
 impl Options for GeminiOptions {
+    /// The key from `GEMINI_API_KEY`, else `GOOGLE_API_KEY`.
+    const FAMILY: Family = Family::new("Gemini", Some(DEFAULT_BASE_URL))
+        .key_from("GEMINI_API_KEY or GOOGLE_API_KEY", &["GEMINI_API_KEY", "GOOGLE_API_KEY"])
+        .model_from("GEMINI_MODEL", DEFAULT_MODEL)
+        .base_url_from("GEMINI_BASE_URL");
     type Codec = Codec;
     type Extras = GeminiExtras;
-    const FAMILY: Family = Family::new("Gemini", DEFAULT_BASE_URL)
-        .model_from("GEMINI_MODEL", DEFAULT_MODEL)
-        .base_url_from("GEMINI_BASE_URL")
-        .key_from("GEMINI_API_KEY or GOOGLE_API_KEY", &["GEMINI_API_KEY", "GOOGLE_API_KEY"]);
 
     /// Model names go into the URL path unencoded, so only the characters
     /// of Google's resource names pass: letters, digits, `-`, `.`, `_`, and
@@ -95,29 +96,6 @@ pub type Config = config::Config<GeminiOptions>;
 pub type ConfigBuilder = Builder<GeminiOptions>;
 
 impl Config {
-    /// Start a config for `model` (`gemini-2.5-flash`, or a full resource
-    /// name such as `models/gemini-2.5-flash` or `tunedModels/my-model`).
-    pub fn builder(model: impl Into<String>) -> ConfigBuilder {
-        Builder::new(model, GeminiOptions::default())
-    }
-
-    /// A config from variables read through `lookup` (see [`ENV_VARS`]);
-    /// empty values count as unset. Codecs never read the environment
-    /// themselves (SPEC PROV-COMMON-01).
-    ///
-    /// ```
-    /// use golem_providers::gemini::Config;
-    ///
-    /// let vars = [("GOOGLE_API_KEY", "AIza-from-env"), ("GEMINI_MODEL", "gemini-2.5-pro")];
-    /// let lookup = |name: &str| vars.iter().find(|(n, _)| *n == name).map(|(_, v)| v.to_string());
-    /// let config = Config::from_env(lookup).unwrap();
-    /// assert_eq!(config.model(), "gemini-2.5-pro");
-    /// assert_eq!(config.api_key().map(|k| k.expose()), Some("AIza-from-env"));
-    /// ```
-    pub fn from_env(lookup: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
-        GeminiOptions::from_env(lookup)
-    }
-
     /// The model's resource name in request paths: `models/{model}` for a
     /// bare name, the name itself when it names its collection.
     pub fn model_path(&self) -> String {
@@ -142,6 +120,29 @@ impl Config {
     /// fields (SPEC OUT-08) rather than the JSON Schema ones.
     pub fn legacy_schemas(&self) -> bool {
         self.options.legacy_schemas
+    }
+
+    /// Start a config for `model` (`gemini-2.5-flash`, or a full resource
+    /// name such as `models/gemini-2.5-flash` or `tunedModels/my-model`).
+    pub fn builder(model: impl Into<String>) -> ConfigBuilder {
+        Builder::new(model, GeminiOptions::default())
+    }
+
+    /// A config from variables read through `lookup` (see [`ENV_VARS`]);
+    /// empty values count as unset. Codecs never read the environment
+    /// themselves (SPEC PROV-COMMON-01).
+    ///
+    /// ```
+    /// use golem_providers::gemini::Config;
+    ///
+    /// let vars = [("GOOGLE_API_KEY", "AIza-from-env"), ("GEMINI_MODEL", "gemini-2.5-pro")];
+    /// let lookup = |name: &str| vars.iter().find(|(n, _)| *n == name).map(|(_, v)| v.to_string());
+    /// let config = Config::from_env(lookup).unwrap();
+    /// assert_eq!(config.model(), "gemini-2.5-pro");
+    /// assert_eq!(config.api_key().map(|k| k.expose()), Some("AIza-from-env"));
+    /// ```
+    pub fn from_env(lookup: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
+        GeminiOptions::from_env(lookup)
     }
 }
 

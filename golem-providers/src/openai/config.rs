@@ -26,7 +26,7 @@ impl Options for OpenAiOptions {
     /// `OPENAI_BASE_URL` when set, the key from `OPENAI_API_KEY` —
     /// required for OpenAI itself, optional once the base URL points
     /// elsewhere.
-    const FAMILY: Family = Family::new("openai", "https://api.openai.com/v1")
+    const FAMILY: Family = Family::new("openai", Some("https://api.openai.com/v1"))
         .model_from("OPENAI_MODEL", DEFAULT_OPENAI_MODEL)
         .base_url_from("OPENAI_BASE_URL")
         .key_from("OPENAI_API_KEY", &["OPENAI_API_KEY"]);
