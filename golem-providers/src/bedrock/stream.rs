@@ -15,7 +15,7 @@
 //! decode error, like a dropped connection; a body that ends inside a frame
 //! or before `messageStop` is `Truncated` (retryable), never a success.
 
-use super::response::{finish_reason, usage};
+use super::response::{finish_reason, secrets, usage};
 use super::FAMILY;
 use crate::classify::{api_error, decode_error};
 use crate::decoder::{Book, Outcome, Parser, Stream};
@@ -77,10 +77,7 @@ impl ConverseStream {
             finish_reason: None,
             turn,
         };
-        let secrets = credentials.iter().flat_map(|c| {
-            [Some(c.access_key_id()), Some(c.secret_access_key()), c.session_token()].into_iter().flatten().cloned()
-        });
-        Stream::with_parser(parser, Book::new(head, FAMILY, secrets.collect::<Vec<_>>()))
+        Stream::with_parser(parser, Book::new(head, FAMILY, secrets(credentials.as_ref())))
     }
 }
 

@@ -1,11 +1,13 @@
 //! What a stream decoder keeps besides its wire state.
 
 use super::outbox::Outbox;
+use super::Outcome;
 use crate::classify::{decode_error, scrub_error, with_request_id};
 use crate::http::HttpResponseHead;
 use crate::secret::Secret;
-use golem_core::model::{Delta, ModelError};
+use golem_core::model::{Delta, ModelError, Response};
 use golem_core::stream::StreamAssembler;
+use serde::Deserialize;
 
 /// A stream's books: the core assembler every delta passes (so its bounds
 /// hold and the response is what the deltas assemble to), the deltas and
@@ -52,9 +54,34 @@ impl Book {
         &self.head
     }
 
+    /// A whole body's JSON (as `T`, borrowing from `body` where it can):
+    /// JSON that does not parse is a retryable decode error, damage a new
+    /// attempt may not repeat.
+    pub(crate) fn json<'b, T: Deserialize<'b>>(&self, body: &'b [u8]) -> Result<T, ModelError> {
+        serde_json::from_slice(body)
+            .map_err(|e| self.stamp(decode_error("response body", &format!("invalid JSON: {e}"), true, None)))
+    }
+
+    /// The response a whole body's `deltas` assemble to — the same
+    /// assembler a stream's deltas pass, so a plain and a streamed turn of
+    /// one answer cannot drift apart.
+    pub(crate) fn whole(
+        mut self,
+        deltas: impl IntoIterator<Item = Delta>,
+        outcome: Outcome,
+    ) -> Result<Response, ModelError> {
+        for delta in deltas {
+            if let Err(e) = self.assembler.push_owned(delta) {
+                return Err(self.stamp(decode_error("response body", &e.to_string(), false, None)));
+            }
+        }
+        Ok(Response::new(self.assembler.finish()).with_usage(outcome.usage).with_finish_reason(outcome.finish_reason))
+    }
+
     /// `error` with the response's request id and every secret scrubbed
-    /// from its texts (SPEC ERR-06).
-    pub(crate) fn stamp(&self, error: ModelError) -> ModelError {
+    /// from its texts (SPEC ERR-06). Every error a stream ends with passes
+    /// here.
+    pub fn stamp(&self, error: ModelError) -> ModelError {
         let error = with_request_id(error, &self.head, None);
         if self.secrets.is_empty() {
             return error;
