@@ -4,7 +4,7 @@
 //! stored tool arguments as JSON.
 
 use crate::classify::{encode_error, unsupported};
-use golem_core::message::{Message, Part, Role, ToolCall};
+use golem_core::message::{Message, Part, PartKind, Role, ToolCall};
 use golem_core::model::ModelError;
 use serde_json::Value;
 
@@ -18,6 +18,23 @@ pub(crate) fn no_parts(message: &Message, index: usize, who: &str) -> Result<(),
             &format!("{who} media on user messages and tool results only; move the parts to a user message"),
         )),
     }
+}
+
+/// How errors name a part: `message 2 part 0 (image)`.
+pub(crate) fn part_label(message: usize, index: usize, kind: PartKind) -> String {
+    let kind = match kind {
+        PartKind::Image => "image",
+        PartKind::Document => "document",
+        PartKind::Audio => "audio",
+        PartKind::Video => "video",
+    };
+    format!("message {message} part {index} ({kind})")
+}
+
+/// A media type without its parameters, in lowercase: `Image/PNG; q=1`
+/// is `image/png`.
+pub(crate) fn essence(media_type: &str) -> String {
+    media_type.split(';').next().unwrap_or_default().trim().to_ascii_lowercase()
 }
 
 /// A tool result must name the call it answers.

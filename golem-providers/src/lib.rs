@@ -76,6 +76,8 @@
 //! ```
 #![deny(missing_docs)]
 
+mod macros;
+
 #[cfg(feature = "anthropic")]
 pub mod anthropic;
 #[cfg(feature = "azure")]

@@ -4,6 +4,7 @@
 //! A part that cannot be carried is refused with an error naming it and a
 //! fix, never dropped.
 
+use crate::blocks::{essence, part_label};
 use crate::classify::{encode_error, unsupported};
 use base64::Engine as _;
 use golem_core::message::{Part, PartKind};
@@ -14,7 +15,7 @@ use serde_json::{json, Value};
 /// Document names are `doc-<message>-<part>`, unique within a request as
 /// Bedrock requires (SPEC MM-03).
 pub(crate) fn block(part: &Part, message: usize, index: usize) -> Result<Value, ModelError> {
-    let what = format!("message {message} part {index} ({})", kind_name(part.kind));
+    let what = part_label(message, index, part.kind);
     part.validate().map_err(|e| encode_error(&format!("{what}: {e}")))?;
     if part.data.is_empty() {
         return Err(unsupported(
@@ -73,18 +74,5 @@ fn document_format(media_type: &str) -> Option<&'static str> {
         "text/plain" => Some("txt"),
         "text/markdown" | "text/x-markdown" => Some("md"),
         _ => None,
-    }
-}
-
-fn essence(media_type: &str) -> String {
-    media_type.split(';').next().unwrap_or_default().trim().to_ascii_lowercase()
-}
-
-fn kind_name(kind: PartKind) -> &'static str {
-    match kind {
-        PartKind::Image => "image",
-        PartKind::Document => "document",
-        PartKind::Audio => "audio",
-        PartKind::Video => "video",
     }
 }

@@ -53,39 +53,18 @@ impl Extras for ChatExtras {
 }
 
 impl Tuning {
-    /// Set the reasoning effort.
-    pub fn reasoning_effort(mut self, value: impl Into<String>) -> Self {
-        self.extras.reasoning_effort = Some(value.into());
-        self
-    }
-
-    /// Allow or forbid parallel tool calls.
-    pub fn parallel_tool_calls(mut self, value: bool) -> Self {
-        self.extras.parallel_tool_calls = Some(value);
-        self
-    }
-
-    /// Set the presence penalty.
-    pub fn presence_penalty(mut self, value: f64) -> Self {
-        self.extras.presence_penalty = Some(value);
-        self
-    }
-
-    /// Set the frequency penalty.
-    pub fn frequency_penalty(mut self, value: f64) -> Self {
-        self.extras.frequency_penalty = Some(value);
-        self
-    }
-
-    /// Set the end-user identifier.
-    pub fn user(mut self, value: impl Into<String>) -> Self {
-        self.extras.user = Some(value.into());
-        self
-    }
-
-    /// Set the service tier.
-    pub fn service_tier(mut self, value: impl Into<String>) -> Self {
-        self.extras.service_tier = Some(value.into());
-        self
+    crate::macros::setters! {
+        /// Set the reasoning effort.
+        fn reasoning_effort(value: impl Into<String>) => extras.reasoning_effort = Some(value.into());
+        /// Allow or forbid parallel tool calls.
+        fn parallel_tool_calls(value: bool) => extras.parallel_tool_calls = Some(value);
+        /// Set the presence penalty.
+        fn presence_penalty(value: f64) => extras.presence_penalty = Some(value);
+        /// Set the frequency penalty.
+        fn frequency_penalty(value: f64) => extras.frequency_penalty = Some(value);
+        /// Set the end-user identifier.
+        fn user(value: impl Into<String>) => extras.user = Some(value.into());
+        /// Set the service tier.
+        fn service_tier(value: impl Into<String>) => extras.service_tier = Some(value.into());
     }
 }

@@ -83,51 +83,26 @@ impl TransportConfig {
         TransportConfig::default()
     }
 
-    /// The longest wait to open a connection, TLS handshake included.
-    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
-        self.connect_timeout = timeout;
-        self
-    }
-
-    /// The longest silence while sending the request or waiting for the
-    /// next bytes of the response. It restarts with every read, so a
-    /// stream that keeps delivering is never cut.
-    pub fn read_timeout(mut self, timeout: Duration) -> Self {
-        self.read_timeout = timeout;
-        self
-    }
-
-    /// The cap on a response body, counted after decompression.
-    pub fn max_body(mut self, bytes: u64) -> Self {
-        self.max_body = bytes;
-        self
-    }
-
-    /// How many idle connections are kept per host (0 turns keep-alive
-    /// reuse off). Unbounded by default ([`DEFAULT_MAX_IDLE_PER_HOST`]):
-    /// idle connections are closed after the idle timeout.
-    pub fn max_idle_per_host(mut self, n: usize) -> Self {
-        self.max_idle_per_host = n;
-        self
-    }
-
-    /// How long an idle connection stays reusable.
-    pub fn idle_timeout(mut self, timeout: Duration) -> Self {
-        self.idle_timeout = timeout;
-        self
-    }
-
-    /// The `User-Agent` sent with every request.
-    pub fn user_agent(mut self, agent: impl Into<String>) -> Self {
-        self.user_agent = agent.into();
-        self
-    }
-
-    /// Send every connection through `proxy` (a `CONNECT` tunnel). None
-    /// by default, whatever the environment says.
-    pub fn proxy(mut self, proxy: Proxy) -> Self {
-        self.proxy = Some(proxy);
-        self
+    crate::macros::setters! {
+        /// The longest wait to open a connection, TLS handshake included.
+        fn connect_timeout(timeout: Duration) => connect_timeout = timeout;
+        /// The longest silence while sending the request or waiting for the
+        /// next bytes of the response. It restarts with every read, so a
+        /// stream that keeps delivering is never cut.
+        fn read_timeout(timeout: Duration) => read_timeout = timeout;
+        /// The cap on a response body, counted after decompression.
+        fn max_body(bytes: u64) => max_body = bytes;
+        /// How many idle connections are kept per host (0 turns keep-alive
+        /// reuse off). Unbounded by default ([`DEFAULT_MAX_IDLE_PER_HOST`]):
+        /// idle connections are closed after the idle timeout.
+        fn max_idle_per_host(n: usize) => max_idle_per_host = n;
+        /// How long an idle connection stays reusable.
+        fn idle_timeout(timeout: Duration) => idle_timeout = timeout;
+        /// The `User-Agent` sent with every request.
+        fn user_agent(agent: impl Into<String>) => user_agent = agent.into();
+        /// Send every connection through `proxy` (a `CONNECT` tunnel). None
+        /// by default, whatever the environment says.
+        fn proxy(proxy: Proxy) => proxy = Some(proxy);
     }
 
     /// Connect directly, without a proxy (the default).

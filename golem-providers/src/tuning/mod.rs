@@ -61,39 +61,22 @@ impl<X: Extras> Tuning<X> {
         Tuning::default()
     }
 
-    /// Set the temperature.
-    pub fn temperature(mut self, value: f64) -> Self {
-        self.temperature = Some(value);
-        self
-    }
-
-    /// Set top_p.
-    pub fn top_p(mut self, value: f64) -> Self {
-        self.top_p = Some(value);
-        self
-    }
-
-    /// Set top_k.
-    pub fn top_k(mut self, value: u32) -> Self {
-        self.top_k = Some(value);
-        self
-    }
-
-    /// Set the output-token limit.
-    pub fn max_tokens(mut self, value: u32) -> Self {
-        self.max_tokens = Some(value);
-        self
+    crate::macros::setters! {
+        /// Set the temperature.
+        fn temperature(value: f64) => temperature = Some(value);
+        /// Set top_p.
+        fn top_p(value: f64) => top_p = Some(value);
+        /// Set top_k.
+        fn top_k(value: u32) => top_k = Some(value);
+        /// Set the output-token limit.
+        fn max_tokens(value: u32) => max_tokens = Some(value);
+        /// Set the sampling seed.
+        fn seed(value: i64) => seed = Some(value);
     }
 
     /// Add a stop sequence.
     pub fn stop(mut self, value: impl Into<String>) -> Self {
         self.stop.push(value.into());
-        self
-    }
-
-    /// Set the sampling seed.
-    pub fn seed(mut self, value: i64) -> Self {
-        self.seed = Some(value);
         self
     }
 
