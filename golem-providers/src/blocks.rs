@@ -3,6 +3,13 @@
 //! results that name their call, a message's text followed by its parts,
 //! stored tool arguments as JSON.
 
+// Each family uses its part of these; with families compiled out
+// (`--no-default-features --features …`), parts go unused.
+#![cfg_attr(
+    not(all(feature = "openai", feature = "anthropic", feature = "gemini", feature = "bedrock")),
+    allow(dead_code)
+)]
+
 use crate::classify::{encode_error, unsupported};
 use golem_core::message::{Message, Part, PartKind, Role, ToolCall};
 use golem_core::model::ModelError;

@@ -76,6 +76,15 @@
 //! ```
 #![deny(missing_docs)]
 
+#[cfg(any(
+    feature = "openai",
+    feature = "azure",
+    feature = "bedrock",
+    feature = "gemini",
+    feature = "anthropic",
+    feature = "blocking",
+    feature = "async"
+))]
 mod macros;
 
 #[cfg(feature = "anthropic")]

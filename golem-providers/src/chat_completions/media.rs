@@ -78,8 +78,6 @@ pub(crate) fn audio_format(media_type: &str) -> Option<&'static str> {
     }
 }
 
-/// The media type without parameters, lowercased (`Audio/WAV; x=1` → `audio/wav`).
-
 fn data_url(part: &Part) -> String {
     format!("data:{};base64,{}", part.media_type, base64(&part.data))
 }

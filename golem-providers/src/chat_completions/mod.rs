@@ -9,6 +9,7 @@
 //! provider modules hold only what is theirs and never import each other.
 
 mod chunk;
+mod codec;
 mod envelope;
 pub mod error;
 pub mod ids;
@@ -22,6 +23,7 @@ mod tools_cache;
 pub mod tuning;
 mod wire;
 
+pub use codec::{ChatCodec, ChatFamily, Endpoint};
 pub use request::encode_body;
 pub use response::{decode_body, DecodeContext};
 pub use stream::ChatStream;

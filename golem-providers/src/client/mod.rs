@@ -43,6 +43,8 @@
 #[cfg(any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini", feature = "anthropic"))]
 mod builder;
 mod call;
+
+use call::Call;
 #[cfg(any(feature = "anthropic", feature = "gemini", feature = "bedrock"))]
 mod count_tokens;
 #[cfg(any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini", feature = "anthropic"))]
@@ -209,11 +211,11 @@ impl<C: fmt::Debug> fmt::Debug for Client<C> {
 #[cfg(feature = "blocking")]
 impl<C: HttpCodec + 'static> StreamingModel for Client<C> {
     fn generate(&self, request: &Request) -> Result<Response, ModelError> {
-        call::generate(&self.codec, &*self.blocking, request)
+        Call { codec: &self.codec, request }.generate(&*self.blocking)
     }
 
     fn stream(&self, request: &Request, sink: &mut dyn DeltaSink) -> Result<Response, ModelError> {
-        call::stream(&self.codec, &*self.blocking, request, sink)
+        Call { codec: &self.codec, request }.stream(&*self.blocking, sink)
     }
 
     fn capabilities(&self) -> Capabilities {
@@ -229,7 +231,7 @@ impl<C: HttpCodec + 'static> StreamingModel for Client<C> {
 #[cfg(feature = "async")]
 impl<C: HttpCodec + 'static> AsyncStreamingModel for Client<C> {
     fn generate_async<'a>(&'a self, request: &'a Request) -> BoxFuture<'a, Result<Response, ModelError>> {
-        Box::pin(call::generate_async(&self.codec, &*self.asynchronous, request))
+        Box::pin(async move { Call { codec: &self.codec, request }.generate_async(&*self.asynchronous).await })
     }
 
     fn stream_async<'a>(
@@ -237,7 +239,7 @@ impl<C: HttpCodec + 'static> AsyncStreamingModel for Client<C> {
         request: &'a Request,
         sink: &'a mut dyn DeltaSink,
     ) -> BoxFuture<'a, Result<Response, ModelError>> {
-        Box::pin(call::stream_async(&self.codec, &*self.asynchronous, request, sink))
+        Box::pin(async move { Call { codec: &self.codec, request }.stream_async(&*self.asynchronous, sink).await })
     }
 
     fn capabilities(&self) -> Capabilities {

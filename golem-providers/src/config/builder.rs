@@ -7,7 +7,6 @@ use super::{Config, ConfigError, KeyRule, Options};
 use crate::http::HeaderValue;
 use crate::secret::Secret;
 use crate::tuning::Tuning;
-use std::fmt;
 
 /// Builds a [`Config`] of family `O` — or, with `T` the client's transport
 /// settings, a client (`Anthropic::builder()`, …). The shared setters are
@@ -27,7 +26,8 @@ use std::fmt;
 /// assert_eq!(config.base_url(), "https://gateway.example/gemini");
 /// assert!(!format!("{config:?}").contains("gt-secret"));
 /// ```
-#[derive(Clone)]
+/// `Debug` shows the settings; keys and secret headers redact themselves.
+#[derive(Clone, Debug)]
 #[must_use = "a builder does nothing until `build` is called"]
 pub struct Builder<O: Options, T = ()> {
     pub(crate) model: String,
@@ -38,6 +38,7 @@ pub struct Builder<O: Options, T = ()> {
     pub(crate) options: O,
     /// What else the builder makes its product with (a client's
     /// transports); nothing for a config.
+    #[cfg_attr(not(any(feature = "blocking", feature = "async")), allow(dead_code))]
     pub(crate) rest: T,
 }
 
@@ -151,20 +152,5 @@ impl<O: Options, T> Builder<O, T> {
     pub fn tuning(mut self, tuning: Tuning<O::Extras>) -> Self {
         self.tuning = tuning;
         self
-    }
-}
-
-/// Shows the settings (keys and secret headers redact themselves).
-impl<O: Options, T: fmt::Debug> fmt::Debug for Builder<O, T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Builder")
-            .field("model", &self.model)
-            .field("api_key", &self.api_key)
-            .field("base_url", &self.base_url)
-            .field("headers", &self.headers)
-            .field("tuning", &self.tuning)
-            .field("options", &self.options)
-            .field("rest", &self.rest)
-            .finish()
     }
 }

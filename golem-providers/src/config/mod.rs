@@ -261,6 +261,7 @@ pub trait Configured: HttpCodec + Sized {
 /// makes from a config and which holds it in its `config` field; with
 /// `and new`, writes that `new` and a `config` accessor too (for a codec
 /// that holds nothing else).
+#[cfg(any(feature = "anthropic", feature = "gemini", feature = "bedrock"))]
 macro_rules! configured {
     ($codec:ident, $options:ty) => {
         impl $crate::config::Configured for $codec {
@@ -291,10 +292,12 @@ macro_rules! configured {
         $crate::config::configured!($codec, $options);
     };
 }
+#[cfg(any(feature = "anthropic", feature = "gemini", feature = "bedrock"))]
 pub(crate) use configured;
 
 /// Implements [`Reasons`] for a family's options `$options`, which hold
 /// their [`Reasoning`] in a `reasoning` field.
+#[cfg(any(feature = "anthropic", feature = "bedrock"))]
 macro_rules! reasons {
     ($options:ty) => {
         impl $crate::config::Reasons for $options {
@@ -308,6 +311,7 @@ macro_rules! reasons {
         }
     };
 }
+#[cfg(any(feature = "anthropic", feature = "bedrock"))]
 pub(crate) use reasons;
 
 /// A validated configuration of family `O`: the shared fields, and the

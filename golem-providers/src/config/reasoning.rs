@@ -4,7 +4,7 @@
 //! their checks are written once for every family whose [`Options`]
 //! hold a [`Reasoning`].
 
-use super::{validate, Builder, Config, ConfigError, Options};
+use super::{Builder, Config, Options};
 use serde_json::{json, Value};
 
 /// Extended thinking (`thinking`; on Bedrock inside
@@ -64,11 +64,12 @@ impl Reasoning {
     /// The effort must be printable text; an enabled budget at least
     /// [`Thinking::MIN_BUDGET`] and below `max_tokens` when there is a
     /// limit (`checks_budget`: false for models that set their own rules).
-    pub(crate) fn check(&self, checks_budget: bool, max_tokens: Option<u32>) -> Result<(), ConfigError> {
-        validate::effort(self.effort.as_deref())?;
+    #[cfg(any(feature = "anthropic", feature = "bedrock"))]
+    pub(crate) fn check(&self, checks_budget: bool, max_tokens: Option<u32>) -> Result<(), super::ConfigError> {
+        super::validate::effort(self.effort.as_deref())?;
         match self.thinking {
             Some(Thinking::Enabled { budget_tokens }) if checks_budget => {
-                validate::thinking_budget(budget_tokens, Thinking::MIN_BUDGET, max_tokens)
+                super::validate::thinking_budget(budget_tokens, Thinking::MIN_BUDGET, max_tokens)
             }
             _ => Ok(()),
         }

@@ -1,13 +1,11 @@
 //! What a stream decoder keeps besides its wire state.
 
 use super::outbox::Outbox;
-use super::Outcome;
 use crate::classify::{decode_error, scrub_error, with_request_id};
 use crate::http::HttpResponseHead;
 use crate::secret::Secret;
-use golem_core::model::{Delta, ModelError, Response};
+use golem_core::model::{Delta, ModelError};
 use golem_core::stream::StreamAssembler;
-use serde::Deserialize;
 
 /// A stream's books: the core assembler every delta passes (so its bounds
 /// hold and the response is what the deltas assemble to), the deltas and
@@ -57,7 +55,8 @@ impl Book {
     /// A whole body's JSON (as `T`, borrowing from `body` where it can):
     /// JSON that does not parse is a retryable decode error, damage a new
     /// attempt may not repeat.
-    pub(crate) fn json<'b, T: Deserialize<'b>>(&self, body: &'b [u8]) -> Result<T, ModelError> {
+    #[cfg(any(feature = "anthropic", feature = "gemini", feature = "bedrock"))]
+    pub(crate) fn json<'b, T: serde::Deserialize<'b>>(&self, body: &'b [u8]) -> Result<T, ModelError> {
         serde_json::from_slice(body)
             .map_err(|e| self.stamp(decode_error("response body", &format!("invalid JSON: {e}"), true, None)))
     }
@@ -65,17 +64,20 @@ impl Book {
     /// The response a whole body's `deltas` assemble to — the same
     /// assembler a stream's deltas pass, so a plain and a streamed turn of
     /// one answer cannot drift apart.
+    #[cfg(any(feature = "anthropic", feature = "gemini", feature = "bedrock"))]
     pub(crate) fn whole(
         mut self,
         deltas: impl IntoIterator<Item = Delta>,
-        outcome: Outcome,
-    ) -> Result<Response, ModelError> {
+        outcome: super::Outcome,
+    ) -> Result<golem_core::model::Response, ModelError> {
         for delta in deltas {
             if let Err(e) = self.assembler.push_owned(delta) {
                 return Err(self.stamp(decode_error("response body", &e.to_string(), false, None)));
             }
         }
-        Ok(Response::new(self.assembler.finish()).with_usage(outcome.usage).with_finish_reason(outcome.finish_reason))
+        Ok(golem_core::model::Response::new(self.assembler.finish())
+            .with_usage(outcome.usage)
+            .with_finish_reason(outcome.finish_reason))
     }
 
     /// `error` with the response's request id and every secret scrubbed

@@ -116,6 +116,7 @@ impl<P: Parser> StreamDecoder for Stream<P> {
 /// Invalid UTF-8 at the very end is a character cut in two: the stream
 /// was truncated, not garbled; invalid UTF-8 elsewhere is damage (a
 /// retryable decode error); a line past its bound is not.
+#[cfg(any(feature = "anthropic", feature = "gemini"))]
 pub(crate) fn sse_failure(error: &crate::sse::SseError, ended: bool, unit: &str) -> ModelError {
     use crate::sse::SseError;
     match error {
@@ -131,6 +132,7 @@ pub(crate) fn sse_failure(error: &crate::sse::SseError, ended: bool, unit: &str)
 /// JSON that does not parse: cut short at the end of the body, the stream
 /// was truncated inside its last `unit`; anywhere else it is damage (a
 /// retryable decode error at `stage`).
+#[cfg(any(feature = "anthropic", feature = "gemini"))]
 pub(crate) fn invalid_json(error: &serde_json::Error, ended: bool, stage: &str, unit: &str) -> ModelError {
     if error.is_eof() && ended {
         ModelError::new(
