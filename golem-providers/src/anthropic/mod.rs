@@ -82,10 +82,7 @@ impl Codec {
         if !self.config.betas().is_empty() {
             http = http.with_header("anthropic-beta", HeaderValue::Plain(self.config.betas().join(",").into()));
         }
-        match self.config.api_key() {
-            Some(key) => http.with_header("x-api-key", HeaderValue::Secret(key.clone())),
-            None => http,
-        }
+        http.with_secret("x-api-key", self.config.api_key())
     }
 }
 

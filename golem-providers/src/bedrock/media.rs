@@ -26,21 +26,12 @@ pub(crate) fn block(part: &Part, message: usize, index: usize) -> Result<Value, 
     let bytes = base64::engine::general_purpose::STANDARD.encode(&part.data);
     match part.kind {
         PartKind::Image => {
-            let format = image_format(&part.media_type).ok_or_else(|| {
-                unsupported(
-                    &format!("{what} of type {:?}", part.media_type),
-                    "Bedrock takes png, jpeg, gif and webp images; convert the image to one of those",
-                )
-            })?;
+            let format = format(image_format(&part.media_type), &what, part, "png, jpeg, gif and webp images")?;
             Ok(json!({"image": {"format": format, "source": {"bytes": bytes}}}))
         }
         PartKind::Document => {
-            let format = document_format(&part.media_type).ok_or_else(|| {
-                unsupported(
-                    &format!("{what} of type {:?}", part.media_type),
-                    "Bedrock takes pdf, csv, doc, docx, xls, xlsx, html, txt and md documents; convert it or send its text",
-                )
-            })?;
+            let takes = "pdf, csv, doc, docx, xls, xlsx, html, txt and md documents";
+            let format = format(document_format(&part.media_type), &what, part, takes)?;
             Ok(json!({"document": {"format": format, "name": format!("doc-{message}-{index}"), "source": {"bytes": bytes}}}))
         }
         PartKind::Audio | PartKind::Video => Err(unsupported(
@@ -75,4 +66,16 @@ fn document_format(media_type: &str) -> Option<&'static str> {
         "text/markdown" | "text/x-markdown" => Some("md"),
         _ => None,
     }
+}
+
+/// The format Bedrock names a part's media type with, or the refusal
+/// saying what it `takes`.
+fn format(found: Option<&'static str>, what: &str, part: &Part, takes: &str) -> Result<&'static str, ModelError> {
+    found.ok_or_else(|| {
+        let hint = match part.kind {
+            PartKind::Image => format!("Bedrock takes {takes}; convert the image to one of those"),
+            _ => format!("Bedrock takes {takes}; convert it or send its text"),
+        };
+        unsupported(&format!("{what} of type {:?}", part.media_type), &hint)
+    })
 }

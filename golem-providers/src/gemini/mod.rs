@@ -55,7 +55,7 @@ pub use tuning::{GeminiExtras, SafetySetting, Thinking, Tuning};
 
 use crate::classify::decode_error;
 use crate::codec::{response_turn, HttpCodec, TokenCounting};
-use crate::http::{HeaderValue, HttpRequest, HttpResponseHead};
+use crate::http::{HttpRequest, HttpResponseHead};
 use golem_core::model::{Capabilities, ModelError, Request, Response};
 use serde_json::Value;
 
@@ -83,11 +83,9 @@ impl Codec {
     }
 
     fn post(&self, url: String, body: Vec<u8>, stream: bool) -> HttpRequest {
-        let http = HttpRequest::post_json(url, body, stream).with_headers(self.config.headers());
-        match self.config.api_key() {
-            Some(key) => http.with_header("x-goog-api-key", HeaderValue::Secret(key.clone())),
-            None => http,
-        }
+        HttpRequest::post_json(url, body, stream)
+            .with_headers(self.config.headers())
+            .with_secret("x-goog-api-key", self.config.api_key())
     }
 }
 
