@@ -7,7 +7,7 @@
 
 use crate::bedrock::{codec_for_recorded, recorded, request_from_converse};
 use crate::support::{
-    assert_split_invariant, case_dir, cassette_head, golden, interactions, response_json, run_stream,
+    self, assert_split_invariant, case_dir, cassette_head, golden, interactions, response_json, run_stream,
 };
 use golem_core::model::{Request, Response};
 use golem_core::stream::{response_deltas, StreamAssembler};
@@ -43,18 +43,7 @@ fn expected_body(recorded: &Value) -> Value {
 }
 
 fn decode_recorded(codec: &Codec, request: &Request, case: &str, n: usize, file: &str) -> Response {
-    let head = cassette_head(&format!("bedrock/{case}"), n);
-    let body = recorded(case, file);
-    if file.ends_with(".bin") {
-        let (deltas, result) = run_stream(codec, request, &head, [&body]);
-        let response = result.unwrap_or_else(|e| panic!("{case} {file}: {e}"));
-        let mut assembler = StreamAssembler::new().with_provider("bedrock");
-        deltas.iter().for_each(|d| assembler.push(d).unwrap());
-        assert_eq!(assembler.finish(), response.message, "{case} {file}: deltas assemble to the response (MODEL-04)");
-        response
-    } else {
-        codec.decode(request, &head, &body).unwrap_or_else(|e| panic!("{case} {file}: {e}"))
-    }
+    support::decode_recorded(codec, request, ("bedrock", case, n), file, file.ends_with(".bin"))
 }
 
 #[test]
