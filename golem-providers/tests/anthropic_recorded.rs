@@ -13,7 +13,7 @@ use crate::anthropic::{codec_for_recorded, expected_body, recorded, request_from
 use crate::support::{self, case_dir, cassette_head, golden, interactions, response_json};
 use golem_core::message::{Message, Role};
 use golem_core::model::{ModelErrorKind, Request, Response};
-use golem_core::stream::{response_deltas, StreamAssembler};
+use golem_core::stream::response_deltas;
 use golem_core::FinishReason;
 use golem_providers::anthropic::Codec;
 use golem_providers::codec::HttpCodec;
@@ -107,11 +107,8 @@ fn parse_equals_assemble_of_its_deltas() {
             let body = request_body(case, n);
             let codec = codec_for_recorded(&body);
             let response = decode_recorded(&codec, &request_from_messages(&body), case, n, &file);
-            let mut assembler = StreamAssembler::new().with_provider("anthropic");
-            for delta in response_deltas(&response, 3) {
-                assembler.push(&delta).unwrap();
-            }
-            assert_eq!(assembler.finish(), response.message, "{case} {n}");
+            let deltas = response_deltas(&response, 3);
+            support::assert_assembles("anthropic", &deltas, &response, &format!("{case} {n}"));
         }
     }
 }

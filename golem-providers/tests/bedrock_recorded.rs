@@ -10,7 +10,7 @@ use crate::support::{
     self, assert_split_invariant, case_dir, cassette_head, golden, interactions, response_json, run_stream,
 };
 use golem_core::model::{Request, Response};
-use golem_core::stream::{response_deltas, StreamAssembler};
+use golem_core::stream::response_deltas;
 use golem_providers::bedrock::Codec;
 use golem_providers::codec::HttpCodec;
 use golem_providers::http::{HttpResponseHead, Method};
@@ -97,11 +97,8 @@ fn parse_equals_assemble_of_its_deltas() {
             let body: Value = serde_json::from_slice(&recorded(case, &format!("{n:02}.request.json"))).unwrap();
             let codec = codec_for_recorded(case, &body);
             let response = decode_recorded(&codec, &request_from_converse(&body), case, n, &file);
-            let mut assembler = StreamAssembler::new().with_provider("bedrock");
-            for delta in response_deltas(&response, 3) {
-                assembler.push(&delta).unwrap();
-            }
-            assert_eq!(assembler.finish(), response.message, "{case} {n}");
+            let deltas = response_deltas(&response, 3);
+            support::assert_assembles("bedrock", &deltas, &response, &format!("{case} {n}"));
         }
     }
 }

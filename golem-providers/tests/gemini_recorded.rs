@@ -13,7 +13,7 @@ use crate::support::{self, case_dir, cassette_head, golden, interactions, respon
 use base64::Engine as _;
 use golem_core::message::{Message, Role};
 use golem_core::model::{ModelErrorKind, Request, Response};
-use golem_core::stream::{response_deltas, StreamAssembler};
+use golem_core::stream::response_deltas;
 use golem_providers::codec::HttpCodec;
 use golem_providers::gemini::Codec;
 use golem_providers::http::Method;
@@ -110,11 +110,8 @@ fn parse_equals_assemble_of_its_deltas() {
             let body = request_body(case, n);
             let codec = codec_for_recorded(case, &body);
             let response = decode_recorded(&codec, &request_from_contents(&body), case, n, &file);
-            let mut assembler = StreamAssembler::new().with_provider("gemini");
-            for delta in response_deltas(&response, 3) {
-                assembler.push(&delta).unwrap();
-            }
-            assert_eq!(assembler.finish(), response.message, "{case} {n}");
+            let deltas = response_deltas(&response, 3);
+            support::assert_assembles("gemini", &deltas, &response, &format!("{case} {n}"));
         }
     }
 }

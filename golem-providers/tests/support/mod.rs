@@ -270,10 +270,16 @@ pub fn decode_recorded<C: HttpCodec>(
     }
     let (deltas, result) = run_stream(codec, request, &head, [&body]);
     let response = result.unwrap_or_else(|e| panic!("{case} {file}: {e}"));
+    assert_assembles(family, &deltas, &response, &format!("{case} {file}"));
+    response
+}
+
+/// MODEL-04: `deltas`, assembled as codec `family` stamps them, are the
+/// message of `response`.
+pub fn assert_assembles(family: &'static str, deltas: &[Delta], response: &Response, what: &str) {
     let mut assembler = golem_core::stream::StreamAssembler::new().with_provider(family);
     deltas.iter().for_each(|d| assembler.push(d).unwrap());
-    assert_eq!(assembler.finish(), response.message, "{case} {file}: deltas assemble to the response (MODEL-04)");
-    response
+    assert_eq!(assembler.finish(), response.message, "{what}: deltas assemble to the response (SPEC MODEL-04)");
 }
 
 /// A recorded stream gives the same deltas and response at every chunking
