@@ -1,7 +1,7 @@
 //! OpenAI and the OpenAI-compatible services (SPEC PROV-OAI).
 //!
 //! [`Codec`] is the pure half of the client: it turns a golem request into
-//! an [`HttpRequest`], and response bytes — whole or streamed — into a golem
+//! an [`HttpRequest`](crate::http::HttpRequest), and response bytes — whole or streamed — into a golem
 //! response or a classified error. The wire format itself lives in
 //! [`crate::chat_completions`]; this module adds the URL, the bearer key and
 //! the named [`Preset`]s.
