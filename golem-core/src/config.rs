@@ -314,6 +314,31 @@ impl UsageLimits {
         self.cost_micro_usd = Some(micro as u64);
         self
     }
+
+    /// The tighter of `self` and `other` in every dimension: a bound either
+    /// sets, the smaller where both do.
+    ///
+    /// ```
+    /// use golem_core::UsageLimits;
+    ///
+    /// let own = UsageLimits::new().total_tokens(1000).requests(5);
+    /// let left = UsageLimits::new().total_tokens(300);
+    /// assert_eq!(own.within(&left), UsageLimits::new().total_tokens(300).requests(5));
+    /// ```
+    pub fn within(self, other: &UsageLimits) -> UsageLimits {
+        let min = |a: Option<u64>, b: Option<u64>| match (a, b) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        UsageLimits {
+            input_tokens: min(self.input_tokens, other.input_tokens),
+            output_tokens: min(self.output_tokens, other.output_tokens),
+            total_tokens: min(self.total_tokens, other.total_tokens),
+            requests: min(self.requests, other.requests),
+            tool_calls: min(self.tool_calls, other.tool_calls),
+            cost_micro_usd: min(self.cost_micro_usd, other.cost_micro_usd),
+        }
+    }
 }
 
 /// The whole configuration of a run as the machine sees it.

@@ -312,13 +312,17 @@ pub struct PartialResult {
     /// in `Result`s that should stay small.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub incomplete: Option<Box<Message>>,
+    /// What each delegated sub-run spent; already in `usage`, `requests`
+    /// and `tool_calls`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sub_runs: Vec<crate::sub_run::SubRunShare>,
 }
 
 impl PartialResult {
     /// Evidence of `messages`, `usage`, `requests` and `tool_calls`, with no
     /// incomplete turn.
     pub fn new(messages: Vec<Message>, usage: Usage, requests: u64, tool_calls: u64) -> Self {
-        PartialResult { messages, usage, requests, tool_calls, incomplete: None }
+        PartialResult { messages, usage, requests, tool_calls, incomplete: None, sub_runs: Vec::new() }
     }
 }
 

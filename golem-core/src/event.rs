@@ -105,6 +105,18 @@ pub enum EventKind {
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         approved: bool,
     },
+    /// A delegation tool's sub-run finished; what it spent is now in the
+    /// run's totals (SPEC DELEG-04, issue 31).
+    SubRunSpent {
+        /// The turn of the delegating call.
+        turn: u32,
+        /// Provider call id of the delegating call.
+        call_id: String,
+        /// The delegating tool's name.
+        tool: String,
+        /// What the sub-run spent.
+        spent: crate::sub_run::SubRunUsage,
+    },
     /// The decoder rejected the answer; a correction round follows.
     OutputRejected {
         /// The round that follows, from 1.

@@ -29,10 +29,12 @@
 //! let answer = Input::ModelFinished { id: call, result: Ok(Response::text("hello")) };
 //! machine.handle_input(Moment::from_millis(5), answer).unwrap();
 //! ```
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 
 pub mod config;
 pub mod deferral;
+pub mod embed;
 pub mod error;
 pub mod event;
 #[doc(hidden)]
@@ -49,6 +51,7 @@ pub mod output;
 pub mod price;
 pub mod sim;
 pub mod stream;
+pub mod sub_run;
 pub mod testing;
 pub mod texts;
 pub mod time;
@@ -66,5 +69,6 @@ pub use model::{
     Response, StreamingModel,
 };
 pub use price::Price;
+pub use sub_run::{SubRunShare, SubRunUsage};
 pub use time::Moment;
 pub use tool::{ToolDefinition, ToolSpec};

@@ -418,6 +418,9 @@ pub fn describe_event(kind: &EventKind) -> String {
                 (None, None) => format!("tool_end {call_id} {tool}{a}"),
             }
         }
+        EventKind::SubRunSpent { call_id, tool, spent, .. } => {
+            format!("sub_run_spent {call_id} {tool} {} tokens {} requests", spent.usage.total_tokens(), spent.requests)
+        }
         EventKind::OutputRejected { round, reason } => format!("output_rejected round {round}: {reason}"),
         EventKind::Deferred { call_id, tool, kind, reason, .. } => {
             format!("deferred {call_id} {tool} {kind:?}: {reason}")
@@ -445,6 +448,9 @@ fn describe_input(input: &Input) -> String {
         Input::ModelDelta { id, .. } => format!("model_delta #{id}"),
         Input::ToolStarted { id } => format!("tool_started #{id}"),
         Input::ToolFinished { id, outcome } => format!("tool_finished #{id} {}", describe_outcome(outcome)),
+        Input::SubRunSpent { id, spent } => {
+            format!("sub_run_spent #{id} {} tokens {} requests", spent.usage.total_tokens(), spent.requests)
+        }
         Input::Decoded { id, verdict } => format!("decoded #{id} {verdict:?}"),
         Input::Tick => "tick".to_string(),
         Input::Recover => "recover".to_string(),

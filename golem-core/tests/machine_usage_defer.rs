@@ -996,3 +996,90 @@ fn defer_06_resolutions_must_match_the_kind_of_each_pending_call() {
     let unknown = DeferredResults::new().external("zz", "?");
     assert_eq!(pending.admits(&unknown), Err(ResolutionError::ExternalNotPending("zz".into())));
 }
+
+/// The command of `outputs` that `pick` finds.
+fn command_of<T>(outputs: &[Output], pick: impl Fn(&Command) -> Option<T>) -> T {
+    outputs.iter().find_map(|o| if let Output::Command(c) = o { pick(c) } else { None }).expect("the command")
+}
+
+/// A machine that called `delegate` once, its tool call started; the
+/// machine and the tool call's id.
+fn delegating(limits: UsageLimits, start: Start) -> (RunMachine, golem_core::machine::ToolCallId) {
+    let mut cfg = config(&["delegate"]);
+    cfg.limits = limits;
+    let mut machine = RunMachine::new(cfg, start, Moment::ZERO).unwrap();
+    let model = command_of(&machine.drain(), |c| match c {
+        Command::CallModel { id, .. } => Some(*id),
+        _ => None,
+    });
+    let call = ToolCall::new("d1", "delegate", "{}");
+    let answer = Response::tool_calls(vec![call]).with_usage(Usage::new(8, 2));
+    let outputs = machine.step(Moment::from_millis(1), Input::ModelFinished { id: model, result: Ok(answer) }).unwrap();
+    let tool = command_of(&outputs, |c| match c {
+        Command::ExecuteTool { id, .. } => Some(*id),
+        _ => None,
+    });
+    machine.step(Moment::from_millis(2), Input::ToolStarted { id: tool }).unwrap();
+    (machine, tool)
+}
+
+/// Issue 31 (SPEC DELEG-04 as amended): a sub-run's spending joins the
+/// run's totals, is listed per call and is heard as an event.
+#[test]
+fn deleg_04_a_sub_runs_spending_joins_the_totals() {
+    let (mut machine, tool) = delegating(UsageLimits::new(), Start::prompt("go"));
+    assert_eq!(machine.limits_left(), UsageLimits::new(), "unbounded stays unbounded");
+    let spent = SubRunUsage::new(Usage::new(40, 10), 2, 1, Some(0.5));
+    let outputs = machine.step(Moment::from_millis(3), Input::SubRunSpent { id: tool, spent }).unwrap();
+    assert!(outputs.iter().any(|o| matches!(o, Output::Event(e) if matches!(&e.kind, EventKind::SubRunSpent { call_id, tool, .. } if call_id == "d1" && tool == "delegate"))));
+    let outputs = machine
+        .step(Moment::from_millis(4), Input::ToolFinished { id: tool, outcome: ToolOutcome::output("done") })
+        .unwrap();
+    let model = command_of(&outputs, |c| match c {
+        Command::CallModel { id, .. } => Some(*id),
+        _ => None,
+    });
+    let outputs = machine
+        .step(
+            Moment::from_millis(5),
+            Input::ModelFinished { id: model, result: Ok(Response::text("ok").with_usage(Usage::new(8, 2))) },
+        )
+        .unwrap();
+    let decode = command_of(&outputs, |c| match c {
+        Command::Decode { id, .. } => Some(*id),
+        _ => None,
+    });
+    machine.step(Moment::from_millis(6), Input::Decoded { id: decode, verdict: Verdict::Accepted }).unwrap();
+    let summary = completed(machine.outcome().cloned().unwrap());
+    assert_eq!((summary.usage.total_tokens(), summary.requests, summary.tool_calls), (70, 4, 2));
+    assert_eq!(summary.sub_runs.len(), 1);
+    assert_eq!(summary.sub_runs[0].spent, spent);
+}
+
+/// Issue 31: what the limits leave a sub-run, and a sub-run's spending that
+/// crosses a limit fails the run at the usage stage with the whole tree's
+/// count.
+#[test]
+fn deleg_04_a_sub_run_crossing_the_limit_fails_the_run() {
+    let limits = UsageLimits::new().total_tokens(100).requests(10);
+    let (mut machine, tool) = delegating(limits, Start::prompt("go"));
+    assert_eq!(machine.limits_left(), UsageLimits::new().total_tokens(90).requests(9));
+    let spent = SubRunUsage::new(Usage::new(4_000, 1_000), 1, 0, None);
+    let outputs = machine.step(Moment::from_millis(3), Input::SubRunSpent { id: tool, spent }).unwrap();
+    assert_eq!(outputs.last(), Some(&Output::Done));
+    let error = failed(machine.outcome().cloned().unwrap());
+    assert_eq!(error.stage, Stage::Usage);
+    let Cause::Usage(crossed) = error.cause else { panic!() };
+    assert_eq!((crossed.limit, crossed.actual), (100, 5_010));
+}
+
+/// Issue 31: limits a start inherits from a delegating run tighten the
+/// configuration's, dimension by dimension.
+#[test]
+fn deleg_04_inherited_limits_tighten_the_configurations() {
+    let mut start = Start::prompt("go");
+    start.limits = Some(UsageLimits::new().total_tokens(50).tool_calls(3));
+    let (machine, _) = delegating(UsageLimits::new().total_tokens(100).requests(10), start);
+    // 10 tokens, 1 request and 1 tool call used.
+    assert_eq!(machine.limits_left(), UsageLimits::new().total_tokens(40).requests(9).tool_calls(2));
+}

@@ -9,6 +9,8 @@
 //! (`web-fetch`, `file-read`, `command`, `skills`, `mcp`, `restate`): `cargo test
 //! --workspace` enables them through the examples crate; alone, run
 //! `cargo test -p golem-io --doc --features web-fetch,file-read,command,skills,mcp`.
+//! The documents guide needs `documents` (the integrations examples turn it
+//! on for `cargo test --workspace`).
 //! Without a guide's feature its item is not compiled and its blocks are not
 //! tested.
 
@@ -81,6 +83,11 @@ pub struct Providers;
 #[cfg(all(doctest, feature = "web-fetch"))]
 #[doc = include_str!("../../docs/guides/web-fetch.md")]
 pub struct WebFetch;
+
+/// `docs/guides/documents.md`
+#[cfg(feature = "documents")]
+#[doc = include_str!("../../docs/guides/documents.md")]
+pub struct Documents;
 
 /// `docs/guides/file-read.md`
 #[cfg(all(doctest, feature = "file-read"))]

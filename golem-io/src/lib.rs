@@ -73,8 +73,9 @@
 //! | `async` | yes | the async driver: [`Agent::run_async`] and its twins, [`RunBuilder::call_async`], [`RunBuilder::events`], [`Tool::call_async`], `McpClient`'s async calls; deps async-io, futures-lite, blocking, async-channel |
 //! | `web-fetch` | no | the `web_fetch` tool (`tools::web_fetch`) |
 //! | `file-read` | no | the `read_file` tool (`tools::file_read`) |
-//! | `command` | no | the `run_command` tool ([`tools::command`], Unix) |
+//! | `command` | no | the `run_command` tool (`tools::command`, Unix) |
 //! | `skills` | no | the `skill` tool (`tools::skills`) |
+//! | `documents` | no | the `extract_pdf` and `extract_doc` tools (`tools::documents`); deps lopdf, zip, quick-xml (Rust 1.89+) |
 //! | `mcp` | no | the MCP client and bridge (`mcp`) |
 //! | `restate` | no | durable runs on a Restate server (`restate`); brings tokio and `restate-sdk` (Rust 1.90+) |
 //! | `tracing` | no | OpenTelemetry GenAI spans and metrics of every run, through `tracing` ([`observe`]) |
@@ -120,6 +121,7 @@
 //! assert_eq!((result.messages.len(), result.usage.output_tokens), (4, 4));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 // Without a driver the shared machinery has no caller, yet it stays
 // compiled, so that turning a driver on only adds (SPEC ARCH-04).
@@ -197,6 +199,9 @@ pub use golem_core::{
 // the one crate a program names (issue 31): the offline test models and
 // the simulated-time harness, history repair and trimming, the machine for
 // drivers of one's own, and every text the model is shown.
+/// The embeddings port (SPEC EXTRA-02): what an embeddings client
+/// implements and a retrieval tool calls (re-exported from golem-core).
+pub use golem_core::embed::{self, AsyncEmbedder, EmbedRequest, EmbedTask, Embedder, Embeddings};
 pub use golem_core::{history, machine, sim, testing, texts};
 
 /// Everything an agent program uses, in one import:

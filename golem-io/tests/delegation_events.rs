@@ -138,9 +138,10 @@ fn forwarded_events_lie_between_the_calls_own_start_and_end() {
             "d1/3 tool_end",
             "d1/4 model_start",
             "d1/5 model_end",
-            "3 tool_end",
-            "4 model_start",
-            "5 model_end",
+            "3 sub_run_spent",
+            "4 tool_end",
+            "5 model_start",
+            "6 model_end",
         ]
     );
 }
@@ -178,7 +179,7 @@ fn forwarding_leaves_the_parents_events_and_log_unchanged() {
 
     assert_eq!((none, some), (0, 6));
     assert_eq!(own_with, own_without, "the parent's own events, seq numbers included");
-    assert_eq!(own_with.len(), 6);
+    assert_eq!(own_with.len(), 7, "six of the run's own and the sub-run's spending");
     assert_eq!(log_with.header, log_without.header);
     assert_eq!(log_with.records, log_without.records);
     assert_eq!(log_with.end, log_without.end);
@@ -221,9 +222,10 @@ fn nested_delegations_forward_through_every_level_with_the_path_of_calls() {
             "d1 2 tool_start",
             "d1/call_1 0 model_start",
             "d1/call_1 1 model_end",
-            "d1 3 tool_end",
-            "d1 4 model_start",
-            "d1 5 model_end",
+            "d1 3 sub_run_spent",
+            "d1 4 tool_end",
+            "d1 5 model_start",
+            "d1 6 model_end",
         ]
     );
     let deep = forwarded.lock().unwrap().iter().find(|e| e.depth() == 2).cloned().unwrap();
@@ -238,7 +240,8 @@ fn a_level_that_does_not_forward_stops_its_sub_runs_events() {
     nested(false).run_with(()).prompt("go").on_sub_run_event(collector(&forwarded)).call().unwrap();
 
     let summary = summary(&forwarded);
-    assert_eq!(summary.len(), 6, "{summary:?}");
+    // The mid run's own six events and its leaf's spending, heard as one.
+    assert_eq!(summary.len(), 7, "{summary:?}");
     assert!(summary.iter().all(|line| line.starts_with("d1 ")), "{summary:?}");
 }
 

@@ -6,6 +6,8 @@
 // Helpers shared by several files, compiled once.
 mod corpus;
 mod crash_support;
+#[cfg(feature = "documents")]
+mod documents_support;
 mod log_buffer;
 #[cfg(feature = "mcp")]
 mod mcp_support;
@@ -33,6 +35,7 @@ mod driver;
 mod driver_deadlines;
 mod equivalence;
 mod hardening_command;
+mod hardening_documents;
 mod hardening_mcp;
 mod hardening_skills;
 mod hardening_tools;
@@ -80,6 +83,7 @@ mod stream_discard;
 mod streaming;
 mod tool_handlers;
 mod tools_command;
+mod tools_documents;
 mod tools_file_read;
 mod tools_fuzz_corpus;
 mod tools_skills;

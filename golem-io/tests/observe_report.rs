@@ -136,3 +136,27 @@ fn the_result_carries_the_cost_and_a_cost_limit_stops_the_run() {
     let unpriced = Agent::<()>::builder(model()).usage_limits(golem_io::UsageLimits::new().cost_usd(1.0)).build();
     assert!(unpriced.is_err(), "a cost limit without a price does not build");
 }
+
+/// Issue 31: the report names the agent — from the log, where its trace
+/// settings named it, or from the settings given to the report — escaped.
+#[test]
+fn obs_06_the_report_names_the_agent() {
+    let agent = Agent::<()>::builder(ScriptedModel::new().text("hi"))
+        .trace(TraceSettings::new().agent_name("support <desk>"))
+        .build()
+        .unwrap();
+    let mut bytes = Vec::new();
+    agent.run_with(()).prompt("hello").record(&mut bytes).call().unwrap();
+    let log = EventLog::read_bytes(&bytes).unwrap().log;
+    assert_eq!(log.header.agent, "support <desk>");
+    let page = render_html(&log, &TraceSettings::new()).unwrap();
+    assert!(page.contains("<title>support &lt;desk&gt; — golem run"), "{page}");
+    assert!(page.contains("<span id=\"agent\">support &lt;desk&gt;</span>"));
+    let renamed = render_html(&log, &TraceSettings::new().agent_name("billing")).unwrap();
+    assert!(renamed.contains("<span id=\"agent\">billing</span>"));
+    let unnamed = Agent::<()>::builder(ScriptedModel::new().text("hi")).build().unwrap();
+    let mut bytes = Vec::new();
+    unnamed.run_with(()).prompt("hello").record(&mut bytes).call().unwrap();
+    let page = render_html(&EventLog::read_bytes(&bytes).unwrap().log, &TraceSettings::new()).unwrap();
+    assert!(!page.contains("id=\"agent\""));
+}

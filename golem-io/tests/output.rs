@@ -155,3 +155,57 @@ fn decoders_and_instructions_see_the_run() {
     let asynchronous = futures_lite::future::block_on(run().call_async()).unwrap();
     assert_eq!(asynchronous.output, "b/acme/r-9/c-9");
 }
+
+/// Issue 31 (SPEC OUT-01): an output validator rejects a schema-valid
+/// output with a reason the model reads, then accepts the corrected one;
+/// in tool mode the reason answers the output tool's call. Both drivers.
+#[test]
+fn out_01_an_output_validator_rejects_then_accepts() {
+    for asynchronous in [false, true] {
+        let model = ScriptedModel::new()
+            .tool_call(OUTPUT_TOOL_NAME, r#"{"city":"Lagos","celsius":310}"#)
+            .tool_call(OUTPUT_TOOL_NAME, r#"{"city":"Lagos","celsius":31}"#);
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let log = Arc::clone(&seen);
+        let agent = Agent::<&'static str>::builder(model.clone())
+            .output::<Forecast>()
+            .output_retries(1)
+            .output_validator(move |ctx, forecast| {
+                log.lock().unwrap().push((*ctx.deps(), forecast.celsius));
+                if forecast.celsius > 60 {
+                    return Err(DecodeError::retry(format!("{} °C is not a plausible temperature", forecast.celsius)));
+                }
+                Ok(())
+            })
+            .build()
+            .unwrap();
+        let result = if asynchronous {
+            futures_lite::future::block_on(agent.run_async("deps", "forecast")).unwrap()
+        } else {
+            agent.run("deps", "forecast").unwrap()
+        };
+        assert_eq!(result.output, Forecast { city: "Lagos".into(), celsius: 31 });
+        assert_eq!(*seen.lock().unwrap(), [("deps", 310), ("deps", 31)], "the validator reads the deps");
+        let second = &model.requests()[1];
+        let answer = second.messages.iter().rev().find(|m| m.role == golem_core::Role::Tool).unwrap();
+        assert!(answer.content.contains("310 °C is not a plausible temperature"), "{}", answer.content);
+    }
+}
+
+/// A validator that keeps rejecting spends the output correction budget,
+/// then the run fails at the decode stage with the last reason.
+#[test]
+fn out_01_a_validator_that_keeps_rejecting_fails_at_the_decode_stage() {
+    let model = ScriptedModel::new().text(r#"{"city":"x","celsius":1}"#).text(r#"{"city":"x","celsius":1}"#);
+    let caps = Capabilities::new().native_schema_with_tools(true);
+    let agent = Agent::<()>::builder(model.with_capabilities(caps))
+        .output::<Forecast>()
+        .output_retries(1)
+        .output_validator(|_ctx, f| if f.city.len() < 2 { Err(DecodeError::retry("name a real city")) } else { Ok(()) })
+        .build()
+        .unwrap();
+    let err = agent.run((), "forecast").unwrap_err();
+    let err = err.as_run().expect("a run error");
+    assert_eq!(err.stage, Stage::Decode);
+    assert!(err.to_string().contains("name a real city"), "{err}");
+}

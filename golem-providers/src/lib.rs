@@ -74,6 +74,7 @@
 //! }
 //! assert_eq!(stream.finish().unwrap().message.content, "hello");
 //! ```
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 
 #[cfg(any(

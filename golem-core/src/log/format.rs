@@ -50,6 +50,10 @@ pub struct LogHeader {
     /// Replay then feeds it first too.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub fed_before_start: bool,
+    /// The name of the agent that ran, when it has one, for humans (the run
+    /// report shows it); replay never reads it.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub agent: String,
 }
 
 impl LogHeader {
@@ -71,6 +75,7 @@ impl LogHeader {
             started_at_unix_ms: 0,
             epoch: 0,
             fed_before_start: false,
+            agent: String::new(),
         }
     }
 }

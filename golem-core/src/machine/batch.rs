@@ -69,6 +69,11 @@ enum Stop {
 }
 
 impl Batch {
+    /// The call running under `id`, if one is.
+    pub(crate) fn running_call(&self, id: ToolCallId) -> Option<&ToolCall> {
+        self.slots.iter().find(|s| matches!(s.state, SlotState::Running { id: i, .. } if i == id)).map(|s| &s.call)
+    }
+
     pub(crate) fn in_flight_ids(&self) -> Vec<u64> {
         self.slots
             .iter()
@@ -142,7 +147,7 @@ impl RunMachine {
         }
         let dispatchable: Vec<usize> =
             slots.iter().enumerate().filter(|(_, s)| matches!(s.state, SlotState::Waiting)).map(|(i, _)| i).collect();
-        if let Some(crossed) = limits::before_batch(&self.cfg.limits, self.ev.tool_calls, dispatchable.len() as u64) {
+        if let Some(crossed) = limits::before_batch(&self.limits, self.ev.tool_calls, dispatchable.len() as u64) {
             self.fail(Stage::Usage, Cause::Usage(crossed));
             return;
         }

@@ -20,6 +20,10 @@ pub(crate) struct Evidence {
     pub(crate) usage_by_member: Vec<Usage>,
     /// The estimated cost so far, when every member used has a price.
     pub(crate) cost: Option<f64>,
+    /// The estimated cost of delegated sub-runs, added to `cost`.
+    pub(crate) delegated_cost: f64,
+    /// What each delegated sub-run spent (already in the totals).
+    pub(crate) sub_runs: Vec<crate::sub_run::SubRunShare>,
     pub(crate) finish_reason: FinishReason,
     pub(crate) requests: u64,
     pub(crate) tool_calls: u64,
@@ -63,6 +67,7 @@ impl Evidence {
             finish_reason: self.finish_reason,
             requests: self.requests,
             tool_calls: self.tool_calls,
+            sub_runs: self.sub_runs.clone(),
             run_id: self.run_id.to_string(),
             conversation_id: self.conversation_id.to_string(),
         }
@@ -76,6 +81,7 @@ impl Evidence {
         }
         let mut partial = PartialResult::new(self.messages.to_vec(), self.usage, self.requests, self.tool_calls);
         partial.incomplete.clone_from(&self.incomplete);
+        partial.sub_runs.clone_from(&self.sub_runs);
         Some(partial)
     }
 }

@@ -26,6 +26,16 @@ pub(crate) fn after_response(limits: &UsageLimits, usage: &Usage, cost: Option<f
         })
 }
 
+/// After requests were made elsewhere (a sub-run): has the count crossed?
+pub(crate) fn crossed_requests(limits: &UsageLimits, requests: u64) -> Option<UsageLimitError> {
+    crossed("request", limits.requests, requests)
+}
+
+/// After tool calls were made elsewhere (a sub-run): has the count crossed?
+pub(crate) fn crossed_tool_calls(limits: &UsageLimits, tool_calls: u64) -> Option<UsageLimitError> {
+    crossed("tool call", limits.tool_calls, tool_calls)
+}
+
 /// Before a request: would one more cross the bound?
 pub(crate) fn before_request(limits: &UsageLimits, requests: u64) -> Option<UsageLimitError> {
     crossed("request", limits.requests, requests.saturating_add(1))

@@ -23,12 +23,13 @@ mod output;
 mod prepared;
 mod recover;
 mod resume;
+mod sub_run;
 mod vocabulary;
 
 pub use prepared::PreparedConfig;
 pub use vocabulary::*;
 
-use crate::config::RunConfig;
+use crate::config::{RunConfig, UsageLimits};
 use crate::error::{Cause, RunError, Stage};
 use crate::event::{EventKind, RunEvent};
 use crate::time::Moment;
@@ -40,6 +41,9 @@ use std::collections::{BTreeMap, VecDeque};
 #[derive(Debug)]
 pub struct RunMachine {
     cfg: PreparedConfig,
+    /// The limits the run keeps within: the configuration's, tightened by
+    /// any the start inherited from a delegating run.
+    limits: UsageLimits,
     stream: bool,
     now: Moment,
     run_deadline: Option<Moment>,
@@ -100,8 +104,10 @@ impl RunMachine {
         let config = config.into();
         config.check()?;
         let run_deadline = config.run_deadline.map(|d| now + d);
+        let limits = start.limits.map_or(config.limits, |inherited| config.limits.within(&inherited));
         let mut machine = RunMachine {
             cfg: config,
+            limits,
             stream: start.stream,
             now,
             run_deadline,
@@ -158,6 +164,7 @@ impl RunMachine {
             Input::ModelDelta { id, delta } => self.on_model_delta(id, delta),
             Input::ToolStarted { id } => self.on_tool_started(id),
             Input::ToolFinished { id, outcome } => self.on_tool_finished(id, outcome),
+            Input::SubRunSpent { id, spent } => self.on_sub_run_spent(id, spent),
             Input::Decoded { id, verdict } => self.on_decoded(id, verdict),
             Input::Tick => Ok(()),
             Input::Recover => {

@@ -74,7 +74,7 @@ impl RunMachine {
 
     /// Send the current attempt/member's request, after the pre-flight check.
     pub(super) fn dispatch_model_call(&mut self) {
-        if let Some(crossed) = limits::before_request(&self.cfg.limits, self.ev.requests) {
+        if let Some(crossed) = limits::before_request(&self.limits, self.ev.requests) {
             self.fail(Stage::Usage, Cause::Usage(crossed));
             return;
         }
@@ -175,11 +175,11 @@ impl RunMachine {
             self.ev.usage_by_member.resize(index + 1, Usage::default());
         }
         self.ev.usage_by_member[index].add(&usage);
-        self.ev.cost = self.cfg.cost(&self.ev.usage_by_member);
+        self.ev.cost = self.cfg.cost(&self.ev.usage_by_member).map(|own| own + self.ev.delegated_cost);
         self.ev.finish_reason = finish_reason;
         self.ev.completed_turns += 1;
         self.ev.add(message);
-        if let Some(crossed) = limits::after_response(&self.cfg.limits, &self.ev.usage, self.ev.cost) {
+        if let Some(crossed) = limits::after_response(&self.limits, &self.ev.usage, self.ev.cost) {
             self.fail(Stage::Usage, Cause::Usage(crossed));
             return;
         }

@@ -44,6 +44,11 @@ impl Resume {
     pub(crate) fn deadline(&self) -> Option<Moment> {
         self.running.as_ref().and_then(|r| r.deadline)
     }
+
+    /// The approved re-run running under `id`, if it is.
+    pub(crate) fn running_call(&self, id: ToolCallId) -> Option<&ToolCall> {
+        self.running.as_ref().filter(|r| r.id == id).map(|r| &r.call)
+    }
 }
 
 /// Check resolutions against the paused history, in SPEC DEFER-02's order,
@@ -114,7 +119,7 @@ impl RunMachine {
         }
         // Until the conversation opens, the evidence is the paused history.
         self.ev.messages = std::sync::Arc::new(history.clone());
-        if let Some(crossed) = limits::before_batch(&self.cfg.limits, self.ev.tool_calls, approved.len() as u64) {
+        if let Some(crossed) = limits::before_batch(&self.limits, self.ev.tool_calls, approved.len() as u64) {
             self.fail(Stage::Usage, Cause::Usage(crossed));
             return Ok(());
         }

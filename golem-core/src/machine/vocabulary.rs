@@ -105,6 +105,11 @@ pub struct Start {
     /// jitter comes from the config seed alone, as it used to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub jitter_phase: Option<u64>,
+    /// Bounds inherited from the run that delegated this one: what its
+    /// limits left when it started this sub-run (issue 31). The run keeps
+    /// within them as well as within its configuration's limits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limits: Option<crate::config::UsageLimits>,
 }
 
 impl Start {
@@ -278,6 +283,15 @@ pub enum Input {
         /// How it ended.
         outcome: ToolOutcome,
     },
+    /// What the sub-run of tool call `id` spent (a delegation tool), fed
+    /// before the call's `ToolFinished`: rolled into the run's totals and
+    /// checked against its limits (SPEC DELEG-04, issue 31).
+    SubRunSpent {
+        /// The delegating call.
+        id: ToolCallId,
+        /// What its sub-run spent.
+        spent: crate::sub_run::SubRunUsage,
+    },
     /// The decoder's verdict.
     Decoded {
         /// The decode request.
@@ -402,6 +416,10 @@ pub struct RunSummary {
     pub requests: u64,
     /// Tool dispatches.
     pub tool_calls: u64,
+    /// What each delegated sub-run spent, in the order they finished; their
+    /// sums are already in `usage`, `requests`, `tool_calls` and `cost`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sub_runs: Vec<crate::sub_run::SubRunShare>,
     /// The run's id (SPEC EXTRA-01); empty when it had none.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub run_id: String,

@@ -6,6 +6,8 @@
 //! - [`TestModel`]: calls every tool with schema-valid arguments, then
 //!   answers with schema-valid output — no script needed.
 //! - [`sample_for_schema`]: the schema-to-value generator behind it.
+//! - [`TestEmbedder`]: offline embeddings in which texts sharing words are
+//!   close (SPEC TEST-04).
 //! - [`Sim`]: the simulated-time harness for the machine itself (TEST-03),
 //!   re-exported from [`crate::sim`].
 //! - [`response_deltas`], [`StreamAssembler`] and [`assemble`]: the one
@@ -56,6 +58,7 @@ use async_via_blocking;
 mod fn_model;
 mod schema_sample;
 mod scripted;
+mod test_embedder;
 mod test_model;
 
 pub use crate::sim::{ModelReply, Sim, ToolReply};
@@ -66,4 +69,5 @@ pub use crate::stream::{
 pub use fn_model::FnModel;
 pub use schema_sample::sample_for_schema;
 pub use scripted::{ScriptedModel, DEFAULT_CHUNK_SIZE};
+pub use test_embedder::TestEmbedder;
 pub use test_model::{TestModel, DEFAULT_ANSWER};

@@ -1,10 +1,11 @@
 //! Building an agent (SPEC CFG): every setting, validated once at `build`.
 
 use crate::agent::any_model::AnyModel;
-use crate::agent::decode::{Decoder, JsonDecoder, TextDecoder};
+use crate::agent::decode::{DecodeError, Decoder, JsonDecoder, TextDecoder};
 use crate::agent::history::Processor;
 use crate::agent::instructions::Instructions;
 use crate::agent::output::{OutputPlan, RawSchema, TypedOutput};
+use crate::agent::validate::Validated;
 use crate::agent::{Agent, AgentInner, Observer};
 use crate::run::context::RunContext;
 use crate::tool::context::ToolContext;
@@ -574,6 +575,45 @@ impl<Deps: Send + Sync + 'static, O: 'static> AgentBuilder<Deps, O> {
             decoder: Arc::new(decoder),
             typed: self.typed.map(TypedOutput::without_decoder),
         }
+    }
+
+    /// Check each decoded output beyond its schema: `check` sees the run's
+    /// context and the output; `Ok(())` accepts it,
+    /// [`DecodeError::retry`] sends the model back with the reason — charged
+    /// to the output correction budget ([`output_retries`](Self::output_retries)),
+    /// as a schema mismatch is — and [`DecodeError::fatal`] fails the run at
+    /// the decode stage. Validators run in the order given, after the
+    /// decoder; set them after [`output`](Self::output) or
+    /// [`decoder`](Self::decoder), which replace the decoding they wrap.
+    ///
+    /// ```
+    /// use golem_io::testing::ScriptedModel;
+    /// use golem_io::{Agent, DecodeError};
+    ///
+    /// #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+    /// struct Booking {
+    ///     nights: u32,
+    /// }
+    ///
+    /// // The model first books zero nights, then corrects itself.
+    /// let model = ScriptedModel::new().text(r#"{"nights":0}"#).text(r#"{"nights":3}"#);
+    /// let agent = Agent::<()>::builder(model)
+    ///     .output::<Booking>()
+    ///     .output_retries(1)
+    ///     .output_validator(|_ctx, booking| match booking.nights {
+    ///         0 => Err(DecodeError::retry("a booking needs at least one night")),
+    ///         _ => Ok(()),
+    ///     })
+    ///     .build()?;
+    /// assert_eq!(agent.run((), "book Lisbon")?.output.nights, 3);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn output_validator(
+        mut self,
+        check: impl Fn(&RunContext<Deps>, &O) -> Result<(), DecodeError> + Send + Sync + 'static,
+    ) -> Self {
+        self.decoder = Arc::new(Validated { inner: self.decoder, check: Arc::new(check) });
+        self
     }
 
     /// Rewrite each run's history before it starts (once per run, on the

@@ -13,6 +13,7 @@ pub(crate) mod decode;
 pub(crate) mod history;
 pub(crate) mod instructions;
 pub(crate) mod output;
+pub(crate) mod validate;
 
 use crate::agent::any_model::AnyModel;
 use crate::agent::decode::Decoder;

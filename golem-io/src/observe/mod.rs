@@ -13,7 +13,7 @@
 //! `golem.stage`, `golem.attempt`, `golem.turn`, …). Spans set `otel.name`
 //! and `otel.kind`, which `tracing-opentelemetry` maps to the OpenTelemetry
 //! span name and kind. They are built from the machine's traffic, so both
-//! drivers emit the same trace, and [`trace_log`] re-emits it from a
+//! drivers emit the same trace, and `trace_log` (feature `tracing`) re-emits it from a
 //! recorded log. Message content is on spans only when
 //! [`TraceSettings::record_content`] says so; secrets never reach the
 //! machine, so never a span.

@@ -87,6 +87,11 @@ impl<'a> RecordedMachine<'a> {
         crate::run::ids::RunIds::new(self.machine.run_id().clone(), self.machine.conversation_id().clone())
     }
 
+    /// What the run's limits leave for a sub-run starting now.
+    pub(crate) fn limits_left(&self) -> golem_core::UsageLimits {
+        self.machine.limits_left()
+    }
+
     /// The next output (SPEC MACH-01: drained until `Wait` or `Done`).
     pub(crate) fn poll(&mut self) -> Output {
         let output = self.buffered.pop_front().unwrap_or_else(|| self.machine.poll_output());

@@ -222,7 +222,7 @@ where
                     let verdict = self.kept.decode(self.agent.decoder.as_ref(), &rctx, id, &response);
                     self.ready.push_back(Input::Decoded { id, verdict });
                 }
-                Output::Command(command) => match action(command) {
+                Output::Command(command) => match action(command, || self.machine.limits_left()) {
                     Action::Start(work) => self.pending.push_back(work),
                     Action::Cancel(id) => self.cancel(id),
                     Action::Ignore => {}
@@ -268,8 +268,8 @@ where
         if startable {
             if let Some(work) = self.pending.pop_front() {
                 return match work {
-                    Task::Tool { id, call, deadline: limit, approved } => {
-                        self.start_tool(id, call, limit, approved).await
+                    Task::Tool { id, call, deadline: limit, approved, limits_left } => {
+                        self.start_tool(id, call, limit, approved, limits_left).await
                     }
                     Task::Model { id, member, request, deadline: limit, stream } => {
                         self.call_model(id, member, request, limit, stream).await
@@ -303,6 +303,7 @@ where
         call: golem_core::ToolCall,
         limit: Option<Moment>,
         approved: bool,
+        limits_left: Option<Box<golem_core::UsageLimits>>,
     ) -> Result<Input, Stop> {
         // Started work of an earlier attempt that is still unanswered died
         // with that attempt: if this step executes, the machine must hear
@@ -325,12 +326,10 @@ where
             let token = CancellationToken::new();
             let clock = run_clock(self.now);
             let deps = Arc::clone(&self.deps);
-            let ctx = ToolContext::for_call(deps, &call, limit, approved, token.clone(), clock, self.ids.clone());
+            let ctx = ToolContext::for_call(deps, &call, limit, approved, token.clone(), clock, self.ids.clone())
+                .with_limits_left(limits_left.map_or_else(golem_core::UsageLimits::new, |l| *l));
             let body = call_tool_async(&self.agent.tools, ctx, &call);
-            let work = Box::pin(async move {
-                let (outcome, error) = body.await;
-                Answer { input: Input::ToolFinished { id, outcome }, error }
-            });
+            let work = Box::pin(async move { body.await.into_answer(id) });
             lock(&self.in_flight).push(TaskId::Tool(id), work, token);
         }
         self.outstanding.insert(id, Launched { stale: !fresh });
@@ -351,12 +350,12 @@ where
                 let next = future::poll_fn(|cx| lock(&in_flight).poll_next(cx));
                 let (elapsed_ns, answer) = timed(window, next).await;
                 match answer {
-                    Some(Some((_, Answer { input, error }))) => {
+                    Some(Some((_, Answer { input, error, spent }))) => {
                         let chain = error.as_deref().map(|e| chain_of(e)).unwrap_or_default();
                         if let (Input::ToolFinished { id, .. }, Some(error)) = (&input, error) {
                             lock(&errors).insert(*id, error);
                         }
-                        Done { error: chain, ..Done::plain(elapsed_ns, End::Answer(Box::new(input))) }
+                        Done { error: chain, spent, ..Done::plain(elapsed_ns, End::Answer(Box::new(input))) }
                     }
                     // Outstanding work with no body here cannot answer.
                     Some(None) => Done::plain(elapsed_ns, End::Unknown),
@@ -368,14 +367,21 @@ where
         match done.end {
             End::Answer(input) => {
                 if let Input::ToolFinished { id, .. } = input.as_ref() {
-                    self.outstanding.remove(id);
+                    let id = *id;
+                    self.outstanding.remove(&id);
                     // The object itself when the body failed in this
                     // process; else rebuilt from the journal.
-                    let live = lock(&self.errors).remove(id);
+                    let live = lock(&self.errors).remove(&id);
                     let error =
                         live.or_else(|| JournaledError::from_chain(&done.error).map(|e| Box::new(e) as BoxError));
                     if let Some(error) = error {
-                        self.kept.tool_error(*id, error);
+                        self.kept.tool_error(id, error);
+                    }
+                    // A sub-run's spending goes in just before the answer,
+                    // as the in-process drivers feed it.
+                    if let Some(spent) = done.spent {
+                        self.ready.push_front(*input);
+                        return Ok(Input::SubRunSpent { id, spent });
                     }
                 }
                 Ok(*input)

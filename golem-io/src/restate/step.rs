@@ -48,12 +48,15 @@ pub(crate) struct Done {
     /// What a streamed model call sent before its end, and when.
     #[serde(default, skip_serializing_if = "Fragments::is_empty")]
     pub(crate) fragments: Fragments,
+    /// What a delegating tool call's sub-run spent (issue 31).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) spent: Option<golem_core::SubRunUsage>,
 }
 
 impl Done {
     /// An end with nothing beside it.
     pub(crate) fn plain(elapsed_ns: u64, end: End) -> Self {
-        Done { elapsed_ns, end, error: Vec::new(), fragments: Fragments::default() }
+        Done { elapsed_ns, end, error: Vec::new(), fragments: Fragments::default(), spent: None }
     }
 }
 

@@ -191,6 +191,7 @@ fn to_json<O: Serialize>(result: RunResult<O>) -> Result<RunResult<serde_json::V
         finish_reason: result.finish_reason,
         requests: result.requests,
         tool_calls: result.tool_calls,
+        sub_runs: result.sub_runs,
         run_id: result.run_id,
         conversation_id: result.conversation_id,
         cost: result.cost,

@@ -12,7 +12,7 @@
 //! [`RunBuilder::call_pausable`]: crate::RunBuilder::call_pausable
 
 use golem_core::machine::RunSummary;
-use golem_core::{DeferredRequests, FinishReason, Message, Usage};
+use golem_core::{DeferredRequests, FinishReason, Message, SubRunShare, Usage};
 use serde::{Deserialize, Serialize};
 
 /// A completed run: its output and the evidence that produced it.
@@ -38,6 +38,11 @@ pub struct RunResult<O> {
     pub requests: u64,
     /// Tool dispatches.
     pub tool_calls: u64,
+    /// What each delegated sub-run spent, per delegating call, in the order
+    /// they finished. `usage`, `cost`, `requests` and `tool_calls` already
+    /// include it: they are the whole tree's (issue 31).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sub_runs: Vec<SubRunShare>,
     /// This run's id (SPEC EXTRA-01), as stamped on the messages it added.
     /// Empty only for a run replayed from a log written before runs had ids.
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -58,6 +63,7 @@ impl<O> RunResult<O> {
             finish_reason: summary.finish_reason,
             requests: summary.requests,
             tool_calls: summary.tool_calls,
+            sub_runs: summary.sub_runs,
             run_id: summary.run_id,
             conversation_id: summary.conversation_id,
         }

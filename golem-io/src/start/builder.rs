@@ -22,7 +22,7 @@ use crate::Error;
 use golem_core::machine::{AppError, Prompt, SetupError, Start};
 use golem_core::model::BoxError;
 use golem_core::Id;
-use golem_core::{DeferredResults, Message, Part, RunEvent};
+use golem_core::{DeferredResults, Message, Part, RunEvent, UsageLimits};
 use std::fmt;
 use std::sync::Arc;
 
@@ -160,6 +160,7 @@ impl<Deps: Send + Sync + 'static, O: 'static> Agent<Deps, O> {
             continued: None,
             run_id: None,
             conversation_id: None,
+            limits: None,
         }
     }
 }
@@ -189,6 +190,8 @@ pub struct RunBuilder<'a, Deps, O> {
     run_id: Option<String>,
     /// The caller's conversation id; else the history's newest, else minted.
     conversation_id: Option<String>,
+    /// Bounds this run keeps within beside its agent's limits.
+    limits: Option<UsageLimits>,
 }
 
 /// A crashed run replayed from its log, ready to go on.
@@ -263,6 +266,16 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
         self
     }
 
+    /// Keep this run within `limits` as well as within its agent's
+    /// [`usage_limits`](crate::AgentBuilder::usage_limits): each dimension is
+    /// bounded by the tighter of the two. A delegation gives its sub-run
+    /// what the delegating run's limits left ([`ToolContext::usage_left`](crate::ToolContext::usage_left)),
+    /// so one budget bounds the whole tree.
+    pub fn usage_limits(mut self, limits: UsageLimits) -> Self {
+        self.limits = Some(self.limits.map_or(limits, |set| set.within(&limits)));
+        self
+    }
+
     /// Stream model turns: fragments reach the observers as
     /// [`EventKind::Delta`](golem_core::EventKind::Delta) events as they
     /// arrive; the result is the same as without streaming. A model chain
@@ -309,7 +322,7 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
     }
 
     /// Hear the progress tools report while they run (SPEC MCP-16): MCP
-    /// tools bridged with [`BridgeOptions::progress`](crate::mcp::BridgeOptions::progress),
+    /// tools bridged with `mcp::BridgeOptions::progress` (feature `mcp`),
     /// or any tool calling [`ToolContext::report_progress`](crate::ToolContext::report_progress).
     /// Each report names its call ([`ToolProgress::call_id`]), so a UI can
     /// show it under the call's `tool_start`.
@@ -593,6 +606,7 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
         start.resume = self.resume;
         // Each run its own jitter (SPEC RETRY-02), recorded in its log.
         start.jitter_phase = Some(crate::run::ids::jitter_phase());
+        start.limits = self.limits;
         let clock = self.clock.unwrap_or_else(|| Arc::new(SystemClock::new()));
         let observers = Observers::new(&inner.observers, self.observers, self.on_delta);
         let begin = Origin::Fresh(start);

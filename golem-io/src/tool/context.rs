@@ -5,9 +5,9 @@ use crate::run::clock::Clock;
 use crate::run::ids::RunIds;
 use crate::tool::progress::ToolProgress;
 use crate::tool::sub_run_event::{SubRunCall, SubRunSink};
-use golem_core::Moment;
+use golem_core::{Moment, SubRunUsage, UsageLimits};
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// The context of one tool call: the run's dependencies and ids, and the
@@ -29,6 +29,24 @@ pub struct ToolContext<Deps> {
     /// The run's sub-run observers, when it has any: where a delegation
     /// tool forwards its sub-run's events (SPEC DELEG-04).
     pub(crate) sub_events: Option<SubRunSink>,
+    /// The run's budget left when the call started, and what a sub-run
+    /// of this call spent (issue 31): shared by the context's clones, read
+    /// by the driver when the call ends.
+    pub(crate) sub_run: Arc<SubRunSlot>,
+}
+
+/// The budget a call's sub-run may spend, and what it reported spending.
+#[derive(Debug, Default)]
+pub(crate) struct SubRunSlot {
+    limits_left: UsageLimits,
+    spent: Mutex<Option<SubRunUsage>>,
+}
+
+impl SubRunSlot {
+    /// What the call's sub-runs reported spending, once.
+    pub(crate) fn take(&self) -> Option<SubRunUsage> {
+        self.spent.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take()
+    }
 }
 
 impl<Deps> ToolContext<Deps> {
@@ -43,7 +61,45 @@ impl<Deps> ToolContext<Deps> {
         ids: RunIds,
     ) -> Self {
         let (call_id, tool_name) = (call.id.clone(), call.name.clone());
-        ToolContext { deps, call_id, tool_name, deadline, cancel, approved, clock, ids, sub_events: None }
+        let sub_run = Arc::default();
+        ToolContext { deps, call_id, tool_name, deadline, cancel, approved, clock, ids, sub_events: None, sub_run }
+    }
+
+    /// This context with what the run's limits left when the call started.
+    pub(crate) fn with_limits_left(mut self, limits_left: UsageLimits) -> Self {
+        self.sub_run = Arc::new(SubRunSlot { limits_left, spent: Mutex::new(None) });
+        self
+    }
+
+    /// The call's sub-run slot, for the driver to read when the call ends.
+    pub(crate) fn sub_run_slot(&self) -> Arc<SubRunSlot> {
+        Arc::clone(&self.sub_run)
+    }
+
+    /// What the run's usage limits left when this call started: each bound
+    /// minus what the run had used by then, unbounded dimensions `None`.
+    /// A tool that runs model calls of its own (a delegation to another
+    /// agent does) keeps within it, so the limits of the run at the top
+    /// bound the whole tree.
+    pub fn usage_left(&self) -> &UsageLimits {
+        &self.sub_run.limits_left
+    }
+
+    /// Report what work this call started on its own spent — a sub-run's
+    /// tokens, requests, tool calls and cost. When the call ends it is
+    /// rolled into the run's totals and checked against its limits, and the
+    /// run's result lists it per call (`RunResult::sub_runs`). Reports add
+    /// up; delegation tools report their sub-runs themselves.
+    pub fn report_spent(&self, spent: SubRunUsage) {
+        let mut slot = self.sub_run.spent.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let total = slot.get_or_insert_with(SubRunUsage::default);
+        total.usage.add(&spent.usage);
+        total.requests = total.requests.saturating_add(spent.requests);
+        total.tool_calls = total.tool_calls.saturating_add(spent.tool_calls);
+        total.cost = match (total.cost, spent.cost) {
+            (Some(a), Some(b)) => Some(a + b),
+            (a, b) => a.or(b),
+        };
     }
 
     /// This context with the run's sub-run observers as its forwarding sink.
@@ -164,6 +220,7 @@ impl<Deps> Clone for ToolContext<Deps> {
             clock: Arc::clone(&self.clock),
             ids: self.ids.clone(),
             sub_events: self.sub_events.clone(),
+            sub_run: Arc::clone(&self.sub_run),
         }
     }
 }

@@ -25,7 +25,7 @@ use crate::tool::BlockingFn;
 use crate::tool::{Handler, Tool, ToolError, ToolResult};
 use crate::Error;
 use golem_core::model::BoxError;
-use golem_core::{Cause, Stage, ToolSpec};
+use golem_core::{Cause, Stage, SubRunUsage, ToolSpec, Usage, UsageLimits};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::fmt;
@@ -51,11 +51,14 @@ fn delegate_schema() -> Value {
 }
 
 /// `O` as tool text: a JSON string unquoted, anything else compact JSON.
+/// Written straight to text, not through a `Value`, so a struct keeps its
+/// fields in declaration order (a `Value` map would sort them).
 fn render_json<O: Serialize>(output: O) -> Result<String, BoxError> {
-    match serde_json::to_value(&output)? {
-        Value::String(s) => Ok(s),
-        other => Ok(other.to_string()),
+    let json = serde_json::to_string(&output)?;
+    if json.starts_with('"') {
+        return Ok(serde_json::from_str::<String>(&json)?);
     }
+    Ok(json)
 }
 
 #[cfg(any(feature = "blocking", feature = "async"))]
@@ -63,8 +66,13 @@ impl<Deps: Send + Sync + 'static, O: Serialize + Send + 'static> Agent<Deps, O> 
     /// This agent as a tool for agents with the same deps: the model passes
     /// a prompt, this agent runs it with the delegating run's deps, and its
     /// output becomes the tool result — text as is, other values as compact
-    /// JSON. The sub-agent sees only the prompt; its messages and usage stay
-    /// out of the delegating run's evidence and limits.
+    /// JSON. The sub-agent sees only the prompt; its messages stay out of
+    /// the delegating run's evidence, but what it spends does not: its
+    /// tokens, requests, tool calls and cost are rolled into the delegating
+    /// run's totals and checked against its limits, and the sub-run keeps
+    /// within what those limits left when it started — so the limits of the
+    /// run at the top bound the whole tree (issue 31;
+    /// [`Delegation::roll_up_usage`] turns that off).
     ///
     /// The sub-run runs on the delegating run's driver kind — blocking the
     /// tool's thread under the blocking driver, awaited inside the tool's
@@ -138,7 +146,12 @@ impl<Deps: Send + Sync + 'static, O: Send + 'static> Agent<Deps, O> {
     ) -> Delegation<Deps, O> {
         Delegation {
             spec: ToolSpec::new(name, description, delegate_schema()),
-            delegate: Delegate { agent: self.clone(), renderer: Box::new(renderer), forward_events: false },
+            delegate: Delegate {
+                agent: self.clone(),
+                renderer: Box::new(renderer),
+                forward_events: false,
+                roll_up_usage: true,
+            },
         }
     }
 }
@@ -167,6 +180,19 @@ impl<Deps, O> Delegation<Deps, O> {
         self.delegate.forward_events = forward;
         self
     }
+
+    /// Count the sub-run's spending in the delegating run (on by default):
+    /// its tokens, requests, tool calls and cost join the delegating run's
+    /// totals (`RunResult::sub_runs` lists each sub-run's share) and limits,
+    /// and the sub-run keeps within what the delegating run's limits left.
+    /// Off, the sub-run is bounded by its own agent's limits alone and its
+    /// spending is nowhere in the delegating run's evidence — the Go
+    /// framework's behaviour, and a trap for cost: a router limited to 100
+    /// tokens reports 0 while its specialist spends thousands.
+    pub fn roll_up_usage(mut self, roll_up: bool) -> Self {
+        self.delegate.roll_up_usage = roll_up;
+        self
+    }
 }
 
 #[cfg(any(feature = "blocking", feature = "async"))]
@@ -182,6 +208,7 @@ impl<Deps, O> fmt::Debug for Delegation<Deps, O> {
         f.debug_struct("Delegation")
             .field("name", &self.spec.name())
             .field("forward_events", &self.delegate.forward_events)
+            .field("roll_up_usage", &self.delegate.roll_up_usage)
             .finish_non_exhaustive()
     }
 }
@@ -192,6 +219,7 @@ struct Delegate<Deps, O> {
     agent: Agent<Deps, O>,
     renderer: Box<Renderer<O>>,
     forward_events: bool,
+    roll_up_usage: bool,
 }
 
 /// The delegation tool's code: both faces when both drivers are compiled
@@ -234,7 +262,8 @@ where
 {
     Arc::new(move |ctx: &ToolContext<Deps>, args: Value| {
         let prompt = prompt_of(args)?;
-        settle(sub_run(&delegate, ctx, prompt).call(), delegate.renderer.as_ref())
+        let run = sub_run(&delegate, ctx, prompt).call();
+        settle(run, &delegate, ctx)
     })
 }
 
@@ -250,7 +279,8 @@ where
         let delegate = Arc::clone(&delegate);
         Box::pin(async move {
             let prompt = prompt_of(args)?;
-            settle(sub_run(&delegate, &ctx, prompt).call_async().await, delegate.renderer.as_ref())
+            let run = sub_run(&delegate, &ctx, prompt).call_async().await;
+            settle(run, &delegate, &ctx)
         })
     })
 }
@@ -281,6 +311,11 @@ fn sub_run<'a, Deps: Send + Sync + 'static, O: 'static>(
         .clock(Arc::clone(ctx.clock()))
         .cancellation(ctx.cancellation().clone())
         .prompt(prompt);
+    // What the delegating run's limits left bounds the sub-run too.
+    let run = match *ctx.usage_left() {
+        left if delegate.roll_up_usage && left != UsageLimits::new() => run.usage_limits(left),
+        _ => run,
+    };
     let Some((sink, call)) = ctx.sub_run_forwarder().filter(|_| delegate.forward_events) else {
         return run;
     };
@@ -292,10 +327,33 @@ fn sub_run<'a, Deps: Send + Sync + 'static, O: 'static>(
 }
 
 /// The tool's answer from the sub-run's: its rendered output, or its
-/// failure as the tool's.
-fn settle<O>(run: Result<RunResult<O>, Error>, renderer: &Renderer<O>) -> Result<ToolResult, ToolError> {
+/// failure as the tool's; what it spent, reported to the delegating run
+/// either way.
+fn settle<Deps, O>(
+    run: Result<RunResult<O>, Error>,
+    delegate: &Delegate<Deps, O>,
+    ctx: &ToolContext<Deps>,
+) -> Result<ToolResult, ToolError> {
+    if delegate.roll_up_usage {
+        if let Some(spent) = spent(&run).filter(|s| !s.is_zero()) {
+            ctx.report_spent(spent);
+        }
+    }
     let output = run.map_err(sub_run_failed)?.output;
-    renderer(output).map(ToolResult::from).map_err(ToolError::Fatal)
+    (delegate.renderer)(output).map(ToolResult::from).map_err(ToolError::Fatal)
+}
+
+/// What a sub-run spent, finished or failed or paused.
+fn spent<O>(run: &Result<RunResult<O>, Error>) -> Option<SubRunUsage> {
+    match run {
+        Ok(result) => Some(SubRunUsage::new(result.usage, result.requests, result.tool_calls, result.cost)),
+        Err(Error::Run(error)) => {
+            let (usage, tool_calls) = error.partial.as_ref().map_or((Usage::default(), 0), |p| (p.usage, p.tool_calls));
+            Some(SubRunUsage::new(usage, error.requests, tool_calls, None))
+        }
+        Err(Error::Paused(paused)) => Some(SubRunUsage::new(paused.usage, paused.requests, paused.tool_calls, None)),
+        Err(_) => None,
+    }
 }
 
 /// A sub-run's failure as the delegating tool's: a deliberate stop keeps

@@ -30,3 +30,11 @@ pub fn frontmatter(data: &[u8]) {
     }
     let _ = frontmatter::parse(&text);
 }
+
+/// Arbitrary bytes as a document (PDF, DOCX, XLSX, PPTX or anything
+/// else) through the extractors' readers under small caps: never a
+/// panic, the output under its cap.
+#[cfg(feature = "documents")]
+pub fn documents(data: &[u8]) {
+    super::documents::fuzz::body(data);
+}

@@ -44,7 +44,11 @@ pub struct UreqTransport {
 impl UreqTransport {
     /// A transport with `config`.
     pub fn new(config: TransportConfig) -> Self {
-        let tls = TlsConfig::builder().provider(TlsProvider::Rustls).root_certs(roots(&config)).build();
+        let tls = TlsConfig::builder()
+            .provider(TlsProvider::Rustls)
+            .unversioned_rustls_crypto_provider(super::crypto::tls_provider())
+            .root_certs(roots(&config))
+            .build();
         let agent_config = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .max_redirects(0)

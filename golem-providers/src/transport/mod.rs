@@ -36,6 +36,8 @@ mod body;
 #[cfg(feature = "blocking")]
 mod coarse;
 mod config;
+#[cfg(any(feature = "blocking", feature = "async"))]
+mod crypto;
 mod error;
 #[cfg(feature = "async")]
 mod gzip;
@@ -58,6 +60,8 @@ pub use config::{
     TransportConfig, DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_BODY, DEFAULT_MAX_IDLE_PER_HOST,
     DEFAULT_READ_TIMEOUT,
 };
+#[cfg(any(feature = "blocking", feature = "async"))]
+pub use crypto::tls_provider;
 pub use error::{TimeoutPhase, TransportError};
 pub use proxy::{Proxy, ProxyError};
 #[cfg(feature = "async")]

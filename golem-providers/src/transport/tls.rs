@@ -12,7 +12,7 @@ use std::sync::Arc;
 pub(crate) fn client_config(config: &TransportConfig) -> Result<Arc<ClientConfig>, TransportError> {
     let mut roots = RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() };
     roots.add_parsable_certificates(config.extra_roots.0.iter().cloned());
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let provider = super::crypto::tls_provider();
     let mut tls = ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .map_err(|e| TransportError::Tls { host: String::new(), detail: e.to_string() })?

@@ -361,7 +361,7 @@ pub fn test_ca() -> TestCa {
     leaf_params.distinguished_name.push(DnType::CommonName, "golem test server");
     let leaf = leaf_params.signed_by(&leaf_key, &issuer).unwrap();
     let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(leaf_key.serialize_der()));
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let provider = golem_providers::transport::tls_provider();
     let server = rustls::ServerConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .unwrap()

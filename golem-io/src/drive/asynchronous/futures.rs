@@ -129,13 +129,10 @@ impl<Deps: Send + Sync + 'static> Placement<Deps> for Futures {
                 let call = model.call_async(request, sink);
                 Box::pin(async move { Answer::plain(Input::ModelFinished { id, result: call.await }) })
             }
-            Task::Tool { id, call, deadline, approved } => {
-                let ctx = run.tool_context(&call, deadline, approved, token.clone());
+            Task::Tool { id, call, deadline, approved, limits_left } => {
+                let ctx = run.tool_context(&call, deadline, approved, limits_left, token.clone());
                 let body = call_tool_async(&run.tools, ctx, &call);
-                Box::pin(async move {
-                    let (outcome, error) = body.await;
-                    Answer { input: Input::ToolFinished { id, outcome }, error }
-                })
+                Box::pin(async move { body.await.into_answer(id) })
             }
         };
         self.in_flight.push(id, future, token);

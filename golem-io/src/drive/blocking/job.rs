@@ -53,10 +53,9 @@ impl<Deps: Send + Sync + 'static> TaskRunner<Deps> {
                 }?;
                 Some(Answer::plain(Input::ModelFinished { id, result }))
             }
-            Task::Tool { id, call, deadline, approved } => {
-                let ctx = self.run.tool_context(&call, deadline, approved, self.token.clone());
-                let (outcome, error) = call_tool_blocking(&self.run.tools, &ctx, &call)?;
-                Some(Answer { input: Input::ToolFinished { id, outcome }, error })
+            Task::Tool { id, call, deadline, approved, limits_left } => {
+                let ctx = self.run.tool_context(&call, deadline, approved, limits_left, self.token.clone());
+                Some(call_tool_blocking(&self.run.tools, &ctx, &call)?.into_answer(id))
             }
         }
     }

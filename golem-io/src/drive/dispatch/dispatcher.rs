@@ -10,7 +10,7 @@ use crate::run::result::RunOutcome;
 use crate::Error;
 use golem_core::machine::{Command, DecodeId, Input, ModelCallId, Output};
 use golem_core::model::BoxError;
-use golem_core::{ModelError, Moment, Response};
+use golem_core::{ModelError, Moment, Response, SubRunUsage};
 use std::collections::VecDeque;
 use std::sync::Arc;
 
@@ -35,12 +35,14 @@ pub(crate) trait Placement<Deps> {
 pub(crate) struct Answer {
     pub(crate) input: Input,
     pub(crate) error: Option<BoxError>,
+    /// What a tool call's sub-run spent, fed just before its answer.
+    pub(crate) spent: Option<SubRunUsage>,
 }
 
 impl Answer {
     /// An answer with nothing to keep.
     pub(crate) fn plain(input: Input) -> Self {
-        Answer { input, error: None }
+        Answer { input, error: None, spent: None }
     }
 }
 
@@ -103,7 +105,7 @@ impl<Deps: Send + Sync + 'static, O, P: Placement<Deps>> Dispatcher<Deps, O, P> 
         loop {
             match carried.pop_front().unwrap_or_else(|| machine.poll()) {
                 Output::Command(Command::Decode { id, response }) => self.decode(decoder, id, &response),
-                Output::Command(command) => self.accept(command),
+                Output::Command(command) => self.accept(command, machine),
                 Output::Event(event) => {
                     if let Err(error) = observers.event(&event) {
                         self.abort_stream(error);
@@ -120,8 +122,8 @@ impl<Deps: Send + Sync + 'static, O, P: Placement<Deps>> Dispatcher<Deps, O, P> 
         std::mem::replace(&mut self.kept, Attachments::new()).finish(machine.into_outcome()?)
     }
 
-    fn accept(&mut self, command: Command) {
-        match action(command) {
+    fn accept(&mut self, command: Command, machine: &RecordedMachine<'_>) {
+        match action(command, || machine.limits_left()) {
             Action::Start(task) => self.pending.push_back(task),
             Action::Cancel(id) => self.cancel(id),
             Action::Ignore => {}
@@ -195,9 +197,14 @@ impl<Deps: Send + Sync + 'static, O, P: Placement<Deps>> Dispatcher<Deps, O, P> 
 
     /// Queue an answer, keeping a tool's error object for `RunError::source`
     /// under the machine id its failure will quote.
-    pub(crate) fn arrived(&mut self, Answer { input, error }: Answer) {
-        if let (Input::ToolFinished { id, .. }, Some(error)) = (&input, error) {
-            self.kept.tool_error(*id, error);
+    pub(crate) fn arrived(&mut self, Answer { input, error, spent }: Answer) {
+        if let Input::ToolFinished { id, .. } = &input {
+            if let Some(error) = error {
+                self.kept.tool_error(*id, error);
+            }
+            if let Some(spent) = spent {
+                self.ready.push_back(Input::SubRunSpent { id: *id, spent });
+            }
         }
         self.ready.push_back(input);
     }

@@ -95,8 +95,6 @@ fn start_machine<'a>(
     cancel: Option<&CancellationToken>,
     trace: &std::sync::Arc<crate::observe::TraceSettings>,
 ) -> Result<(RecordedMachine<'a>, Option<Input>), Error> {
-    #[cfg(not(feature = "tracing"))]
-    let _ = trace;
     let canceled = cancel.filter(|t| t.is_canceled()).map(|t| super::caller_cancel(&t.after_turn_flag()));
     match begin {
         Origin::Fresh(start) => {
@@ -110,6 +108,7 @@ fn start_machine<'a>(
                 header.epoch = now.as_nanos();
                 header.started_at_unix_ms = started_at_unix_ms;
                 header.fed_before_start = canceled.is_some();
+                header.agent = trace.name().unwrap_or_default().to_string();
                 header
             });
             // A run that cannot start leaves no log behind.

@@ -10,7 +10,7 @@ use crate::run::ids::RunIds;
 use crate::tool::context::ToolContext;
 use crate::tool::sub_run_event::SubRunSink;
 use crate::tool::Tool;
-use golem_core::{ModelError, Moment, ToolCall};
+use golem_core::{ModelError, Moment, ToolCall, UsageLimits};
 use std::sync::Arc;
 
 pub(crate) struct RunResources<Deps> {
@@ -58,10 +58,12 @@ impl<Deps> RunResources<Deps> {
         call: &ToolCall,
         deadline: Option<Moment>,
         approved: bool,
+        limits_left: Option<Box<UsageLimits>>,
         token: CancellationToken,
     ) -> ToolContext<Deps> {
         let (deps, clock) = (Arc::clone(&self.deps), Arc::clone(&self.clock));
         ToolContext::for_call(deps, call, deadline, approved, token, clock, self.ids.clone())
             .forwarding(self.sub_events.clone())
+            .with_limits_left(limits_left.map_or_else(UsageLimits::new, |l| *l))
     }
 }

@@ -3,7 +3,7 @@
 use golem_core::error::CancelReason;
 use golem_core::machine::{CancelMode, Command, Input, ModelCallId, ToolCallId};
 use golem_core::model::BoxError;
-use golem_core::{Delta, DeltaSink, Moment, Request, ToolCall};
+use golem_core::{Delta, DeltaSink, Moment, Request, ToolCall, UsageLimits};
 
 /// One unit of commanded work, not yet started.
 pub(crate) enum Task {
@@ -19,7 +19,16 @@ pub(crate) enum Task {
         stream: bool,
     },
     /// Run the tool the call names.
-    Tool { id: ToolCallId, call: ToolCall, deadline: Option<Moment>, approved: bool },
+    Tool {
+        id: ToolCallId,
+        call: ToolCall,
+        deadline: Option<Moment>,
+        approved: bool,
+        /// What the run's limits left when the call was commanded: the
+        /// budget of a sub-run it starts. `None` when the run has no
+        /// limits (most runs), so the common task stays small.
+        limits_left: Option<Box<UsageLimits>>,
+    },
 }
 
 /// Which unit of work an answer belongs to.
@@ -51,13 +60,15 @@ pub(crate) enum Action {
 }
 
 /// Sort a command (other than `Decode`) into an [`Action`].
-pub(crate) fn action(command: Command) -> Action {
+/// `limits_left` is asked only for a tool call.
+pub(crate) fn action(command: Command, limits_left: impl FnOnce() -> UsageLimits) -> Action {
     match command {
         Command::CallModel { id, member, request, deadline, stream } => {
             Action::Start(Task::Model { id, member, request, deadline, stream })
         }
         Command::ExecuteTool { id, call, deadline, approved } => {
-            Action::Start(Task::Tool { id, call, deadline, approved })
+            let limits_left = Some(limits_left()).filter(|l| *l != UsageLimits::new()).map(Box::new);
+            Action::Start(Task::Tool { id, call, deadline, approved, limits_left })
         }
         Command::CancelModel { id } => Action::Cancel(TaskId::Model(id)),
         Command::CancelTool { id } => Action::Cancel(TaskId::Tool(id)),

@@ -79,9 +79,14 @@ fn write_page(out: &mut String, t: &Timeline) -> std::fmt::Result {
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'\">"
     )?;
     writeln!(out, "<meta name=\"viewport\" content=\"width=device-width\">")?;
-    writeln!(out, "<title>golem run {}</title>", escape(&t.run_id))?;
+    let agent = match t.agent.as_str() {
+        "" => String::new(),
+        name => format!(" of <span id=\"agent\">{}</span>", escape(name)),
+    };
+    let titled = if t.agent.is_empty() { String::new() } else { format!("{} — ", escape(&t.agent)) };
+    writeln!(out, "<title>{titled}golem run {}</title>", escape(&t.run_id))?;
     writeln!(out, "<style>{STYLE}</style><script>{SCRIPT}</script></head><body>")?;
-    writeln!(out, "<h1>golem run <span class=\"outcome-{0}\" id=\"outcome\">{0}</span></h1>", ending.kind)?;
+    writeln!(out, "<h1>golem run{agent} <span class=\"outcome-{0}\" id=\"outcome\">{0}</span></h1>", ending.kind)?;
     writeln!(
         out,
         "<div class=\"meta\">run <code id=\"run-id\">{}</code> · conversation <code>{}</code> · started <time id=\"started\">{}</time></div>",

@@ -68,6 +68,8 @@ pub(super) struct Timeline {
     pub(super) started_at_unix_ms: u64,
     pub(super) run_id: String,
     pub(super) conversation_id: String,
+    /// The agent's name: the settings', else the log's; empty: unnamed.
+    pub(super) agent: String,
     pub(super) items: Vec<Item>,
     pub(super) ending: Ending,
     pub(super) cost: Option<f64>,
@@ -117,6 +119,7 @@ impl Timeline {
             started_at_unix_ms: log.header.started_at_unix_ms,
             run_id: start.run_id.into(),
             conversation_id: start.conversation_id.into(),
+            agent: settings.name().unwrap_or(&log.header.agent).to_string(),
             items: builder.items,
             ending,
             cost,

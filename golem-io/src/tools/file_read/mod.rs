@@ -36,15 +36,15 @@
 //! ```
 
 mod content;
-mod open;
 pub mod texts;
 
+use crate::tools::confine::{Refusal, Root, RootError};
 use crate::{Tool, ToolContext, ToolError, ToolResult};
 use serde::Deserialize;
 use serde_json::Value;
 use std::fmt;
 use std::io;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The byte cap unless configured (SPEC FILE-01).
@@ -60,11 +60,9 @@ pub struct FileRead {
 }
 
 struct Reader {
-    root: PathBuf,
+    root: Root,
     max_bytes: u64,
     max_scan: u64,
-    #[cfg(target_os = "linux")]
-    root_fd: Option<std::os::fd::OwnedFd>,
 }
 
 impl FileRead {
@@ -75,7 +73,7 @@ impl FileRead {
 
     /// The canonical root.
     pub fn root(&self) -> &Path {
-        &self.inner.root
+        self.inner.root.path()
     }
 
     /// The `read_file` tool, for an agent with any deps.
@@ -91,8 +89,9 @@ impl FileRead {
     /// return what the model reads.
     pub fn read(&self, path: &str, start_line: Option<u64>, end_line: Option<u64>) -> Result<String, ReadError> {
         let range = content::Range::new(start_line, end_line)?;
-        let resolved = self.inner.resolve(path)?;
-        let file = self.inner.open(path, &resolved)?;
+        let root = &self.inner.root;
+        let resolved = root.resolve(path)?;
+        let file = root.open(path, &resolved)?;
         let limits = content::Limits { max_bytes: self.inner.max_bytes, max_scan: self.inner.max_scan };
         content::read(path, file, range, limits)
     }
@@ -117,7 +116,7 @@ impl FileRead {
 impl fmt::Debug for FileRead {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("FileRead")
-            .field("root", &self.inner.root)
+            .field("root", &self.inner.root.path())
             .field("max_bytes", &self.inner.max_bytes)
             .field("max_scan_bytes", &self.inner.max_scan)
             .finish()
@@ -152,20 +151,11 @@ impl FileReadBuilder {
         if self.max_bytes == 0 || self.max_scan == 0 {
             return Err(BuildError::ZeroMaxBytes);
         }
-        let root = std::fs::canonicalize(&self.root)
-            .map_err(|source| BuildError::Root { root: self.root.clone(), source: Arc::new(source) })?;
-        if !root.is_dir() {
-            return Err(BuildError::NotADirectory(self.root));
-        }
-        #[cfg(target_os = "linux")]
-        let root_fd = open::open_root(&root);
-        let reader = Reader {
-            root,
-            max_bytes: self.max_bytes,
-            max_scan: self.max_scan,
-            #[cfg(target_os = "linux")]
-            root_fd,
-        };
+        let root = Root::new(&self.root).map_err(|e| match e {
+            RootError::Resolve(source) => BuildError::Root { root: self.root.clone(), source: Arc::new(source) },
+            RootError::NotADirectory => BuildError::NotADirectory(self.root.clone()),
+        })?;
+        let reader = Reader { root, max_bytes: self.max_bytes, max_scan: self.max_scan };
         Ok(FileRead { inner: Arc::new(reader) })
     }
 }
@@ -222,72 +212,11 @@ impl ReadError {
     }
 }
 
-/// A path that passed every check: canonical, inside the root, a regular
-/// file, with the identity it had when checked.
-struct Resolved {
-    canonical: PathBuf,
-    metadata: std::fs::Metadata,
-}
-
-impl Reader {
-    /// The model's path, checked as text, then resolved and checked on disk
-    /// without opening anything.
-    fn resolve(&self, path: &str) -> Result<Resolved, ReadError> {
-        let reject = |text: String| Err(ReadError::Rejected(text));
-        if path.is_empty() {
-            return reject(texts::PATH_REQUIRED.into());
+impl From<Refusal> for ReadError {
+    fn from(refusal: Refusal) -> Self {
+        match refusal {
+            Refusal::Rejected(text) => ReadError::Rejected(text),
+            Refusal::Failed(text) => ReadError::Failed(text),
         }
-        if path.contains('\0') {
-            return reject(texts::PATH_NUL.into());
-        }
-        let relative = Path::new(path);
-        if relative.is_absolute() || relative.has_root() || path.starts_with(['/', '\\']) {
-            return reject(texts::absolute(path));
-        }
-        if path.split(['/', '\\']).any(|segment| segment == "..")
-            || relative.components().any(|c| matches!(c, Component::ParentDir | Component::Prefix(_)))
-        {
-            return reject(texts::parent_segment(path));
-        }
-        let canonical = std::fs::canonicalize(self.root.join(relative)).map_err(|e| resolve_error(path, &e))?;
-        if !canonical.starts_with(&self.root) {
-            return reject(texts::escapes(path));
-        }
-        // `canonical` has no symlinks left, so this is the file itself.
-        let metadata = std::fs::symlink_metadata(&canonical).map_err(|e| resolve_error(path, &e))?;
-        if metadata.is_dir() {
-            return reject(texts::directory(path));
-        }
-        if !metadata.is_file() {
-            return reject(texts::not_regular(path));
-        }
-        Ok(Resolved { canonical, metadata })
-    }
-
-    /// Open the checked file and make sure it is still the one checked.
-    fn open(&self, path: &str, resolved: &Resolved) -> Result<std::fs::File, ReadError> {
-        #[cfg(target_os = "linux")]
-        let file = open::open_confined(self.root_fd.as_ref(), &self.root, &resolved.canonical);
-        #[cfg(not(target_os = "linux"))]
-        let file = open::open_confined(&resolved.canonical);
-        let file = file.map_err(|e| match e.kind() {
-            io::ErrorKind::NotFound => ReadError::Rejected(texts::not_found(path)),
-            _ if open::is_symlink_refusal(&e) => ReadError::Failed(texts::changed(path)),
-            _ => ReadError::Failed(texts::io(path, &e.to_string())),
-        })?;
-        let opened = file.metadata().map_err(|e| ReadError::Failed(texts::io(path, &e.to_string())))?;
-        if !opened.is_file() || !open::same_file(&opened, &resolved.metadata) {
-            return Err(ReadError::Failed(texts::changed(path)));
-        }
-        Ok(file)
-    }
-}
-
-/// A path the system could not resolve: correctable, since the model chose it.
-fn resolve_error(path: &str, error: &io::Error) -> ReadError {
-    match error.kind() {
-        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory => ReadError::Rejected(texts::not_found(path)),
-        io::ErrorKind::PermissionDenied => ReadError::Failed(texts::io(path, &error.to_string())),
-        _ => ReadError::Rejected(texts::unresolvable(path, &error.to_string())),
     }
 }

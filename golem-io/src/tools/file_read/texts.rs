@@ -6,6 +6,13 @@
 //! context through an error.
 
 use crate::tools::clip::quoted;
+
+/// The rejections and failures of a path, shared with the other tools
+/// that read under a root.
+pub use crate::tools::confine::texts::{
+    absolute, changed, directory, escapes, io, not_found, not_regular, parent_segment, unresolvable, PATH_DESCRIPTION,
+    PATH_NUL, PATH_REQUIRED,
+};
 use serde_json::{json, Value};
 
 /// The tool's name.
@@ -13,9 +20,6 @@ pub const TOOL_NAME: &str = "read_file";
 
 /// The tool's description (upstream's).
 pub const DESCRIPTION: &str = "Read one file and return its text content. The path is relative to the tool's configured root directory; paths outside it are rejected. Text-like files only.";
-
-/// The description of the `path` argument (SPEC FILE-01).
-pub const PATH_DESCRIPTION: &str = "File path relative to the root directory, without .. segments.";
 
 /// The description of the `start_line` argument.
 pub const START_LINE_DESCRIPTION: &str = "Optional first line to return, 1-based.";
@@ -45,55 +49,6 @@ pub fn bad_args(serde_error: &str) -> String {
     )
 }
 
-/// Rejection: an empty path.
-pub const PATH_REQUIRED: &str = "path is required";
-
-/// Rejection: a NUL byte in the path.
-pub const PATH_NUL: &str = "path must not contain a NUL byte";
-
-/// Rejection: an absolute path.
-pub fn absolute(path: &str) -> String {
-    let path = quoted(path);
-    format!("path must be relative to the root directory, got {path:?}")
-}
-
-/// Rejection: a `..` segment.
-pub fn parent_segment(path: &str) -> String {
-    let path = quoted(path);
-    format!("path must stay within the root directory, got {path:?}")
-}
-
-/// Rejection: the resolved path (symlinks followed) leaves the root.
-pub fn escapes(path: &str) -> String {
-    let path = quoted(path);
-    format!("path must stay within the root directory: {path} resolves outside it")
-}
-
-/// Rejection: nothing at the path.
-pub fn not_found(path: &str) -> String {
-    let path = quoted(path);
-    format!("no such file: {path}")
-}
-
-/// Rejection: a path the system cannot resolve (a symlink loop, a name
-/// too long, …).
-pub fn unresolvable(path: &str, error: &str) -> String {
-    let path = quoted(path);
-    format!("cannot resolve {path}: {error}")
-}
-
-/// Rejection: a directory.
-pub fn directory(path: &str) -> String {
-    let path = quoted(path);
-    format!("{path} is a directory, not a file")
-}
-
-/// Rejection: a FIFO, device or socket (never opened).
-pub fn not_regular(path: &str) -> String {
-    let path = quoted(path);
-    format!("{path} is not a regular file")
-}
-
 /// Rejection: a line number below 1.
 pub const LINE_ZERO: &str = "start_line and end_line are 1-based and must be at least 1";
 
@@ -121,19 +76,6 @@ pub fn scan_limit(path: &str, max_scan: u64, start: u64) -> String {
 pub fn binary(path: &str) -> String {
     let path = quoted(path);
     format!("{path}: binary file")
-}
-
-/// Failed result: the file was replaced between the checks and the open
-/// (SPEC FILE-03).
-pub fn changed(path: &str) -> String {
-    let path = quoted(path);
-    format!("{path} changed while it was being opened; not read")
-}
-
-/// Failed result: any other I/O error.
-pub fn io(path: &str, error: &str) -> String {
-    let path = quoted(path);
-    format!("cannot read {path}: {error}")
 }
 
 /// Marker after a cut (SPEC FILE-05).
