@@ -224,6 +224,8 @@ fn reasoning_is_replayed_first_and_only_to_its_own_family() {
         block("gemini's", "sig-g", "", "gemini"),
         block("unstamped and signed", "sig-u", "", ""),
         block("unstamped, unsigned", "", "", ""),
+        // Unsigned reasoning (DeepSeek R1's) is refused back by the
+        // models that write it (issue 32): kept in history, never sent.
         block("bedrock, unsigned", "", "", "bedrock"),
     ];
     let request = with_tools(vec![Message::user("q"), assistant, Message::tool_result("tu_1", "get_weather", "sun")]);
@@ -234,7 +236,6 @@ fn reasoning_is_replayed_first_and_only_to_its_own_family() {
             {"reasoningContent": {"reasoningText": {"text": "mine", "signature": "sig-1"}}},
             {"reasoningContent": {"redactedContent": "cmVkYWN0ZWQ="}},
             {"reasoningContent": {"reasoningText": {"text": "unstamped and signed", "signature": "sig-u"}}},
-            {"reasoningContent": {"reasoningText": {"text": "bedrock, unsigned"}}},
             {"text": "Checking."},
             {"toolUse": {"toolUseId": "tu_1", "name": "get_weather", "input": {}}}
         ])

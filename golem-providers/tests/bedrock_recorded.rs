@@ -146,3 +146,31 @@ fn recorded_error_bodies_are_classified() {
         assert_eq!(error.request_id, "5d3b1c9e-req");
     }
 }
+
+/// Issue 32 item 7: DeepSeek R1 answers with reasoning that carries no
+/// signature, and refuses reasoning content in its input ("User messages
+/// cannot contain reasoning content"). The recorded follow-up request
+/// carries no `reasoningContent`: the reasoning stays in golem's history
+/// (it was decoded, unsigned) and off the wire, and the answer goes back
+/// as the recording sent it.
+#[test]
+fn unsigned_reasoning_stays_in_the_history_and_off_the_wire() {
+    let case = "converse_deepseek_r1_unsigned_reasoning";
+    let first: Value = serde_json::from_slice(&recorded(case, "01.request.json")).unwrap();
+    let codec = codec_for_recorded(case, &first);
+    let request = request_from_converse(&first);
+    let response = decode_recorded(&codec, &request, case, 1, "01.response.json");
+    let thinking = &response.message.thinking;
+    assert!(thinking.len() == 1 && !thinking[0].text.is_empty() && thinking[0].signature.is_empty());
+
+    let follow_up: Value = serde_json::from_slice(&recorded(case, "02.request.json")).unwrap();
+    let mut messages = request.messages.to_vec();
+    messages.push(response.message);
+    messages.push(golem_core::Message::user(follow_up["messages"][2]["content"][0]["text"].as_str().unwrap()));
+    let http = codec.encode(&Request::new(messages), false).unwrap();
+    let ours: Value = serde_json::from_slice(&http.body).unwrap();
+    assert!(!ours.to_string().contains("reasoningContent"), "no reasoning goes back: {ours}");
+    let answer = &follow_up["messages"][1]["content"][0];
+    assert_eq!(ours["messages"][1], serde_json::json!({"role": "assistant", "content": [answer]}));
+    assert_eq!(ours["messages"][2], follow_up["messages"][2]);
+}

@@ -165,8 +165,12 @@ fn assistant_blocks(message: &Message, index: usize, ordinal: usize) -> Result<V
 
 /// A thinking block as `reasoningContent`, or nothing when it cannot be
 /// replayed here (SPEC THINK-04): blocks of another provider family are
-/// dropped, as their signatures mean nothing to Bedrock; a block of no
-/// known family is replayed only when signed (or redacted).
+/// dropped, as their signatures mean nothing to Bedrock; any other block
+/// is replayed only when signed (or redacted). Unsigned reasoning is what
+/// models without signatures (DeepSeek R1) answer with, and they refuse it
+/// back ("User messages cannot contain reasoning content"): it stays in
+/// the history and off the wire, as the recorded follow-up shows (issue
+/// 32).
 fn reasoning_block(block: &ThinkingBlock) -> Option<Value> {
     if !block.provider.is_empty() && block.provider != FAMILY {
         return None;
@@ -177,14 +181,10 @@ fn reasoning_block(block: &ThinkingBlock) -> Option<Value> {
     if !block.redacted.is_empty() {
         return Some(json!({"reasoningContent": {"redactedContent": block.redacted}}));
     }
-    if block.provider.is_empty() && block.signature.is_empty() {
+    if block.signature.is_empty() {
         return None;
     }
-    let mut text = json!({"text": block.text});
-    if !block.signature.is_empty() {
-        text["signature"] = Value::from(block.signature.as_str());
-    }
-    Some(json!({"reasoningContent": {"reasoningText": text}}))
+    Some(json!({"reasoningContent": {"reasoningText": {"text": block.text, "signature": block.signature}}}))
 }
 
 /// A `toolResult` block: the text, then any media, and `status` error for
