@@ -287,7 +287,7 @@ fn exception_frames_are_classified_api_errors() {
         ("throttlingException", 429, true),
         ("modelTimeoutException", 408, true),
         ("internalServerException", 500, true),
-        ("modelStreamErrorException", 500, true),
+        ("modelStreamErrorException", 424, false),
         ("serviceUnavailableException", 503, true),
         ("validationException", 400, false),
         ("somethingNewException", 500, true),
@@ -303,6 +303,29 @@ fn exception_frames_are_classified_api_errors() {
         assert_eq!(error.code, kind);
         assert_eq!(error.message, "Too many requests, please wait.");
     }
+}
+
+/// Issue 32 item 7: every exception a ConverseStream may carry stands
+/// for the status botocore's model gives its shape, so an error mid-stream
+/// is retried exactly when its twin over plain HTTP would be.
+#[test]
+fn exception_statuses_are_the_ones_the_service_model_gives() {
+    let spec = crate::support::read_json(
+        &crate::support::fixtures_dir().join("specs/bedrock-runtime-2023-09-30.service-2.json"),
+    );
+    let members = spec["shapes"]["ConverseStreamOutput"]["members"].as_object().unwrap();
+    let mut seen = 0;
+    for (name, member) in members {
+        let shape = &spec["shapes"][member["shape"].as_str().unwrap()];
+        let Some(status) = shape["error"]["httpStatusCode"].as_u64() else { continue };
+        seen += 1;
+        assert_eq!(u64::from(golem_providers::bedrock::exception_status(name)), status, "{name}");
+        let over_http =
+            golem_providers::classify::api_error(&HttpResponseHead::new(status as u16, vec![]), "m", name, None);
+        let (_, result) = stream(&[exception(name, "m")]);
+        assert_eq!(result.unwrap_err().retryable, over_http.retryable, "{name}: as over plain HTTP");
+    }
+    assert!(seen >= 5, "the model names the stream's exceptions");
 }
 
 #[test]

@@ -308,15 +308,20 @@ fn exception(head: &HttpResponseHead, kind: &str, message: &str) -> ModelError {
     api_error(&head, &message, kind, None)
 }
 
-/// The HTTP status an in-stream exception stands for (SPEC PROV-BR-05).
+/// The HTTP status an in-stream exception stands for (SPEC PROV-BR-05):
+/// the `httpStatusCode` botocore's model of the service gives its shape
+/// (`bedrock-runtime` 2023-09-30), so an exception mid-stream is
+/// classified as its twin over plain HTTP would be. `modelStreamErrorException`
+/// is 424, a failed dependency the sender's request caused, not retried;
+/// an exception added after this was written counts as a server fault.
 pub fn exception_status(kind: &str) -> u16 {
     match kind.to_ascii_lowercase().as_str() {
         "throttlingexception" => 429,
         "modeltimeoutexception" => 408,
-        "internalserverexception" | "modelstreamerrorexception" => 500,
+        "modelstreamerrorexception" => 424,
         "serviceunavailableexception" => 503,
         "validationexception" => 400,
-        _ => 500,
+        _ => 500, // internalServerException, and what comes next
     }
 }
 
