@@ -3,7 +3,7 @@
 //! shared shape is [`crate::config`]'s; Anthropic adds thinking, effort,
 //! prompt caching and beta names.
 
-use super::tuning::{AnthropicExtras, CacheControl};
+use super::tuning::{AnthropicExtras, CacheControl, Tuning};
 use super::Codec;
 use crate::config::{self, Builder, ConfigError, Family, Options, Reasoning};
 
@@ -41,6 +41,9 @@ impl Options for AnthropicOptions {
     fn check(config: &Config) -> Result<(), ConfigError> {
         let own = &config.options;
         own.reasoning.check(true, Some(config.tuning.effective_max_tokens()))?;
+        if config.thinks() {
+            sampling_with_thinking(config.tuning())?;
+        }
         let bad = |b: &String| b.is_empty() || !b.bytes().all(|c| c.is_ascii_alphanumeric() || b"-_.".contains(&c));
         match own.betas.iter().find(|b| bad(b)) {
             Some(name) => Err(ConfigError::InvalidBeta { name: name.clone() }),
@@ -126,4 +129,22 @@ impl<T> Builder<AnthropicOptions, T> {
         self.options.betas.push(name.into());
         self
     }
+}
+
+/// Anthropic documents thinking as incompatible with changes to
+/// `temperature` or `top_k`, and `top_p` as limited to [0.95, 1] while
+/// thinking: the API refuses such a request, so the config is refused
+/// where it was written (issue 32).
+fn sampling_with_thinking(tuning: &Tuning) -> Result<(), ConfigError> {
+    let refused = |reason: String| Err(ConfigError::InvalidThinking { reason });
+    if let Some(t) = tuning.temperature.filter(|t| *t != 1.0) {
+        return refused(format!("thinking takes no temperature but 1, got {t}; leave it unset"));
+    }
+    if let Some(k) = tuning.top_k {
+        return refused(format!("thinking takes no top_k, got {k}; leave it unset"));
+    }
+    if let Some(p) = tuning.top_p.filter(|p| *p < 0.95) {
+        return refused(format!("thinking takes top_p in [0.95, 1] only, got {p}"));
+    }
+    Ok(())
 }
