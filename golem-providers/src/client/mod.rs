@@ -14,6 +14,9 @@
 //! after the head, undecodable JSON, malformed SSE lines and streams
 //! without their terminal marker are retryable errors; non-2xx responses
 //! are classified by the codec with the Retry-After hint from the headers.
+//! A streamed request answered with a plain JSON body is a decode error
+//! that says the server did not stream, and is not retried (another
+//! attempt would get the same answer).
 //! Clients never retry by themselves: the run machine does, so a retry
 //! never re-runs a tool. Every attempt is bounded by the machine's
 //! model-call deadline (SPEC RETRY-07) and by the transport's own connect

@@ -46,16 +46,29 @@ pub struct Outcome {
 
 /// The incremental decoder of one streamed response: parser `P` over the
 /// shared [`Book`].
+///
+/// A body whose first byte of substance is `{` is no stream of any family
+/// (SSE lines, a JSON array, event-stream frames all start otherwise): the
+/// server answered the streamed request with a plain JSON body. That is
+/// said as it is, and not retried — another attempt gets the same answer.
 #[derive(Debug)]
 pub struct Stream<P> {
     pub(crate) parser: P,
     pub(crate) book: Book,
+    /// The body's first byte of substance has been seen.
+    sniffed: bool,
+    /// The start of a JSON body answering the streamed request, kept to be
+    /// quoted (the same bytes however the body is chunked).
+    not_streamed: Option<Vec<u8>>,
 }
+
+/// How much of a JSON body in place of a stream is kept for the error.
+const QUOTED: usize = 1024;
 
 impl<P: Parser> Stream<P> {
     /// A decoder of `parser`'s stream, keeping its books in `book`.
     pub fn with_parser(parser: P, book: Book) -> Self {
-        Stream { parser, book }
+        Stream { parser, book, sniffed: false, not_streamed: None }
     }
 
     /// Parse until a delta is queued, the input runs dry, the stream is
@@ -73,14 +86,38 @@ impl<P: Parser> Stream<P> {
 
 impl<P: Parser> StreamDecoder for Stream<P> {
     fn feed(&mut self, chunk: &[u8]) {
-        if !self.book.failed() {
-            self.parser.feed(chunk);
+        if self.book.failed() {
+            return;
+        }
+        let mut chunk = chunk;
+        if !self.sniffed {
+            match chunk.iter().position(|b| !b.is_ascii_whitespace() && !b"\xEF\xBB\xBF".contains(b)) {
+                Some(at) if chunk[at] == b'{' => {
+                    self.not_streamed = Some(Vec::new());
+                    chunk = &chunk[at..];
+                }
+                Some(_) => {}
+                None => return self.parser.feed(chunk),
+            }
+            self.sniffed = true;
+        }
+        match &mut self.not_streamed {
+            None => self.parser.feed(chunk),
+            Some(kept) => {
+                kept.extend_from_slice(&chunk[..chunk.len().min(QUOTED - kept.len())]);
+                if kept.len() == QUOTED {
+                    self.book.fail(not_streamed(self.book.head(), kept));
+                }
+            }
         }
     }
 
     fn end(&mut self) {
         self.book.ended = true;
-        self.parser.end();
+        match &self.not_streamed {
+            Some(kept) if !self.book.failed() => self.book.fail(not_streamed(self.book.head(), kept)),
+            _ => self.parser.end(),
+        }
     }
 
     fn next_delta(&mut self) -> Option<Result<Delta, ModelError>> {
@@ -110,6 +147,19 @@ impl<P: Parser> StreamDecoder for Stream<P> {
             .with_usage(outcome.usage)
             .with_finish_reason(outcome.finish_reason))
     }
+}
+
+/// A streamed request answered with a plain JSON body (`body` from its
+/// first byte): the server does not stream, or something between strips
+/// the stream. Not retryable: another attempt gets the same answer.
+fn not_streamed(head: &crate::http::HttpResponseHead, body: &[u8]) -> ModelError {
+    let kind = head.header("content-type").map(|t| format!(" ({t})")).unwrap_or_default();
+    let quoted = crate::classify::quote_body(body, None);
+    let detail = format!(
+        "the server did not stream: it answered a streamed request with a JSON body{kind} instead of a stream; \
+         call it without streaming, or fix what strips the stream: {quoted}"
+    );
+    crate::classify::decode_error("stream", &detail, false, None)
 }
 
 /// An SSE failure in a family whose events are JSON (Anthropic, Gemini).
