@@ -15,7 +15,9 @@
 //! without a finish reason, or one whose body ends inside an event, is
 //! `Truncated`; undecodable JSON or a corrupt
 //! line is a retryable decode error, like a dropped connection; an
-//! `{"error": …}` chunk is the provider's error, classified.
+//! `{"error": …}` chunk is the provider's error, classified; a whole
+//! stream (`[DONE]` arrived) without any choice is a fatal decode error,
+//! as a plain reply without choices is (see [`crate::classify::decode_error`]).
 //!
 //! Each chunk is read through a strict typed view first (`chunk`), and
 //! through a `serde_json::Value` only when it does not fit that view; the
@@ -74,6 +76,7 @@ impl ChatStream {
             usage: Usage::default(),
             finish_reason: None,
             refused: false,
+            answered: false,
             done: false,
             turn,
             key: key.clone(),
@@ -100,6 +103,8 @@ pub struct ChunkParser {
     usage: Usage,
     finish_reason: Option<FinishReason>,
     refused: bool,
+    /// A chunk carried the first choice.
+    answered: bool,
     done: bool,
     turn: usize,
     key: Option<Secret>,
@@ -135,6 +140,10 @@ impl Parser for ChunkParser {
     fn outcome(&self) -> Result<Outcome, ModelError> {
         let missing = if !self.done {
             "the stream ended before its [DONE] marker"
+        } else if !self.answered {
+            // Finished, and no choice in it: the provider's answer, not a
+            // cut — as a plain reply without choices (issue 32).
+            return Err(decode_error("stream", "the response has no choices", false, None));
         } else if self.finish_reason.is_none() {
             "the stream ended without a finish reason"
         } else {
@@ -186,6 +195,7 @@ impl ChunkParser {
         else {
             return Ok(());
         };
+        self.answered = true;
         if let Some(delta) = choice.get("delta") {
             self.delta(book, delta)?;
         }
@@ -204,6 +214,7 @@ impl ChunkParser {
         let Some(choice) = chunk.choice else {
             return Ok(());
         };
+        self.answered = true;
         if let Some(delta) = choice.delta {
             self.apply_delta(book, delta)?;
         }
