@@ -26,9 +26,7 @@ fn assert_not_streamed(error: &ModelError, what: &str) {
 /// The recorded body, whole and split at every byte, through `codec`'s
 /// stream decoder.
 fn every_split<C: HttpCodec>(codec: &C, family_case_file: &str) {
-    let body = read(
-        &case_dir(family_case_file.rsplit_once('/').unwrap().0).join(family_case_file.rsplit('/').next().unwrap()),
-    );
+    let body = read(&fixtures_dir().join("recorded").join(family_case_file));
     let request = Request::new(vec![Message::user("hi")]);
     for cut in 0..body.len() {
         let (deltas, result) = run_stream(codec, &request, &json_head(), [&body[..cut], &body[cut..]]);
