@@ -142,6 +142,7 @@ pub mod observe;
 mod record;
 #[cfg(feature = "restate")]
 pub mod restate;
+mod results;
 mod run;
 mod start;
 mod tool;
@@ -153,13 +154,13 @@ pub use agent::history::trim_history;
 pub use agent::output::{RawSchema, OUTPUT_TOOL_DESCRIPTION, OUTPUT_TOOL_NAME};
 pub use agent::Agent;
 pub use record::{LogFile, SyncedFile};
+pub use results::error::Error;
+pub use results::result::{PausedRun, RunOutcome, RunResult};
+pub use results::stream_delta::StreamDelta;
 pub use run::cancel::{Canceled, CancellationToken};
 pub use run::clock::{Clock, ManualClock, ShiftedClock, SystemClock};
 pub use run::context::RunContext;
-pub use run::error::Error;
 pub use run::ids;
-pub use run::result::{PausedRun, RunOutcome, RunResult};
-pub use run::stream_delta::StreamDelta;
 #[cfg(feature = "async")]
 pub use start::events::{RunEvents, RunItem};
 pub use start::RunBuilder;

@@ -143,7 +143,15 @@ fn not_retryable_when_out_of_quota(error: ModelError) -> ModelError {
 /// A response that could not be decoded. `retryable` is true for damage a
 /// new attempt may not repeat (undecodable JSON, a malformed stream: the
 /// issue treats them like a reset) and false for well-formed answers that
-/// make no sense (no choices).
+/// make no sense.
+///
+/// One rule for every family, plain and streamed (issue 32): a reply that
+/// arrived whole — a complete body, or a stream up to its end marker —
+/// with no choice or candidate in it is not retried. Nothing was lost on
+/// the way: the provider answered with nothing (a blocked prompt, a
+/// server or proxy that drops them), and asking again spends an attempt
+/// on the same answer. What a cut or garbled transfer lost is retried;
+/// what the provider decided is not.
 pub fn decode_error(stage: &str, detail: &str, retryable: bool, key: Option<&Secret>) -> ModelError {
     ModelError::new(ModelErrorKind::Decode, scrub(&format!("decode error ({stage}): {detail}"), key))
         .with_retryable(retryable)

@@ -44,7 +44,7 @@
 //! ```
 
 use crate::http::{HttpRequest, HttpResponseHead};
-use golem_core::message::Message;
+use golem_core::message::{Message, Role};
 use golem_core::model::{Capabilities, Delta, ModelError, Request, Response};
 use std::time::SystemTime;
 
@@ -125,4 +125,17 @@ pub trait TokenCounting: HttpCodec {
 
     /// The count from a whole response, or the classified error.
     fn decode_count_tokens(&self, head: &HttpResponseHead, body: &[u8]) -> Result<u64, ModelError>;
+}
+
+/// The turn a response to `messages` answers: the assistant messages
+/// before it, plus one. Every family numbers the ids it makes up for calls
+/// that came without one by it (SPEC PROV-COMMON-06), so a replayed
+/// history always gets the same ids.
+///
+/// ```
+/// use golem_core::Message;
+/// assert_eq!(golem_providers::codec::response_turn(&[Message::user("hi")]), 1);
+/// ```
+pub fn response_turn(messages: &[Message]) -> usize {
+    messages.iter().filter(|m| m.role == Role::Assistant).count() + 1
 }

@@ -136,6 +136,22 @@ impl HttpRequest {
         self
     }
 
+    /// Builder-style: a secret header `name` when there is a `value` (a
+    /// configured key), nothing when there is none.
+    pub fn with_secret(self, name: &'static str, value: Option<&Secret>) -> Self {
+        match value {
+            Some(value) => self.with_header(name, HeaderValue::Secret(value.clone())),
+            None => self,
+        }
+    }
+
+    /// Builder-style: add each of `headers` (a config's extra headers),
+    /// names in lowercase like every name the codecs write.
+    pub fn with_headers(mut self, headers: &[(String, HeaderValue)]) -> Self {
+        self.headers.extend(headers.iter().map(|(name, value)| (Cow::Owned(name.to_ascii_lowercase()), value.clone())));
+        self
+    }
+
     /// Builder-style: set the body.
     pub fn with_body(mut self, body: impl Into<Bytes>) -> Self {
         self.body = body.into();

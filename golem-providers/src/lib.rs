@@ -77,16 +77,33 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 
+#[cfg(any(
+    feature = "openai",
+    feature = "azure",
+    feature = "bedrock",
+    feature = "gemini",
+    feature = "anthropic",
+    feature = "blocking",
+    feature = "async"
+))]
+mod macros;
+
 #[cfg(feature = "anthropic")]
 pub mod anthropic;
 #[cfg(feature = "azure")]
 pub mod azure;
 #[cfg(feature = "bedrock")]
 pub mod bedrock;
+#[cfg(any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini", feature = "anthropic"))]
+mod blocks;
 #[cfg(any(feature = "openai", feature = "azure"))]
 pub mod chat_completions;
 pub mod classify;
 pub mod codec;
+#[cfg(any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini", feature = "anthropic"))]
+pub mod config;
+#[cfg(any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini", feature = "anthropic"))]
+pub mod decoder;
 // The codecs that reuse encoded history prefixes (issue 20).
 #[cfg(any(feature = "openai", feature = "azure"))]
 mod encoded_prefix;
@@ -100,8 +117,6 @@ pub mod http;
 pub mod http_date;
 #[cfg(feature = "openai")]
 pub mod openai;
-#[cfg(any(feature = "gemini", feature = "anthropic"))]
-mod outbox;
 pub mod percent;
 pub mod retry_after;
 pub mod secret;
@@ -109,11 +124,13 @@ pub mod secret;
 pub mod sigv4;
 pub mod sse;
 #[cfg(any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini", feature = "anthropic"))]
-mod validate;
+pub mod tuning;
 
 #[cfg(any(feature = "openai", feature = "azure"))]
 pub use chat_completions::Tuning;
 pub use codec::{HttpCodec, StreamDecoder, TokenCounting};
+#[cfg(any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini", feature = "anthropic"))]
+pub use config::ConfigError;
 pub use secret::Secret;
 #[cfg(any(feature = "blocking", feature = "async"))]
 pub mod client;
@@ -125,11 +142,16 @@ pub use client::Anthropic;
 pub use client::AzureOpenAi;
 #[cfg(all(feature = "bedrock", any(feature = "blocking", feature = "async")))]
 pub use client::Bedrock;
+#[cfg(any(feature = "blocking", feature = "async"))]
+pub use client::Client;
+#[cfg(all(
+    any(feature = "blocking", feature = "async"),
+    any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini", feature = "anthropic")
+))]
+pub use client::ClientBuilder;
 #[cfg(all(feature = "gemini", any(feature = "blocking", feature = "async")))]
 pub use client::Gemini;
 #[cfg(all(feature = "openai", any(feature = "blocking", feature = "async")))]
 pub use client::OpenAi;
-#[cfg(any(feature = "blocking", feature = "async"))]
-pub use client::{Client, ClientBuilder};
 #[cfg(any(feature = "blocking", feature = "async"))]
 pub use transport::{Proxy, TransportConfig};

@@ -167,8 +167,9 @@ pub struct SignableRequest<'a> {
 }
 
 /// A computed signature with the intermediate texts, for diagnostics and
-/// tests against AWS's published vectors.
-#[derive(Clone, PartialEq, Eq)]
+/// tests against AWS's published vectors. `Debug` redacts the
+/// `Authorization` value (it names the access key id).
+#[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Signed {
     /// The canonical request (SigV4 task 1).
@@ -208,18 +209,6 @@ impl<'a> SignableRequest<'a> {
     pub fn with_payload(mut self, payload: &'a [u8]) -> Self {
         self.payload = payload;
         self
-    }
-}
-
-/// The canonical texts are shown; the `Authorization` value is redacted
-/// (it names the access key id).
-impl fmt::Debug for Signed {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Signed")
-            .field("canonical_request", &self.canonical_request)
-            .field("string_to_sign", &self.string_to_sign)
-            .field("amz_date", &self.amz_date)
-            .finish_non_exhaustive()
     }
 }
 

@@ -11,14 +11,16 @@ use crate::anthropic::{
     block_delta, block_start, block_stop, builder, client, client_with, message_body, message_delta, message_start,
     message_stop, recorded, sse_reply, text_body, text_stream,
 };
-use crate::drivers::{run, run_with_image, streamed_equals_plain, DRIVERS};
+use crate::drivers::{
+    native_weather, retried, run, run_with_image, streamed_equals_plain, Weather, DRIVERS, WEATHER_SCHEMA,
+};
 use crate::server::{Reply, Server};
-use golem_core::{Backoff, Delta, EventKind, FinishReason, RetryPolicy};
-use golem_io::{Agent, JsonDecoder, Tool, ToolContext};
+use golem_core::{Delta, FinishReason};
+use golem_io::{Agent, Tool, ToolContext};
 use golem_providers::anthropic::{Thinking, Tuning};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// A tool answering the `n`-th call (0-based, counted in deps) with
@@ -92,26 +94,12 @@ fn two_recorded_parallel_calls_are_answered_in_one_user_turn_in_call_order() {
     }
 }
 
-#[derive(Debug, serde::Deserialize, schemars::JsonSchema, PartialEq)]
-struct Weather {
-    city: String,
-    celsius: i32,
-}
-
-const WEATHER_SCHEMA: &str = r#"{"type": "object", "properties": {"city": {"type": "string"}, "celsius": {"type": "integer"}},
-    "required": ["city", "celsius"], "additionalProperties": false}"#;
-
 #[test]
 fn structured_output_in_native_mode_sends_output_config_format() {
     for driver in DRIVERS {
         let server = Server::start(vec![Reply::json(200, text_body(r#"{"city":"Lagos","celsius":31}"#))]);
-        let agent = Agent::<Arc<AtomicUsize>>::builder(client(&server.url()))
-            .decoder(JsonDecoder::<Weather>::new())
-            .output_schema(WEATHER_SCHEMA)
-            .build()
-            .unwrap();
-        let result = run(driver, &agent, &Arc::new(AtomicUsize::new(0)), "forecast for Lagos", None);
-        assert_eq!(result.output, Weather { city: "Lagos".into(), celsius: 31 }, "{driver:?}");
+        let weather = native_weather(driver, client(&server.url()));
+        assert_eq!(weather, Weather { city: "Lagos".into(), celsius: 31 }, "{driver:?}");
         let seen = server.requests()[0].json();
         assert_eq!(seen["output_config"]["format"]["type"], "json_schema");
         assert_eq!(seen["output_config"]["format"]["schema"]["required"], json!(["city", "celsius"]));
@@ -180,24 +168,9 @@ fn an_overloaded_529_is_retried_after_its_retry_after() {
             Reply::json(529, overloaded.to_string()).header("retry-after", "1").header("retry-after-ms", "40"),
             Reply::json(200, text_body("Hello after a wait.")),
         ]);
-        let waits = Arc::new(Mutex::new(Vec::new()));
-        let seen = Arc::clone(&waits);
-        let policy = RetryPolicy::new()
-            .max_attempts(2)
-            .backoff(Backoff::Table { delays: vec![Duration::ZERO] })
-            .honor_retry_after(true);
-        let agent = Agent::<Arc<AtomicUsize>>::builder(client(&server.url()))
-            .retry_policy(policy)
-            .observer(move |event| {
-                if let EventKind::Retrying { delay, cause, .. } = &event.kind {
-                    seen.lock().unwrap().push((*delay, cause.code.clone()));
-                }
-            })
-            .build()
-            .unwrap();
-        let result = run(driver, &agent, &Arc::new(AtomicUsize::new(0)), "hi", None);
-        assert_eq!((result.output.as_str(), result.requests), ("Hello after a wait.", 2), "{driver:?}");
-        assert_eq!(*waits.lock().unwrap(), vec![(Duration::from_millis(40), "overloaded_error".to_string())]);
+        let (output, requests, waits) = retried(driver, client(&server.url()));
+        assert_eq!((output.as_str(), requests), ("Hello after a wait.", 2), "{driver:?}");
+        assert_eq!(waits, vec![(Duration::from_millis(40), "overloaded_error".to_string())]);
     }
 }
 

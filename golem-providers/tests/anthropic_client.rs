@@ -12,7 +12,6 @@ use crate::anthropic::{
 use crate::models::{collect, generate, FACES};
 use crate::server::{Framing, Part, Reply, Server};
 use golem_core::model::{AsyncModel, Delta, Model, ModelErrorKind, Request};
-use golem_core::stream::StreamAssembler;
 use golem_core::{FinishReason, Message};
 use serde_json::json;
 use std::time::Duration;
@@ -52,9 +51,7 @@ fn a_recorded_stream_reaches_the_sink_as_it_arrives_and_assembles_to_the_respons
         let server = Server::start(vec![sse_reply(&body, 61)]);
         let (deltas, result) = collect(face, &client(&server.url()), &hello());
         let response = result.unwrap();
-        let mut assembler = StreamAssembler::new().with_provider("anthropic");
-        deltas.iter().for_each(|d| assembler.push(d).unwrap());
-        assert_eq!(assembler.finish(), response.message, "{face:?} (SPEC MODEL-04)");
+        crate::support::assert_assembles("anthropic", &deltas, &response, &format!("{face:?}"));
         assert!(deltas.iter().any(|d| matches!(d, Delta::Thinking { signature, .. } if !signature.is_empty())));
         assert!(!response.message.thinking[0].signature.is_empty());
         let seen = &server.requests()[0];

@@ -13,8 +13,8 @@ use golem_core::message::{Message, Part, PartKind, Role, ThinkingBlock, ToolArgs
 use golem_core::model::{Delta, ModelErrorKind, OutputSchema, Request, WireToolChoice};
 use golem_core::tool::ToolDefinition;
 use golem_core::FinishReason;
-use golem_providers::anthropic::{CacheControl, CacheTtl, Codec, Config, Thinking, Tuning};
-use golem_providers::codec::HttpCodec;
+use golem_providers::anthropic::{CacheControl, CacheTtl, Codec, Config, ConfigError, Thinking, Tuning};
+use golem_providers::codec::{HttpCodec, TokenCounting};
 use golem_providers::http::HttpResponseHead;
 use serde_json::{json, Value};
 
@@ -141,6 +141,35 @@ fn thinking_budgets_are_checked_at_construction() {
     assert!(base().tuning(Tuning::new().temperature(1.1)).build().is_err());
     assert!(base().beta("bad beta").build().is_err());
     assert!(Config::builder("claude").base_url("http://127.0.0.1:1").build().is_ok(), "a stand-in needs no key");
+}
+
+/// Issue 32 item 7: Anthropic documents extended thinking as incompatible
+/// with changes to `temperature` or `top_k`, and `top_p` as limited to
+/// [0.95, 1] while thinking; such a config is refused at build, with a
+/// typed error, instead of failing at the API on every call.
+#[test]
+fn thinking_with_sampling_it_excludes_is_refused_at_build() {
+    let thinking = |tuning: Tuning, mode: Thinking| {
+        Config::builder("claude-sonnet-4-5").api_key(KEY).tuning(tuning.max_tokens(4096)).thinking(mode).build()
+    };
+    let enabled = Thinking::Enabled { budget_tokens: 2048 };
+    for (tuning, what) in [
+        (Tuning::new().temperature(0.2), "temperature"),
+        (Tuning::new().temperature(0.0), "temperature"),
+        (Tuning::new().top_k(40), "top_k"),
+        (Tuning::new().top_p(0.9), "top_p"),
+    ] {
+        for mode in [enabled, Thinking::Adaptive] {
+            let error = thinking(tuning.clone(), mode).unwrap_err();
+            assert!(matches!(error, ConfigError::InvalidThinking { .. }), "{what} with {mode:?}: {error:?}");
+            assert!(error.to_string().contains(what), "{error}");
+        }
+        assert!(thinking(tuning.clone(), Thinking::Disabled).is_ok(), "{what} without thinking");
+        assert!(Config::builder("m").api_key(KEY).tuning(tuning).build().is_ok(), "{what} alone");
+    }
+    // What the API takes while thinking: temperature 1, top_p in [0.95, 1].
+    assert!(thinking(Tuning::new().temperature(1.0).top_p(0.95), enabled).is_ok());
+    assert!(thinking(Tuning::new().top_p(1.0), Thinking::Adaptive).is_ok());
 }
 
 #[test]
@@ -441,7 +470,7 @@ fn from_env_reads_the_three_variables_and_a_stand_in_gets_no_key_header() {
 fn count_tokens_sends_what_counts_and_reads_input_tokens() {
     let request = Request::new(vec![Message::system("S"), Message::user("hi")]).with_tools(vec![weather()]);
     let codec = codec_with(|b| {
-        b.tuning(Tuning::new().max_tokens(4096).temperature(0.5)).thinking(Thinking::Enabled { budget_tokens: 2048 })
+        b.tuning(Tuning::new().max_tokens(4096).temperature(1.0)).thinking(Thinking::Enabled { budget_tokens: 2048 })
     });
     let http = codec.encode_count_tokens(&request).unwrap();
     assert_eq!(http.url, "https://api.anthropic.com/v1/messages/count_tokens");

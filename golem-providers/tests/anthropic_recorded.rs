@@ -10,16 +10,14 @@
 //! SPEC PROV-ANT-01..07, STREAM-05/06/07, THINK-01/03/05, USAGE-02.
 
 use crate::anthropic::{codec_for_recorded, expected_body, recorded, request_from_messages, KEY};
-use crate::support::{
-    assert_split_invariant, case_dir, cassette_head, golden, interactions, response_json, run_stream,
-};
+use crate::support::{self, case_dir, cassette_head, golden, interactions, response_json};
 use golem_core::message::{Message, Role};
 use golem_core::model::{ModelErrorKind, Request, Response};
-use golem_core::stream::{response_deltas, StreamAssembler};
+use golem_core::stream::response_deltas;
 use golem_core::FinishReason;
 use golem_providers::anthropic::Codec;
 use golem_providers::codec::HttpCodec;
-use golem_providers::http::{HttpResponseHead, Method};
+use golem_providers::http::Method;
 use serde_json::Value;
 
 const CASES: [&str; 5] = [
@@ -31,22 +29,11 @@ const CASES: [&str; 5] = [
 ];
 
 fn decode_recorded(codec: &Codec, request: &Request, case: &str, n: usize, file: &str) -> Response {
-    let head = cassette_head(&format!("anthropic/{case}"), n);
-    let body = recorded(case, file);
-    if file.ends_with(".sse") {
-        let (deltas, result) = run_stream(codec, request, &head, [&body]);
-        let response = result.unwrap_or_else(|e| panic!("{case} {file}: {e}"));
-        let mut assembler = StreamAssembler::new().with_provider("anthropic");
-        deltas.iter().for_each(|d| assembler.push(d).unwrap());
-        assert_eq!(assembler.finish(), response.message, "{case} {file}: deltas assemble to the response (MODEL-04)");
-        response
-    } else {
-        codec.decode(request, &head, &body).unwrap_or_else(|e| panic!("{case} {file}: {e}"))
-    }
+    support::decode_recorded(codec, request, ("anthropic", case, n), file, file.ends_with(".sse"))
 }
 
 fn request_body(case: &str, n: usize) -> Value {
-    serde_json::from_slice(&recorded(case, &format!("{n:02}.request.json"))).unwrap()
+    support::recorded_request("anthropic", case, n)
 }
 
 /// What the next recorded request says the model answered, against what
@@ -120,11 +107,8 @@ fn parse_equals_assemble_of_its_deltas() {
             let body = request_body(case, n);
             let codec = codec_for_recorded(&body);
             let response = decode_recorded(&codec, &request_from_messages(&body), case, n, &file);
-            let mut assembler = StreamAssembler::new().with_provider("anthropic");
-            for delta in response_deltas(&response, 3) {
-                assembler.push(&delta).unwrap();
-            }
-            assert_eq!(assembler.finish(), response.message, "{case} {n}");
+            let deltas = response_deltas(&response, 3);
+            support::assert_assembles("anthropic", &deltas, &response, &format!("{case} {n}"));
         }
     }
 }
@@ -137,18 +121,7 @@ fn every_recorded_stream_is_chunking_invariant_and_truncated_when_cut() {
         {
             let request = request_from_messages(&request_body(case, n));
             let codec = codec_for_recorded(&request_body(case, n));
-            let head = HttpResponseHead::new(200, vec![]);
-            let body = recorded(case, &file);
-            assert_split_invariant(&codec, &request, &head, &body, &format!("{case} {file}"));
-            // Cut anywhere before the last byte of message_stop's JSON, it
-            // is a retryable truncation, never a success (STREAM-07).
-            let last = body.iter().rposition(|b| !b.is_ascii_whitespace()).unwrap();
-            for cut in 0..=last {
-                let (_, result) = run_stream(&codec, &request, &head, [&body[..cut]]);
-                let error = result.expect_err("a cut stream");
-                assert_eq!(error.kind, ModelErrorKind::Truncated, "{case} {file}: cut at {cut}: {error}");
-                assert!(error.retryable);
-            }
+            support::assert_recorded_stream(&codec, &request, &recorded(case, &file), &format!("{case} {file}"));
         }
     }
 }

@@ -5,7 +5,7 @@
 //! equals the non-streamed one.
 
 use crate::bedrock::{client, event, metadata, recorded, stop, stream_reply, text_body, text_delta};
-use crate::drivers::{run, run_with_image, streamed_equals_plain, DRIVERS};
+use crate::drivers::{native_weather, run, run_with_image, streamed_equals_plain, Weather, DRIVERS, WEATHER_SCHEMA};
 use crate::server::{Reply, Server};
 use golem_core::Delta;
 use golem_io::{Agent, JsonDecoder, Tool, ToolContext};
@@ -115,26 +115,12 @@ fn parallel_tool_calls_run_and_answer_in_one_turn() {
     }
 }
 
-#[derive(Debug, serde::Deserialize, PartialEq)]
-struct Weather {
-    city: String,
-    celsius: i32,
-}
-
-const WEATHER_SCHEMA: &str = r#"{"type": "object", "properties": {"city": {"type": "string"}, "celsius": {"type": "integer"}},
-    "required": ["city", "celsius"], "additionalProperties": false}"#;
-
 #[test]
 fn structured_output_in_native_mode_uses_output_config() {
     for driver in DRIVERS {
         let server = Server::start(vec![Reply::json(200, text_body(r#"{"city":"Lagos","celsius":31}"#))]);
-        let agent = Agent::<Arc<AtomicUsize>>::builder(client(&server.url()))
-            .decoder(JsonDecoder::<Weather>::new())
-            .output_schema(WEATHER_SCHEMA)
-            .build()
-            .unwrap();
-        let result = run(driver, &agent, &Arc::new(AtomicUsize::new(0)), "forecast for Lagos", None);
-        assert_eq!(result.output, Weather { city: "Lagos".into(), celsius: 31 }, "{driver:?}");
+        let weather = native_weather(driver, client(&server.url()));
+        assert_eq!(weather, Weather { city: "Lagos".into(), celsius: 31 }, "{driver:?}");
         let seen = server.requests()[0].json();
         let format = &seen["outputConfig"]["textFormat"];
         assert_eq!(format["type"], "json_schema");

@@ -11,7 +11,6 @@ use crate::bedrock::{
 use crate::models::{collect, generate, FACES};
 use crate::server::{Framing, Part, Recorded, Reply, Server};
 use golem_core::model::{AsyncModel, Delta, Model, ModelErrorKind, Request};
-use golem_core::stream::StreamAssembler;
 use golem_core::Message;
 use golem_providers::bedrock::CredentialsError;
 use golem_providers::sigv4::{sign, Credentials, SignableRequest, SigningParams};
@@ -77,9 +76,7 @@ fn a_recorded_stream_reaches_the_sink_and_assembles_to_the_response() {
         let server = Server::start(vec![stream_reply(pieces)]);
         let (deltas, result) = collect(face, &client(&server.url()), &hello());
         let response = result.unwrap();
-        let mut assembler = StreamAssembler::new().with_provider("bedrock");
-        deltas.iter().for_each(|d| assembler.push(d).unwrap());
-        assert_eq!(assembler.finish(), response.message, "{face:?} (SPEC MODEL-04)");
+        crate::support::assert_assembles("bedrock", &deltas, &response, &format!("{face:?}"));
         assert_eq!(response.message.content, "Hello! It's nice to meet you. How can I help you today?");
         assert!(response.message.thinking[0].signature.starts_with("Eu0CCkgIBxABGAIqQJDccbDQkr81n7QjZ0Fi43umSvw0"));
         assert_eq!((response.usage.input_tokens, response.usage.output_tokens), (36, 73));

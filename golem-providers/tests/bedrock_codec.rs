@@ -13,7 +13,7 @@ use golem_core::message::{Message, Part, PartKind, Role, ThinkingBlock, ToolCall
 use golem_core::model::{Delta, ModelErrorKind, OutputSchema, Request, WireToolChoice};
 use golem_core::tool::ToolDefinition;
 use golem_providers::bedrock::{CachePoint, CacheTtl, Codec, Config, ConfigError, Thinking, Tuning};
-use golem_providers::codec::HttpCodec;
+use golem_providers::codec::{HttpCodec, TokenCounting};
 use golem_providers::http::HttpResponseHead;
 use golem_providers::sigv4::Credentials;
 use serde_json::{json, Value};
@@ -224,6 +224,8 @@ fn reasoning_is_replayed_first_and_only_to_its_own_family() {
         block("gemini's", "sig-g", "", "gemini"),
         block("unstamped and signed", "sig-u", "", ""),
         block("unstamped, unsigned", "", "", ""),
+        // Unsigned reasoning (DeepSeek R1's) is refused back by the
+        // models that write it (issue 32): kept in history, never sent.
         block("bedrock, unsigned", "", "", "bedrock"),
     ];
     let request = with_tools(vec![Message::user("q"), assistant, Message::tool_result("tu_1", "get_weather", "sun")]);
@@ -234,7 +236,6 @@ fn reasoning_is_replayed_first_and_only_to_its_own_family() {
             {"reasoningContent": {"reasoningText": {"text": "mine", "signature": "sig-1"}}},
             {"reasoningContent": {"redactedContent": "cmVkYWN0ZWQ="}},
             {"reasoningContent": {"reasoningText": {"text": "unstamped and signed", "signature": "sig-u"}}},
-            {"reasoningContent": {"reasoningText": {"text": "bedrock, unsigned"}}},
             {"text": "Checking."},
             {"toolUse": {"toolUseId": "tu_1", "name": "get_weather", "input": {}}}
         ])
@@ -286,7 +287,7 @@ fn exception_frames_are_classified_api_errors() {
         ("throttlingException", 429, true),
         ("modelTimeoutException", 408, true),
         ("internalServerException", 500, true),
-        ("modelStreamErrorException", 500, true),
+        ("modelStreamErrorException", 424, false),
         ("serviceUnavailableException", 503, true),
         ("validationException", 400, false),
         ("somethingNewException", 500, true),
@@ -302,6 +303,29 @@ fn exception_frames_are_classified_api_errors() {
         assert_eq!(error.code, kind);
         assert_eq!(error.message, "Too many requests, please wait.");
     }
+}
+
+/// Issue 32 item 7: every exception a ConverseStream may carry stands
+/// for the status botocore's model gives its shape, so an error mid-stream
+/// is retried exactly when its twin over plain HTTP would be.
+#[test]
+fn exception_statuses_are_the_ones_the_service_model_gives() {
+    let spec = crate::support::read_json(
+        &crate::support::fixtures_dir().join("specs/bedrock-runtime-2023-09-30.service-2.json"),
+    );
+    let members = spec["shapes"]["ConverseStreamOutput"]["members"].as_object().unwrap();
+    let mut seen = 0;
+    for (name, member) in members {
+        let shape = &spec["shapes"][member["shape"].as_str().unwrap()];
+        let Some(status) = shape["error"]["httpStatusCode"].as_u64() else { continue };
+        seen += 1;
+        assert_eq!(u64::from(golem_providers::bedrock::exception_status(name)), status, "{name}");
+        let over_http =
+            golem_providers::classify::api_error(&HttpResponseHead::new(status as u16, vec![]), "m", name, None);
+        let (_, result) = stream(&[exception(name, "m")]);
+        assert_eq!(result.unwrap_err().retryable, over_http.retryable, "{name}: as over plain HTTP");
+    }
+    assert!(seen >= 5, "the model names the stream's exceptions");
 }
 
 #[test]
@@ -475,16 +499,13 @@ fn configs_are_validated_at_construction() {
     assert!(matches!(base().base_url("ftp://x").build(), Err(ConfigError::InvalidBaseUrl { .. })));
     let newline = Credentials::new("AKID\n", "secret");
     let error = Config::builder("us-east-1", "m").credentials(newline).build().unwrap_err();
-    assert_eq!(error, ConfigError::InvalidCredentials);
+    assert_eq!(error, ConfigError::InvalidKey);
     let token = Credentials::new("AKID", "secret").with_session_token("tok en");
-    assert!(matches!(
-        Config::builder("us-east-1", "m").credentials(token).build(),
-        Err(ConfigError::InvalidCredentials)
-    ));
+    assert!(matches!(Config::builder("us-east-1", "m").credentials(token).build(), Err(ConfigError::InvalidKey)));
     assert!(matches!(base().tuning(Tuning::new().temperature(1.01)).build(), Err(ConfigError::InvalidTuning { .. })));
     assert!(matches!(base().tuning(Tuning::new().top_p(-0.1)).build(), Err(ConfigError::InvalidTuning { .. })));
     assert!(matches!(base().tuning(Tuning::new().max_tokens(0)).build(), Err(ConfigError::InvalidTuning { .. })));
-    assert!(matches!(base().effort(" ").build(), Err(ConfigError::InvalidTuning { .. })));
+    assert!(matches!(base().effort(" ").build(), Err(ConfigError::InvalidThinking { .. })));
     // THINK-02 for Anthropic models: 1024 ≤ budget < max_tokens.
     assert!(matches!(
         base().thinking(Thinking::Enabled { budget_tokens: 1023 }).build(),
@@ -555,7 +576,10 @@ fn from_env_reads_the_aws_variables_and_names_a_missing_one() {
         ("BEDROCK_MODEL", "amazon.nova-lite-v1:0"),
     ]))
     .unwrap_err();
-    assert_eq!(error, ConfigError::Missing { field: "a secret access key", var: "AWS_SECRET_ACCESS_KEY" });
+    assert_eq!(
+        error,
+        ConfigError::Missing { provider: "Bedrock", field: "a secret access key", var: Some("AWS_SECRET_ACCESS_KEY") }
+    );
     assert!(error.to_string().contains("AWS_SECRET_ACCESS_KEY"));
 }
 

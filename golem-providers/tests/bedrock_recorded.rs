@@ -7,10 +7,10 @@
 
 use crate::bedrock::{codec_for_recorded, recorded, request_from_converse};
 use crate::support::{
-    assert_split_invariant, case_dir, cassette_head, golden, interactions, response_json, run_stream,
+    self, assert_split_invariant, case_dir, cassette_head, golden, interactions, response_json, run_stream,
 };
 use golem_core::model::{Request, Response};
-use golem_core::stream::{response_deltas, StreamAssembler};
+use golem_core::stream::response_deltas;
 use golem_providers::bedrock::Codec;
 use golem_providers::codec::HttpCodec;
 use golem_providers::http::{HttpResponseHead, Method};
@@ -43,18 +43,7 @@ fn expected_body(recorded: &Value) -> Value {
 }
 
 fn decode_recorded(codec: &Codec, request: &Request, case: &str, n: usize, file: &str) -> Response {
-    let head = cassette_head(&format!("bedrock/{case}"), n);
-    let body = recorded(case, file);
-    if file.ends_with(".bin") {
-        let (deltas, result) = run_stream(codec, request, &head, [&body]);
-        let response = result.unwrap_or_else(|e| panic!("{case} {file}: {e}"));
-        let mut assembler = StreamAssembler::new().with_provider("bedrock");
-        deltas.iter().for_each(|d| assembler.push(d).unwrap());
-        assert_eq!(assembler.finish(), response.message, "{case} {file}: deltas assemble to the response (MODEL-04)");
-        response
-    } else {
-        codec.decode(request, &head, &body).unwrap_or_else(|e| panic!("{case} {file}: {e}"))
-    }
+    support::decode_recorded(codec, request, ("bedrock", case, n), file, file.ends_with(".bin"))
 }
 
 #[test]
@@ -108,11 +97,8 @@ fn parse_equals_assemble_of_its_deltas() {
             let body: Value = serde_json::from_slice(&recorded(case, &format!("{n:02}.request.json"))).unwrap();
             let codec = codec_for_recorded(case, &body);
             let response = decode_recorded(&codec, &request_from_converse(&body), case, n, &file);
-            let mut assembler = StreamAssembler::new().with_provider("bedrock");
-            for delta in response_deltas(&response, 3) {
-                assembler.push(&delta).unwrap();
-            }
-            assert_eq!(assembler.finish(), response.message, "{case} {n}");
+            let deltas = response_deltas(&response, 3);
+            support::assert_assembles("bedrock", &deltas, &response, &format!("{case} {n}"));
         }
     }
 }
@@ -159,4 +145,32 @@ fn recorded_error_bodies_are_classified() {
         assert_eq!(error.message, "The provided model identifier is invalid.");
         assert_eq!(error.request_id, "5d3b1c9e-req");
     }
+}
+
+/// Issue 32 item 7: DeepSeek R1 answers with reasoning that carries no
+/// signature, and refuses reasoning content in its input ("User messages
+/// cannot contain reasoning content"). The recorded follow-up request
+/// carries no `reasoningContent`: the reasoning stays in golem's history
+/// (it was decoded, unsigned) and off the wire, and the answer goes back
+/// as the recording sent it.
+#[test]
+fn unsigned_reasoning_stays_in_the_history_and_off_the_wire() {
+    let case = "converse_deepseek_r1_unsigned_reasoning";
+    let first: Value = serde_json::from_slice(&recorded(case, "01.request.json")).unwrap();
+    let codec = codec_for_recorded(case, &first);
+    let request = request_from_converse(&first);
+    let response = decode_recorded(&codec, &request, case, 1, "01.response.json");
+    let thinking = &response.message.thinking;
+    assert!(thinking.len() == 1 && !thinking[0].text.is_empty() && thinking[0].signature.is_empty());
+
+    let follow_up: Value = serde_json::from_slice(&recorded(case, "02.request.json")).unwrap();
+    let mut messages = request.messages.to_vec();
+    messages.push(response.message);
+    messages.push(golem_core::Message::user(follow_up["messages"][2]["content"][0]["text"].as_str().unwrap()));
+    let http = codec.encode(&Request::new(messages), false).unwrap();
+    let ours: Value = serde_json::from_slice(&http.body).unwrap();
+    assert!(!ours.to_string().contains("reasoningContent"), "no reasoning goes back: {ours}");
+    let answer = &follow_up["messages"][1]["content"][0];
+    assert_eq!(ours["messages"][1], serde_json::json!({"role": "assistant", "content": [answer]}));
+    assert_eq!(ours["messages"][2], follow_up["messages"][2]);
 }

@@ -66,10 +66,16 @@ fn a_preset_keeps_an_explicit_base_url_whatever_the_order() {
 
     // At the preset's own service the key rule holds.
     let error = OpenAi::builder().preset(Preset::groq()).model("llama").build().unwrap_err();
-    assert_eq!(error, ConfigError::MissingKey { preset: "groq", var: Some("GROQ_API_KEY") });
+    assert_eq!(error, ConfigError::Missing { provider: "groq", field: "an API key", var: Some("GROQ_API_KEY") });
     let error = OpenAi::builder().model("gpt-4o").base_url("https://api.openai.com/v1/").build().unwrap_err();
-    assert!(matches!(error, ConfigError::MissingKey { .. }), "the trailing slash does not hide OpenAI");
-    assert_eq!(OpenAi::builder().api_key("sk-1").build().unwrap_err(), ConfigError::MissingModel);
+    assert!(
+        matches!(error, ConfigError::Missing { field: "an API key", .. }),
+        "the trailing slash does not hide OpenAI"
+    );
+    assert_eq!(
+        OpenAi::builder().api_key("sk-1").build().unwrap_err(),
+        ConfigError::Missing { provider: "openai", field: "a model", var: Some("OPENAI_MODEL") }
+    );
 }
 
 #[test]
@@ -99,7 +105,11 @@ fn the_azure_builder_requires_its_four_settings() {
     let missing = AzureOpenAi::builder().endpoint("https://example.openai.azure.com").deployment("d").build();
     assert_eq!(
         missing.unwrap_err(),
-        azure::ConfigError::Missing { field: "an api-version", var: "AZURE_OPENAI_API_VERSION" }
+        azure::ConfigError::Missing {
+            provider: "Azure OpenAI",
+            field: "an api-version",
+            var: Some("AZURE_OPENAI_API_VERSION")
+        }
     );
 }
 

@@ -54,7 +54,7 @@ fn from_env_reads_only_the_presets_variable() {
     let config = Config::from_env(Preset::openai(), "gpt-4o-mini", lookup).unwrap();
     assert_eq!(config.api_key().unwrap().expose(), "sk-env-key");
     let error = Config::from_env(Preset::xai(), "grok", lookup).unwrap_err();
-    assert_eq!(error, ConfigError::MissingKey { preset: "xai", var: Some("XAI_API_KEY") });
+    assert_eq!(error, ConfigError::Missing { provider: "xai", field: "an API key", var: Some("XAI_API_KEY") });
     assert!(error.to_string().contains("XAI_API_KEY"));
     // An explicit key wins over the environment.
     let explicit = Config::builder(Preset::openai(), "m").api_key("sk-explicit").key_from_env(lookup).build().unwrap();
@@ -78,10 +78,13 @@ fn local_presets_need_no_key_and_send_no_auth_header() {
 fn configs_are_validated_at_construction() {
     let base = || Config::builder(Preset::openai(), "m").api_key("sk-valid");
     assert!(base().build().is_ok());
-    assert_eq!(Config::builder(Preset::openai(), " ").api_key("sk-1").build().unwrap_err(), ConfigError::MissingModel);
+    assert_eq!(
+        Config::builder(Preset::openai(), " ").api_key("sk-1").build().unwrap_err(),
+        ConfigError::Missing { provider: "openai", field: "a model", var: Some("OPENAI_MODEL") }
+    );
     assert_eq!(
         base().api_key("").build().unwrap_err(),
-        ConfigError::MissingKey { preset: "openai", var: Some("OPENAI_API_KEY") }
+        ConfigError::Missing { provider: "openai", field: "an API key", var: Some("OPENAI_API_KEY") }
     );
     assert_eq!(base().api_key("sk bad\n").build().unwrap_err(), ConfigError::InvalidKey);
     assert!(matches!(base().base_url("ftp://x").build(), Err(ConfigError::InvalidBaseUrl { .. })));
@@ -105,10 +108,14 @@ fn configs_are_validated_at_construction() {
         Tuning::new().user("a\nb"),
     ];
     for tuning in tuning_errors {
-        assert!(matches!(base().tuning(tuning.clone()).build(), Err(ConfigError::Tuning(_))), "{tuning:?}");
+        assert!(matches!(base().tuning(tuning.clone()).build(), Err(ConfigError::InvalidTuning(_))), "{tuning:?}");
     }
     assert!(base().tuning(Tuning::new().temperature(0.0).top_p(1.0).temperature(2.0)).build().is_ok());
-    assert_eq!(Tuning::new().max_tokens(0).validate(), Err(TuningError::ZeroMaxTokens), "tuning errors are comparable");
+    assert_eq!(
+        Tuning::new().max_tokens(0).validate(),
+        Err(TuningError::Zero { field: "max_tokens" }),
+        "tuning errors are comparable"
+    );
 }
 
 #[test]
@@ -147,7 +154,7 @@ fn azure_urls_are_percent_encoded_and_all_four_fields_required() {
     }
     assert!(matches!(
         azure::Config::builder("e.openai.azure.com", "d", "v").api_key("k-1").build(),
-        Err(azure::ConfigError::InvalidEndpoint { .. })
+        Err(azure::ConfigError::InvalidBaseUrl { .. })
     ));
 }
 
@@ -164,7 +171,14 @@ fn azure_from_env_and_bearer_tokens() {
     assert_eq!(config.deployment(), "gpt-4o");
     let error = azure::Config::from_env(|name| (name != "AZURE_OPENAI_API_VERSION").then(|| env[name].to_string()))
         .unwrap_err();
-    assert_eq!(error, azure::ConfigError::Missing { field: "an api-version", var: "AZURE_OPENAI_API_VERSION" });
+    assert_eq!(
+        error,
+        azure::ConfigError::Missing {
+            provider: "Azure OpenAI",
+            field: "an api-version",
+            var: Some("AZURE_OPENAI_API_VERSION")
+        }
+    );
 
     let bearer = azure::Config::builder("https://res.openai.azure.com", "gpt-4o", "2024-12-01-preview")
         .bearer_token("entra-token")

@@ -6,16 +6,16 @@
 //! a safety stop reported as such, RetryInfo honoured by the retry
 //! policy, and streaming whose result equals the non-streamed one.
 
-use crate::drivers::{run, run_with_image, streamed_equals_plain, Driver, DRIVERS};
+use crate::drivers::{native_weather, retried, run, run_with_image, streamed_equals_plain, Driver, Weather, DRIVERS};
 use crate::gemini::{
     call_part, chunk, client, event, recorded, retry_info, status_body, stream_reply, text_body, with_usage,
 };
 use crate::server::{Reply, Server};
-use golem_core::{Backoff, Delta, EventKind, FinishReason, RetryPolicy};
-use golem_io::{Agent, JsonDecoder, Tool, ToolContext};
+use golem_core::{Delta, FinishReason};
+use golem_io::{Agent, Tool, ToolContext};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// A tool answering from `answers` by the value of its one parameter.
@@ -160,26 +160,12 @@ fn two_parallel_calls_to_one_tool_are_answered_in_order_and_paired_by_position()
     }
 }
 
-#[derive(Debug, serde::Deserialize, schemars::JsonSchema, PartialEq)]
-struct Weather {
-    city: String,
-    celsius: i32,
-}
-
-const WEATHER_SCHEMA: &str = r#"{"type": "object", "properties": {"city": {"type": "string"}, "celsius": {"type": "integer"}},
-    "required": ["city", "celsius"], "additionalProperties": false}"#;
-
 #[test]
 fn structured_output_in_native_mode_sends_a_json_schema() {
     for driver in DRIVERS {
         let server = Server::start(vec![Reply::json(200, text_body(r#"{"city":"Lagos","celsius":31}"#))]);
-        let agent = Agent::<Arc<AtomicUsize>>::builder(client(&server.url()))
-            .decoder(JsonDecoder::<Weather>::new())
-            .output_schema(WEATHER_SCHEMA)
-            .build()
-            .unwrap();
-        let result = run(driver, &agent, &Arc::new(AtomicUsize::new(0)), "forecast for Lagos", None);
-        assert_eq!(result.output, Weather { city: "Lagos".into(), celsius: 31 }, "{driver:?}");
+        let weather = native_weather(driver, client(&server.url()));
+        assert_eq!(weather, Weather { city: "Lagos".into(), celsius: 31 }, "{driver:?}");
         let seen = server.requests()[0].json();
         assert_eq!(seen["generationConfig"]["responseMimeType"], "application/json");
         assert_eq!(seen["generationConfig"]["responseJsonSchema"]["required"], json!(["city", "celsius"]));
@@ -255,24 +241,9 @@ fn retry_info_is_honoured_by_the_retry_policy() {
             Reply::json(429, status_body(429, "RESOURCE_EXHAUSTED", "Slow down.", retry_info("0.05s"))),
             Reply::json(200, text_body("Hello after a wait.")),
         ]);
-        let waits = Arc::new(Mutex::new(Vec::new()));
-        let seen = Arc::clone(&waits);
-        let policy = RetryPolicy::new()
-            .max_attempts(2)
-            .backoff(Backoff::Table { delays: vec![Duration::ZERO] })
-            .honor_retry_after(true);
-        let agent = Agent::<Arc<AtomicUsize>>::builder(client(&server.url()))
-            .retry_policy(policy)
-            .observer(move |event| {
-                if let EventKind::Retrying { delay, cause, .. } = &event.kind {
-                    seen.lock().unwrap().push((*delay, cause.code.clone()));
-                }
-            })
-            .build()
-            .unwrap();
-        let result = run(driver, &agent, &Arc::new(AtomicUsize::new(0)), "hi", None);
-        assert_eq!((result.output.as_str(), result.requests), ("Hello after a wait.", 2), "{driver:?}");
-        assert_eq!(*waits.lock().unwrap(), vec![(Duration::from_millis(50), "RESOURCE_EXHAUSTED".to_string())]);
+        let (output, requests, waits) = retried(driver, client(&server.url()));
+        assert_eq!((output.as_str(), requests), ("Hello after a wait.", 2), "{driver:?}");
+        assert_eq!(waits, vec![(Duration::from_millis(50), "RESOURCE_EXHAUSTED".to_string())]);
     }
 }
 

@@ -11,7 +11,6 @@ use crate::gemini::{
 use crate::models::{collect, generate, FACES};
 use crate::server::{Framing, Part, Reply, Server};
 use golem_core::model::{AsyncModel, Delta, Model, ModelErrorKind, Request};
-use golem_core::stream::StreamAssembler;
 use golem_core::{FinishReason, Message};
 use serde_json::json;
 use std::time::Duration;
@@ -47,9 +46,7 @@ fn a_recorded_stream_reaches_the_sink_as_it_arrives_and_assembles_to_the_respons
         let server = Server::start(vec![stream_reply(pieces)]);
         let (deltas, result) = collect(face, &client(&server.url()), &hello());
         let response = result.unwrap();
-        let mut assembler = StreamAssembler::new().with_provider("gemini");
-        deltas.iter().for_each(|d| assembler.push(d).unwrap());
-        assert_eq!(assembler.finish(), response.message, "{face:?} (SPEC MODEL-04)");
+        crate::support::assert_assembles("gemini", &deltas, &response, &format!("{face:?}"));
         assert_eq!(deltas, vec![Delta::text("The capital of Mexico"), Delta::text(" is Mexico City.")]);
         assert_eq!((response.usage.input_tokens, response.usage.output_tokens), (257, 8), "the last chunk's usage");
         let seen = &server.requests()[0];

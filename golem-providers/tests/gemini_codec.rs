@@ -13,7 +13,7 @@ use bytes::Bytes;
 use golem_core::message::{FinishReason, Message, Part, PartKind, ThinkingBlock, ToolCall};
 use golem_core::model::{Delta, ModelErrorKind, OutputSchema, Request, WireToolChoice};
 use golem_core::tool::ToolDefinition;
-use golem_providers::codec::HttpCodec;
+use golem_providers::codec::{HttpCodec, TokenCounting};
 use golem_providers::gemini::{Codec, Config, ConfigError, SafetySetting, Thinking, Tuning};
 use golem_providers::http::HttpResponseHead;
 use serde_json::{json, Value};
@@ -584,7 +584,7 @@ fn config_is_validated_at_construction() {
     assert_eq!(ok(base().model("models/gemini-2.5-pro")).model_path(), "models/gemini-2.5-pro");
     assert_eq!(
         err(Config::builder("gemini-2.5-flash")),
-        ConfigError::Missing { field: "an API key", var: "GEMINI_API_KEY or GOOGLE_API_KEY" }
+        ConfigError::Missing { provider: "Gemini", field: "an API key", var: Some("GEMINI_API_KEY or GOOGLE_API_KEY") }
     );
     let gateway = ok(Config::builder("gemini-2.5-flash").base_url("http://127.0.0.1:9/"));
     assert_eq!(

@@ -9,16 +9,14 @@
 //! SPEC PROV-GEM-01..08, STREAM-05/06/07, THINK-01/03.
 
 use crate::gemini::{codec_for_recorded, expected_body, recorded, request_from_contents};
-use crate::support::{
-    assert_split_invariant, case_dir, cassette_head, golden, interactions, response_json, run_stream,
-};
+use crate::support::{self, case_dir, cassette_head, golden, interactions, response_json};
 use base64::Engine as _;
 use golem_core::message::{Message, Role};
 use golem_core::model::{ModelErrorKind, Request, Response};
-use golem_core::stream::{response_deltas, StreamAssembler};
+use golem_core::stream::response_deltas;
 use golem_providers::codec::HttpCodec;
 use golem_providers::gemini::Codec;
-use golem_providers::http::{HttpResponseHead, Method};
+use golem_providers::http::Method;
 use serde_json::Value;
 
 const CASES: [&str; 4] = [
@@ -35,22 +33,11 @@ fn streamed(case: &str, file: &str) -> bool {
 }
 
 fn decode_recorded(codec: &Codec, request: &Request, case: &str, n: usize, file: &str) -> Response {
-    let head = cassette_head(&format!("gemini/{case}"), n);
-    let body = recorded(case, file);
-    if streamed(case, file) {
-        let (deltas, result) = run_stream(codec, request, &head, [&body]);
-        let response = result.unwrap_or_else(|e| panic!("{case} {file}: {e}"));
-        let mut assembler = StreamAssembler::new().with_provider("gemini");
-        deltas.iter().for_each(|d| assembler.push(d).unwrap());
-        assert_eq!(assembler.finish(), response.message, "{case} {file}: deltas assemble to the response (MODEL-04)");
-        response
-    } else {
-        codec.decode(request, &head, &body).unwrap_or_else(|e| panic!("{case} {file}: {e}"))
-    }
+    support::decode_recorded(codec, request, ("gemini", case, n), file, streamed(case, file))
 }
 
 fn request_body(case: &str, n: usize) -> Value {
-    serde_json::from_slice(&recorded(case, &format!("{n:02}.request.json"))).unwrap()
+    support::recorded_request("gemini", case, n)
 }
 
 /// A signature's bytes: pydantic-ai echoes them in URL-safe base64, the
@@ -123,11 +110,8 @@ fn parse_equals_assemble_of_its_deltas() {
             let body = request_body(case, n);
             let codec = codec_for_recorded(case, &body);
             let response = decode_recorded(&codec, &request_from_contents(&body), case, n, &file);
-            let mut assembler = StreamAssembler::new().with_provider("gemini");
-            for delta in response_deltas(&response, 3) {
-                assembler.push(&delta).unwrap();
-            }
-            assert_eq!(assembler.finish(), response.message, "{case} {n}");
+            let deltas = response_deltas(&response, 3);
+            support::assert_assembles("gemini", &deltas, &response, &format!("{case} {n}"));
         }
     }
 }
@@ -138,19 +122,7 @@ fn every_recorded_stream_is_chunking_invariant_and_truncated_when_cut() {
         for (n, _, file) in interactions(&format!("gemini/{case}")).into_iter().filter(|(_, _, f)| streamed(case, f)) {
             let request = request_from_contents(&request_body(case, n));
             let codec = codec_for_recorded(case, &request_body(case, n));
-            let head = HttpResponseHead::new(200, vec![]);
-            let body = recorded(case, &file);
-            assert_split_invariant(&codec, &request, &head, &body, &format!("{case} {file}"));
-            // Cut before its last byte of substance (the last chunk's `}`,
-            // or the array's `]`), it is a retryable truncation, never a
-            // success (STREAM-07).
-            let last = body.iter().rposition(|b| !b.is_ascii_whitespace()).unwrap();
-            for cut in 0..=last {
-                let (_, result) = run_stream(&codec, &request, &head, [&body[..cut]]);
-                let error = result.expect_err("a cut stream");
-                assert_eq!(error.kind, ModelErrorKind::Truncated, "{case} {file}: cut at {cut}: {error}");
-                assert!(error.retryable);
-            }
+            support::assert_recorded_stream(&codec, &request, &recorded(case, &file), &format!("{case} {file}"));
         }
     }
 }

@@ -49,6 +49,8 @@ mod gemini_agent;
 mod gemini_client;
 mod gemini_codec;
 mod gemini_recorded;
+mod no_choices;
+mod not_streamed;
 mod openapi;
 mod recorded;
 mod retry_after;

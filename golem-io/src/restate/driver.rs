@@ -33,11 +33,11 @@ use crate::drive::dispatch::{
     action, call_tool_async, Action, Answer, Attachments, ForwardDeltas, Observers, Task, TaskId,
 };
 use crate::record::{RecordedMachine, Recorder};
+use crate::results::result::RunOutcome;
 use crate::run::cancel::CancellationToken;
 use crate::run::clock::{Clock, ShiftedClock, SystemClock};
 use crate::run::context::RunContext;
 use crate::run::ids::RunIds;
-use crate::run::result::RunOutcome;
 use crate::tool::context::ToolContext;
 use crate::Error;
 use futures_lite::{future, Stream};

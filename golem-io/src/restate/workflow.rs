@@ -9,7 +9,7 @@ use super::live::Live;
 use super::observer::{DurableEvent, DurableObserver};
 use super::wire::{Decision, DurableOutcome, Resolution, RunRequest, RunStatus, Waiting};
 use crate::agent::{Agent, Observer};
-use crate::run::result::{RunOutcome, RunResult};
+use crate::results::result::{RunOutcome, RunResult};
 use crate::Error;
 use golem_core::{Approval, DeferKind, DeferredResults};
 use restate_sdk::context::{

@@ -2,8 +2,8 @@
 //! twins, each a shorthand for [`RunBuilder::call_async`](crate::RunBuilder::call_async).
 
 use crate::agent::Agent;
-use crate::run::result::RunResult;
-use crate::run::stream_delta::StreamDelta;
+use crate::results::result::RunResult;
+use crate::results::stream_delta::StreamDelta;
 use crate::Error;
 use golem_core::model::BoxError;
 use golem_core::{DeferredResults, Message};

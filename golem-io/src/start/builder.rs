@@ -9,13 +9,13 @@ use crate::drive::asynchronous;
 #[cfg(feature = "blocking")]
 use crate::drive::blocking;
 use crate::drive::dispatch::{DeltaCallback, LogOut, Observers, Origin, RunSetup};
+use crate::results::result::{RunOutcome, RunResult};
+use crate::results::stream_delta::StreamDelta;
 use crate::run::cancel::CancellationToken;
 use crate::run::clock::{Clock, ShiftedClock, SystemClock};
 use crate::run::contain::contain;
 use crate::run::context::RunContext;
 use crate::run::ids::RunIds;
-use crate::run::result::{RunOutcome, RunResult};
-use crate::run::stream_delta::StreamDelta;
 use crate::tool::progress::{ToolProgress, ToolProgressObserver};
 use crate::tool::sub_run_event::{SubRunEvent, SubRunObserver, SubRunSink};
 use crate::Error;

@@ -1,7 +1,7 @@
 //! A run as a stream of its events ending with its outcome (SPEC STREAM-02,
 //! the async API's form of observing a run).
 
-use crate::run::result::RunResult;
+use crate::results::result::RunResult;
 use crate::start::RunBuilder;
 use crate::Error;
 use futures_lite::Stream;

@@ -14,7 +14,7 @@
 //! the parent's machine, so its event sequence and log stay as they are.
 
 use crate::agent::Agent;
-use crate::run::result::RunResult;
+use crate::results::result::RunResult;
 use crate::start::RunBuilder;
 use crate::tool::context::ToolContext;
 use crate::tool::sub_run_event::SubRunEvent;

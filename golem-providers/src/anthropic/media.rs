@@ -3,6 +3,7 @@
 //! base64, plain text documents inline. Audio and video are refused with
 //! an error naming the part and a fix, never dropped.
 
+use crate::blocks::{essence, part_label};
 use crate::classify::{encode_error, unsupported};
 use base64::Engine as _;
 use golem_core::message::{Part, PartKind};
@@ -11,7 +12,7 @@ use serde_json::{json, Value};
 
 /// The content block for `part`, the `index`-th of golem message `message`.
 pub(crate) fn block(part: &Part, message: usize, index: usize) -> Result<Value, ModelError> {
-    let what = format!("message {message} part {index} ({})", kind_name(part.kind));
+    let what = part_label(message, index, part.kind);
     part.validate().map_err(|e| encode_error(&format!("{what}: {e}")))?;
     let kind = match part.kind {
         PartKind::Image => "image",
@@ -63,17 +64,4 @@ pub(crate) fn block(part: &Part, message: usize, index: usize) -> Result<Value, 
         }
     };
     Ok(json!({"type": kind, "source": source}))
-}
-
-fn essence(media_type: &str) -> String {
-    media_type.split(';').next().unwrap_or_default().trim().to_ascii_lowercase()
-}
-
-fn kind_name(kind: PartKind) -> &'static str {
-    match kind {
-        PartKind::Image => "image",
-        PartKind::Document => "document",
-        PartKind::Audio => "audio",
-        PartKind::Video => "video",
-    }
 }

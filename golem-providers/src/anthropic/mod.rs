@@ -31,7 +31,6 @@
 
 mod answer;
 mod config;
-mod error;
 mod media;
 mod request;
 mod response;
@@ -39,19 +38,18 @@ mod status;
 mod stream;
 mod tuning;
 
+pub use crate::config::{ConfigError, Thinking};
 pub use answer::finish_reason;
-pub use config::{Config, ConfigBuilder, API_VERSION, DEFAULT_BASE_URL, DEFAULT_MODEL, ENV_VARS};
-pub use error::ConfigError;
+pub use config::{AnthropicOptions, Config, ConfigBuilder, API_VERSION, DEFAULT_BASE_URL, DEFAULT_MODEL, ENV_VARS};
 pub use request::{encode_body, encode_count_tokens_body};
 pub use response::decode_body;
 pub use status::error_from_response;
 pub use stream::AnthropicStream;
-pub use tuning::{CacheControl, CacheTtl, Thinking, Tuning, DEFAULT_MAX_TOKENS};
+pub use tuning::{AnthropicExtras, CacheControl, CacheTtl, Tuning, DEFAULT_MAX_TOKENS};
 
 use crate::classify::{decode_error, with_request_id};
-use crate::codec::HttpCodec;
+use crate::codec::{response_turn, HttpCodec, TokenCounting};
 use crate::http::{HeaderValue, HttpRequest, HttpResponseHead};
-use golem_core::message::Role;
 use golem_core::model::{Capabilities, ModelError, Request, Response};
 use serde_json::Value;
 
@@ -67,16 +65,6 @@ pub struct Codec {
 }
 
 impl Codec {
-    /// A codec for `config`.
-    pub fn new(config: Config) -> Self {
-        Codec { config }
-    }
-
-    /// The configuration.
-    pub fn config(&self) -> &Config {
-        &self.config
-    }
-
     /// The URL of an API path such as `/v1/messages`.
     pub fn url(&self, path: &str) -> String {
         format!("{}{path}", self.config.base_url())
@@ -87,37 +75,14 @@ impl Codec {
         error_from_response(head, body, self.config.api_key())
     }
 
-    /// The request of a `count_tokens` call for everything `request` would
-    /// send (SPEC PROV-ANT-07).
-    pub fn encode_count_tokens(&self, request: &Request) -> Result<HttpRequest, ModelError> {
-        Ok(self.post("/v1/messages/count_tokens", encode_count_tokens_body(request, &self.config)?, false))
-    }
-
-    /// The token count of a `count_tokens` response (`input_tokens`).
-    pub fn decode_count_tokens(&self, head: &HttpResponseHead, body: &[u8]) -> Result<u64, ModelError> {
-        let key = self.config.api_key();
-        if !head.is_success() {
-            return Err(self.error(head, body));
-        }
-        let fail = |error: ModelError| with_request_id(error, head, key);
-        let value: Value = serde_json::from_slice(body)
-            .map_err(|e| fail(decode_error("count_tokens body", &format!("invalid JSON: {e}"), true, key)))?;
-        value
-            .get("input_tokens")
-            .and_then(Value::as_u64)
-            .ok_or_else(|| fail(decode_error("count_tokens body", "no input_tokens count", false, key)))
-    }
-
     fn post(&self, path: &str, body: Vec<u8>, stream: bool) -> HttpRequest {
         let mut http = HttpRequest::post_json(self.url(path), body, stream)
-            .with_header("anthropic-version", HeaderValue::Plain(API_VERSION.into()));
+            .with_header("anthropic-version", HeaderValue::Plain(API_VERSION.into()))
+            .with_headers(self.config.headers());
         if !self.config.betas().is_empty() {
             http = http.with_header("anthropic-beta", HeaderValue::Plain(self.config.betas().join(",").into()));
         }
-        match self.config.api_key() {
-            Some(key) => http.with_header("x-api-key", HeaderValue::Secret(key.clone())),
-            None => http,
-        }
+        http.with_secret("x-api-key", self.config.api_key())
     }
 }
 
@@ -129,11 +94,11 @@ impl HttpCodec for Codec {
     }
 
     fn decode(&self, request: &Request, head: &HttpResponseHead, body: &[u8]) -> Result<Response, ModelError> {
-        decode_body(head, body, response_turn(request), self.config.api_key())
+        decode_body(head, body, response_turn(&request.messages), self.config.api_key())
     }
 
     fn stream_decoder(&self, request: &Request, head: &HttpResponseHead) -> AnthropicStream {
-        AnthropicStream::new(head, response_turn(request), self.config.api_key().cloned())
+        AnthropicStream::new(head, response_turn(&request.messages), self.config.api_key().cloned())
     }
 
     /// A native output schema next to tools yes; forced tool choice only
@@ -151,16 +116,27 @@ pub(crate) fn call_id(turn: usize, n: usize) -> String {
     format!("toolu_{turn}_{n}")
 }
 
-fn response_turn(request: &Request) -> usize {
-    request.messages.iter().filter(|m| m.role == Role::Assistant).count() + 1
-}
+crate::config::configured!(Codec, AnthropicOptions, and new);
 
-impl crate::codec::TokenCounting for Codec {
+impl TokenCounting for Codec {
+    /// The request of a `count_tokens` call for everything `request` would
+    /// send (SPEC PROV-ANT-07).
     fn encode_count_tokens(&self, request: &Request) -> Result<HttpRequest, ModelError> {
-        Codec::encode_count_tokens(self, request)
+        Ok(self.post("/v1/messages/count_tokens", encode_count_tokens_body(request, &self.config)?, false))
     }
 
+    /// The token count of a `count_tokens` response (`input_tokens`).
     fn decode_count_tokens(&self, head: &HttpResponseHead, body: &[u8]) -> Result<u64, ModelError> {
-        Codec::decode_count_tokens(self, head, body)
+        let key = self.config.api_key();
+        if !head.is_success() {
+            return Err(self.error(head, body));
+        }
+        let fail = |error: ModelError| with_request_id(error, head, key);
+        let value: Value = serde_json::from_slice(body)
+            .map_err(|e| fail(decode_error("count_tokens body", &format!("invalid JSON: {e}"), true, key)))?;
+        value
+            .get("input_tokens")
+            .and_then(Value::as_u64)
+            .ok_or_else(|| fail(decode_error("count_tokens body", "no input_tokens count", false, key)))
     }
 }

@@ -10,10 +10,14 @@
 use super::config::Config;
 use super::media;
 use super::FAMILY;
-use crate::classify::{encode_error, unsupported};
-use golem_core::message::{Message, Role, ThinkingBlock};
+use crate::blocks::{call_input, names_its_call, no_parts, text_then_parts, TurnBlocks};
+use crate::classify::encode_error;
+use golem_core::message::{Message, ThinkingBlock};
 use golem_core::model::{ModelError, Request, WireToolChoice};
 use serde_json::{json, Map, Value};
+
+/// Who takes media where, for the refusal of parts elsewhere.
+const WHO: &str = "Anthropic accepts";
 
 /// The JSON body of a Messages call for `request`, streamed or not.
 ///
@@ -51,52 +55,21 @@ pub fn encode_count_tokens_body(request: &Request, config: &Config) -> Result<Ve
 }
 
 fn body(request: &Request, config: &Config) -> Result<Map<String, Value>, ModelError> {
-    let mut system = Vec::new();
-    let mut turns: Vec<(&'static str, Vec<Value>)> = Vec::new();
-    let mut assistant_ordinal = 0;
-    for (index, message) in request.messages.iter().enumerate() {
-        let (role, blocks) = match message.role {
-            Role::System => {
-                no_parts(message, index)?;
-                if !message.content.is_empty() {
-                    system.push(message.content.as_str());
-                }
-                continue;
-            }
-            Role::User => ("user", user_blocks(message, index)?),
-            Role::Assistant => {
-                assistant_ordinal += 1;
-                ("assistant", assistant_blocks(message, index, assistant_ordinal)?)
-            }
-            Role::Tool => ("user", vec![tool_result(message, index)?]),
-        };
-        if blocks.is_empty() {
-            // Nothing to say (an empty message): the API refuses empty turns
-            // and empty text blocks, and leaving it out changes nothing.
-            continue;
-        }
-        match turns.last_mut() {
-            Some((last, content)) if *last == role => {
-                if role == "user" {
-                    // Tool results lead their user turn (SPEC PROV-ANT-03):
-                    // the API wants them before any text.
-                    let (results, rest): (Vec<Value>, Vec<Value>) = blocks.into_iter().partition(is_tool_result);
-                    let at = content.iter().position(|b| !is_tool_result(b)).unwrap_or(content.len());
-                    content.splice(at..at, results);
-                    content.extend(rest);
-                } else {
-                    content.extend(blocks);
-                }
-            }
-            _ => turns.push((role, blocks)),
-        }
+    let (system, mut turns) = TurnBlocks {
+        who: WHO,
+        user: user_blocks,
+        assistant: assistant_blocks,
+        tool_result,
+        // Tool results lead their user turn (SPEC PROV-ANT-03): the API
+        // wants them before any text.
+        results_first: Some(is_tool_result),
     }
+    .encode(&request.messages)?;
     if let Some(cache) = config.cache() {
         mark_frontier(&mut turns, cache.wire());
     }
     let mut body = Map::new();
     body.insert("model".into(), config.model().into());
-    body.insert("max_tokens".into(), config.tuning().effective_max_tokens().into());
     if !system.is_empty() {
         body.insert("system".into(), system.join("\n\n").into());
     }
@@ -127,19 +100,9 @@ fn body(request: &Request, config: &Config) -> Result<Map<String, Value>, ModelE
             body.insert("tool_choice".into(), choice);
         }
     }
-    let tuning = config.tuning();
-    if let Some(t) = tuning.temperature {
-        body.insert("temperature".into(), t.into());
-    }
-    if let Some(p) = tuning.top_p {
-        body.insert("top_p".into(), p.into());
-    }
-    if let Some(k) = tuning.top_k {
-        body.insert("top_k".into(), k.into());
-    }
-    if !tuning.stop.is_empty() {
-        body.insert("stop_sequences".into(), tuning.stop.clone().into());
-    }
+    // The shared sampling fields; `max_tokens` as the request carries it.
+    config.tuning().write(&mut body);
+    body.insert("max_tokens".into(), config.tuning().effective_max_tokens().into());
     if let Some(thinking) = config.thinking() {
         body.insert("thinking".into(), thinking.wire());
     }
@@ -179,26 +142,22 @@ fn mark_frontier(turns: &mut [(&'static str, Vec<Value>)], cache: Value) {
 
 /// Text first (omitted when empty, SPEC PROV-ANT-03), then the parts.
 fn user_blocks(message: &Message, index: usize) -> Result<Vec<Value>, ModelError> {
-    let mut blocks = Vec::with_capacity(message.parts.len() + 1);
-    if !message.content.is_empty() {
-        blocks.push(json!({"type": "text", "text": message.content}));
-    }
-    for (n, part) in message.parts.iter().enumerate() {
-        blocks.push(media::block(part, index, n)?);
-    }
-    Ok(blocks)
+    text_then_parts(message, index, false, text, media::block)
+}
+
+fn text(text: &str) -> Value {
+    json!({"type": "text", "text": text})
 }
 
 /// Thinking first, then text, then tool calls (SPEC THINK-03).
 fn assistant_blocks(message: &Message, index: usize, ordinal: usize) -> Result<Vec<Value>, ModelError> {
-    no_parts(message, index)?;
+    no_parts(message, index, WHO)?;
     let mut blocks: Vec<Value> = message.thinking.iter().filter_map(thinking_block).collect();
     if !message.content.is_empty() {
-        blocks.push(json!({"type": "text", "text": message.content}));
+        blocks.push(text(&message.content));
     }
     for (n, call) in message.tool_calls.iter().enumerate() {
-        let input: Value = serde_json::from_str(&call.args.normalized_for_wire())
-            .map_err(|e| encode_error(&format!("message {index} tool call {n}: {e}")))?;
+        let input = call_input(call, index, n)?;
         // A stored call without an id gets the id decoding would have given.
         let id = if call.id.is_empty() { super::call_id(ordinal, n + 1) } else { call.id.clone() };
         blocks.push(json!({"type": "tool_use", "id": id, "name": call.name, "input": input}));
@@ -227,37 +186,15 @@ fn thinking_block(block: &ThinkingBlock) -> Option<Value> {
 /// A `tool_result` block: the text, then any media, and `is_error` for a
 /// failed result (SPEC MM-04).
 fn tool_result(message: &Message, index: usize) -> Result<Value, ModelError> {
-    if message.tool_call_id.is_empty() {
-        return Err(encode_error(&format!(
-            "message {index} is a tool result without a tool_call_id; repair the history (golem_core::history) first"
-        )));
-    }
+    names_its_call(message, index)?;
     let mut result = json!({"type": "tool_result", "tool_use_id": message.tool_call_id});
     if message.parts.is_empty() {
         result["content"] = Value::from(message.content.as_str());
     } else {
-        let mut content = Vec::with_capacity(message.parts.len() + 1);
-        if !message.content.is_empty() {
-            content.push(json!({"type": "text", "text": message.content}));
-        }
-        for (n, part) in message.parts.iter().enumerate() {
-            content.push(media::block(part, index, n)?);
-        }
-        result["content"] = Value::Array(content);
+        result["content"] = Value::Array(text_then_parts(message, index, false, text, media::block)?);
     }
     if message.failed {
         result["is_error"] = Value::Bool(true);
     }
     Ok(result)
-}
-
-/// System and assistant messages carry no media on this API.
-fn no_parts(message: &Message, index: usize) -> Result<(), ModelError> {
-    match message.parts.first() {
-        None => Ok(()),
-        Some(_) => Err(unsupported(
-            &format!("message {index}: parts on a {} message", message.role),
-            "Anthropic accepts media on user messages and tool results only; move the parts to a user message",
-        )),
-    }
 }

@@ -10,11 +10,11 @@
 use super::answer::Answer;
 use super::status::error_from_response;
 use super::FAMILY;
-use crate::classify::{decode_error, with_request_id};
+use crate::classify::decode_error;
+use crate::decoder::{Book, Outcome};
 use crate::http::HttpResponseHead;
 use crate::secret::Secret;
 use golem_core::model::{ModelError, Response};
-use golem_core::stream::StreamAssembler;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -59,9 +59,9 @@ pub fn decode_body(
     if !head.is_success() {
         return Err(error_from_response(head, body, key));
     }
-    let fail = |error: ModelError| with_request_id(error, head, key);
-    let invalid = |e: serde_json::Error| fail(decode_error("response body", &format!("invalid JSON: {e}"), true, key));
-    let value: Value = serde_json::from_slice(body).map_err(invalid)?;
+    let book = Book::new(head, FAMILY, key.cloned());
+    let fail = |error: ModelError| book.stamp(error);
+    let value: Value = book.json(body)?;
     if !value.is_object() {
         return Err(fail(decode_error("response body", "the body is not a JSON object", false, key)));
     }
@@ -70,7 +70,7 @@ pub fn decode_body(
             return Err(fail(super::status::in_band(head, error, key)));
         }
     }
-    let raw: Body<'_> = serde_json::from_slice(body).map_err(invalid)?;
+    let raw: Body<'_> = book.json(body)?;
     let Some(content) = raw.content else {
         return Err(fail(decode_error("response body", "the message has no content", false, key)));
     };
@@ -83,18 +83,15 @@ pub fn decode_body(
     answer.stop_reason = value.get("stop_reason").and_then(Value::as_str).map(str::to_string);
     let mut deltas = Vec::new();
     for (index, block) in content.iter().enumerate() {
-        let parsed: Value = serde_json::from_str(block.get()).map_err(invalid)?;
+        let parsed: Value = book.json(block.get().as_bytes())?;
         let input = match parsed.get("type").and_then(Value::as_str) {
-            Some("tool_use") => serde_json::from_str::<ToolInput<'_>>(block.get()).map_err(invalid)?.input,
+            Some("tool_use") => book.json::<ToolInput<'_>>(block.get().as_bytes())?.input,
             _ => None,
         };
         let index = u64::try_from(index).unwrap_or(u64::MAX);
         answer.start(index, &parsed, input.map(RawValue::get), key, &mut deltas).map_err(fail)?;
         answer.stop(index, key, &mut deltas).map_err(fail)?;
     }
-    let mut assembler = StreamAssembler::new().with_provider(FAMILY);
-    for delta in &deltas {
-        assembler.push(delta).map_err(|e| fail(decode_error("response body", &e.to_string(), false, key)))?;
-    }
-    Ok(Response::new(assembler.finish()).with_usage(answer.usage()).with_finish_reason(answer.finish_reason()))
+    let outcome = Outcome { usage: answer.usage(), finish_reason: answer.finish_reason() };
+    book.whole(deltas, outcome)
 }

@@ -6,10 +6,9 @@
 //! `message_delta` (stop reason; its usage overwrites), `message_stop`
 //! (required), `ping` (ignored) and `error`. Each event's `data` carries
 //! its own `type`, which is what is read; unknown event types are skipped,
-//! as the API reserves the right to add them. Every delta passes the core
-//! assembler before it is handed out, so the bounds hold and the response
-//! from [`AnthropicStream::finish`] is exactly what the deltas assemble to
-//! (STREAM-05, MODEL-04).
+//! as the API reserves the right to add them. The bookkeeping — the core
+//! assembler, the order of deltas and errors, the response at the end —
+//! is the shared [`Stream`]'s (STREAM-05, MODEL-04).
 //!
 //! A model call succeeds or fails as a unit: a stream that ends before
 //! `message_stop` is `Truncated` (retryable), never a success. An
@@ -20,15 +19,12 @@
 use super::answer::Answer;
 use super::status::in_band;
 use super::FAMILY;
-use crate::classify::{decode_error, with_request_id};
-use crate::codec::StreamDecoder;
+use crate::classify::decode_error;
+use crate::decoder::{invalid_json, sse_failure, Book, Outcome, Parser, Stream};
 use crate::http::HttpResponseHead;
-use crate::outbox::Outbox;
 use crate::secret::Secret;
-use crate::sse::{SseDecoder, SseError};
-use golem_core::message::Message;
-use golem_core::model::{Delta, ModelError, ModelErrorKind, Response};
-use golem_core::stream::StreamAssembler;
+use crate::sse::SseDecoder;
+use golem_core::model::{ModelError, ModelErrorKind};
 use serde_json::Value;
 
 /// The incremental decoder for one streamed Messages response.
@@ -50,74 +46,65 @@ use serde_json::Value;
 /// let response = stream.finish().unwrap();
 /// assert_eq!((response.message.content.as_str(), response.usage.input_tokens), ("Hi", 3));
 /// ```
-#[derive(Debug)]
-pub struct AnthropicStream {
-    sse: SseDecoder,
-    answer: Answer,
-    assembler: StreamAssembler,
-    out: Outbox,
-    ended: bool,
-    head: HttpResponseHead,
-    key: Option<Secret>,
-}
+pub type AnthropicStream = Stream<EventParser>;
 
 impl AnthropicStream {
     /// A decoder for a 2xx streamed response with `head`; `turn` numbers
     /// synthesized call ids and `key` is scrubbed from errors.
     pub fn new(head: &HttpResponseHead, turn: usize, key: Option<Secret>) -> Self {
-        AnthropicStream {
-            sse: SseDecoder::new(),
-            answer: Answer::new(turn),
-            assembler: StreamAssembler::new().with_provider(FAMILY),
-            out: Outbox::default(),
-            ended: false,
-            head: head.clone(),
-            key,
-        }
+        let parser = EventParser { sse: SseDecoder::new(), answer: Answer::new(turn), key: key.clone() };
+        Stream::with_parser(parser, Book::new(head, FAMILY, key))
+    }
+}
+
+/// The Messages events of a stream.
+#[derive(Debug)]
+pub struct EventParser {
+    sse: SseDecoder,
+    answer: Answer,
+    key: Option<Secret>,
+}
+
+impl Parser for EventParser {
+    fn feed(&mut self, chunk: &[u8]) {
+        self.sse.feed(chunk);
     }
 
-    /// Decode events until a delta is queued, the input runs dry or the
-    /// stream failed.
-    fn pump(&mut self) {
-        while self.out.wants_more() {
-            let result = match self.sse.next() {
-                None => return,
-                Some(Ok(event)) => self.event(&event.data),
-                Some(Err(error)) => Err(self.sse_error(&error)),
+    fn end(&mut self) {
+        self.sse.finish();
+    }
+
+    fn step(&mut self, book: &mut Book) -> Option<Result<(), ModelError>> {
+        Some(match self.sse.next()? {
+            Ok(event) => self.event(&event.data, book),
+            Err(error) => Err(sse_failure(&error, book.ended(), "event")),
+        })
+    }
+
+    fn outcome(&self) -> Result<Outcome, ModelError> {
+        if !self.answer.stopped {
+            let missing = if self.answer.started {
+                "the stream ended before message_stop"
+            } else {
+                "the stream ended before message_start"
             };
-            if let Err(error) = result {
-                self.out.fail(with_request_id(error, &self.head, self.key.as_ref()));
-            }
+            return Err(ModelError::new(ModelErrorKind::Truncated, missing));
         }
+        Ok(Outcome { usage: self.answer.usage(), finish_reason: self.answer.finish_reason() })
     }
+}
 
-    /// An SSE failure. Invalid UTF-8 at the very end is a character cut in
-    /// two: the stream was truncated, not garbled.
-    fn sse_error(&self, error: &SseError) -> ModelError {
-        match error {
-            SseError::InvalidUtf8 { .. } if self.ended => {
-                ModelError::new(ModelErrorKind::Truncated, "the stream ended inside a character of its last event")
-            }
-            SseError::InvalidUtf8 { .. } => decode_error("event stream", &error.to_string(), true, self.key.as_ref()),
-            _ => decode_error("event stream", &error.to_string(), false, self.key.as_ref()),
-        }
-    }
-
+impl EventParser {
     /// One event's data.
-    fn event(&mut self, data: &str) -> Result<(), ModelError> {
+    fn event(&mut self, data: &str, book: &mut Book) -> Result<(), ModelError> {
         if data.trim().is_empty() || self.answer.stopped {
             return Ok(()); // keep-alive, or anything after the end
         }
         let key = self.key.as_ref();
-        let event: Value = serde_json::from_str(data).map_err(|e| {
-            // The decoder hands out an unterminated last event at the end
-            // of the body: JSON cut short there is a cut stream.
-            if e.is_eof() && self.ended {
-                ModelError::new(ModelErrorKind::Truncated, "the stream ended inside its last event")
-            } else {
-                decode_error("stream event", &format!("invalid JSON: {e}"), true, key)
-            }
-        })?;
+        // The decoder hands out an unterminated last event at the end of
+        // the body: JSON cut short there is a cut stream.
+        let event: Value =
+            serde_json::from_str(data).map_err(|e| invalid_json(&e, book.ended(), "stream event", "event"))?;
         let kind = event.get("type").and_then(Value::as_str).unwrap_or_default();
         let index = || {
             event
@@ -162,62 +149,10 @@ impl AnthropicStream {
             }
             "error" => {
                 let error = event.get("error").cloned().unwrap_or(Value::Null);
-                return Err(in_band(&self.head, &error, key));
+                return Err(in_band(book.head(), &error, key));
             }
             _ => {} // ping, and event types added after this was written
         }
-        for delta in deltas {
-            self.assembler.push(&delta).map_err(|e| decode_error("stream event", &e.to_string(), false, key))?;
-            self.out.push(delta);
-        }
-        Ok(())
-    }
-}
-
-impl StreamDecoder for AnthropicStream {
-    fn feed(&mut self, chunk: &[u8]) {
-        if !self.out.failed() {
-            self.sse.feed(chunk);
-        }
-    }
-
-    fn end(&mut self) {
-        self.ended = true;
-        self.sse.finish();
-    }
-
-    fn next_delta(&mut self) -> Option<Result<Delta, ModelError>> {
-        self.pump();
-        self.out.next()
-    }
-
-    fn partial(&self) -> Message {
-        self.assembler.snapshot()
-    }
-
-    fn finish(mut self) -> Result<Response, ModelError> {
-        self.end();
-        // Parse what nobody drained: the response is the assembler's.
-        self.out.discard();
-        loop {
-            self.pump();
-            if !self.out.discard() {
-                break;
-            }
-        }
-        if let Some(error) = self.out.into_error() {
-            return Err(error);
-        }
-        if !self.answer.stopped {
-            let missing = if self.answer.started {
-                "the stream ended before message_stop"
-            } else {
-                "the stream ended before message_start"
-            };
-            let error = ModelError::new(ModelErrorKind::Truncated, missing);
-            return Err(with_request_id(error, &self.head, self.key.as_ref()));
-        }
-        let finish_reason = self.answer.finish_reason();
-        Ok(Response::new(self.assembler.finish()).with_usage(self.answer.usage()).with_finish_reason(finish_reason))
+        deltas.into_iter().try_for_each(|delta| book.emit(delta, "stream event"))
     }
 }

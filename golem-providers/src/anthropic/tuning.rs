@@ -1,17 +1,35 @@
-//! Request settings (SPEC PROV-ANT-02, PROV-COMMON-02, THINK-02,
-//! PROV-ANT-07): sampling fields, extended thinking and prompt caching.
+//! Request settings (SPEC PROV-ANT-02, PROV-COMMON-02, PROV-ANT-07):
+//! sampling fields and prompt caching (thinking is
+//! [`crate::config::Thinking`]).
 //!
 //! Every sampling field is optional and stays off the wire while unset
 //! (`0.0` is a real temperature), except `max_tokens`, which the Messages
 //! API requires on every request. Ranges are checked once, when the config
-//! is built.
+//! is built ([`crate::tuning`]).
 
+use crate::tuning::{self, Extras, Limits, WireNames};
 use serde_json::{json, Value};
 
 /// The `max_tokens` sent when none is configured (SPEC PROV-ANT-02).
 pub const DEFAULT_MAX_TOKENS: u32 = 1024;
 
-/// The sampling fields of a Messages request.
+/// Anthropic's tuning rules; the Messages API has no sampling fields
+/// beyond the shared ones.
+#[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
+pub struct AnthropicExtras {}
+
+impl Extras for AnthropicExtras {
+    const LIMITS: Limits = Limits::new(
+        "Anthropic",
+        1.0,
+        WireNames::new("temperature", "top_p", "max_tokens", "stop_sequences").top_k("top_k"),
+    )
+    .stop_needs_text();
+}
+
+/// The sampling fields of a Messages request: the shared ones
+/// ([`crate::tuning`]), temperature and top_p in [0, 1], `top_k`, no seed.
 ///
 /// ```
 /// use golem_providers::anthropic::Tuning;
@@ -20,122 +38,13 @@ pub const DEFAULT_MAX_TOKENS: u32 = 1024;
 /// assert!(tuning.validate().is_ok());
 /// assert!(Tuning::new().temperature(1.5).validate().is_err()); // Anthropic takes [0, 1]
 /// ```
-#[derive(Clone, Debug, Default, PartialEq)]
-#[non_exhaustive]
-pub struct Tuning {
-    /// `max_tokens` (≥ 1); [`DEFAULT_MAX_TOKENS`] when unset.
-    pub max_tokens: Option<u32>,
-    /// `temperature`, `[0, 1]`.
-    pub temperature: Option<f64>,
-    /// `top_p`, `[0, 1]`.
-    pub top_p: Option<f64>,
-    /// `top_k` (≥ 1).
-    pub top_k: Option<u32>,
-    /// `stop_sequences` (non-empty strings).
-    pub stop: Vec<String>,
-}
+pub type Tuning = tuning::Tuning<AnthropicExtras>;
 
 impl Tuning {
-    /// No tuning: every field unset.
-    pub fn new() -> Self {
-        Tuning::default()
-    }
-
-    /// Set the output-token limit.
-    pub fn max_tokens(mut self, value: u32) -> Self {
-        self.max_tokens = Some(value);
-        self
-    }
-
-    /// Set the temperature.
-    pub fn temperature(mut self, value: f64) -> Self {
-        self.temperature = Some(value);
-        self
-    }
-
-    /// Set top_p.
-    pub fn top_p(mut self, value: f64) -> Self {
-        self.top_p = Some(value);
-        self
-    }
-
-    /// Set top_k.
-    pub fn top_k(mut self, value: u32) -> Self {
-        self.top_k = Some(value);
-        self
-    }
-
-    /// Add a stop sequence.
-    pub fn stop(mut self, value: impl Into<String>) -> Self {
-        self.stop.push(value.into());
-        self
-    }
-
-    /// The `max_tokens` the request carries.
+    /// The `max_tokens` the request carries: the set one, else
+    /// [`DEFAULT_MAX_TOKENS`] (the Messages API requires the field).
     pub fn effective_max_tokens(&self) -> u32 {
         self.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS)
-    }
-
-    /// Check every set field.
-    pub fn validate(&self) -> Result<(), String> {
-        for (field, value) in [("temperature", self.temperature), ("top_p", self.top_p)] {
-            if let Some(v) = value.filter(|v| !(v.is_finite() && (0.0..=1.0).contains(v))) {
-                return Err(format!("{field} must be within [0, 1], got {v}"));
-            }
-        }
-        if self.max_tokens == Some(0) {
-            return Err("max_tokens must be at least 1".into());
-        }
-        if self.top_k == Some(0) {
-            return Err("top_k must be at least 1".into());
-        }
-        if self.stop.iter().any(|s| s.trim().is_empty()) {
-            return Err("stop sequences must hold something besides whitespace".into());
-        }
-        Ok(())
-    }
-}
-
-/// Extended thinking (`thinking`, SPEC THINK-02): exactly one mode.
-///
-/// ```
-/// use golem_providers::anthropic::Thinking;
-///
-/// assert_eq!(Thinking::Enabled { budget_tokens: 2048 }.wire(),
-///            serde_json::json!({"type": "enabled", "budget_tokens": 2048}));
-/// assert_eq!(Thinking::Adaptive.wire(), serde_json::json!({"type": "adaptive"}));
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Thinking {
-    /// `{"type": "adaptive"}`: the model decides whether and how much to
-    /// think (newer models).
-    Adaptive,
-    /// `{"type": "enabled", "budget_tokens": N}`, 1024 ≤ N < `max_tokens`.
-    Enabled {
-        /// The thinking budget in tokens.
-        budget_tokens: u32,
-    },
-    /// `{"type": "disabled"}`.
-    Disabled,
-}
-
-impl Thinking {
-    /// The smallest budget the API accepts.
-    pub const MIN_BUDGET: u32 = 1024;
-
-    /// True for the modes that think (adaptive, enabled).
-    pub fn is_on(self) -> bool {
-        !matches!(self, Thinking::Disabled)
-    }
-
-    /// The `thinking` object.
-    pub fn wire(self) -> Value {
-        match self {
-            Thinking::Adaptive => json!({"type": "adaptive"}),
-            Thinking::Enabled { budget_tokens } => json!({"type": "enabled", "budget_tokens": budget_tokens}),
-            Thinking::Disabled => json!({"type": "disabled"}),
-        }
     }
 }
 

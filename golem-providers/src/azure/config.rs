@@ -1,11 +1,13 @@
 //! Azure OpenAI configuration (SPEC PROV-AZ-01): endpoint, deployment,
 //! api-version and a credential, all required — Azure has no default
-//! version, and guessing one breaks silently when it is retired.
+//! version, and guessing one breaks silently when it is retired. The
+//! shared shape is [`crate::config`]'s: the endpoint is its base URL, the
+//! deployment its model.
 
-use super::error::ConfigError;
-use crate::chat_completions::{Dialect, Tuning};
+use super::Codec;
+use crate::chat_completions::{ChatExtras, Dialect};
+use crate::config::{self, non_empty, Builder, ConfigError, Family, Options};
 use crate::secret::Secret;
-use crate::validate;
 
 /// The environment variables [`Config::from_env`] reads.
 pub const ENV_VARS: [&str; 4] =
@@ -20,11 +22,44 @@ pub enum Auth {
     Bearer(Secret),
 }
 
-impl Auth {
-    fn secret(&self) -> &Secret {
-        match self {
-            Auth::ApiKey(s) | Auth::Bearer(s) => s,
+/// Azure's own settings: the api-version, whether the credential is an
+/// Entra ID token, and the dialect.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AzureOptions {
+    api_version: String,
+    bearer: bool,
+    dialect: Dialect,
+}
+
+impl Options for AzureOptions {
+    type Codec = Codec;
+    type Extras = ChatExtras;
+    /// No default endpoint, so the credential is always required.
+    const FAMILY: Family = Family::new("Azure OpenAI", None)
+        .endpoint_named("an endpoint", ENV_VARS[0])
+        .model_named("a deployment", ENV_VARS[1])
+        .key_from(ENV_VARS[3], &[ENV_VARS[3]])
+        .key_named("an API key or bearer token");
+
+    fn check_own(&self) -> Result<(), ConfigError> {
+        if self.api_version.trim().is_empty() {
+            return Err(ConfigError::Missing {
+                provider: self.provider(),
+                field: "an api-version",
+                var: Some(ENV_VARS[2]),
+            });
         }
+        Ok(())
+    }
+
+    fn from_env(lookup: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
+        let version = non_empty(&lookup)(ENV_VARS[2]).unwrap_or_default();
+        config::env_builder::<Self>(lookup).api_version(version).build()
+    }
+
+    /// A key replaces a bearer token set before.
+    fn key_set(&mut self) {
+        self.bearer = false;
     }
 }
 
@@ -40,15 +75,10 @@ impl Auth {
 /// assert_eq!(config.endpoint(), "https://example.openai.azure.com");
 /// assert!(!format!("{config:?}").contains("azure-test-key"));
 /// ```
-#[derive(Clone, Debug, PartialEq)]
-pub struct Config {
-    endpoint: String,
-    deployment: String,
-    api_version: String,
-    auth: Option<Auth>,
-    tuning: Tuning,
-    dialect: Dialect,
-}
+pub type Config = config::Config<AzureOptions>;
+
+/// Builds a [`Config`]; `build` validates.
+pub type ConfigBuilder = Builder<AzureOptions>;
 
 impl Config {
     /// Start a config for `deployment` at `endpoint` with `api_version`.
@@ -57,144 +87,81 @@ impl Config {
         deployment: impl Into<String>,
         api_version: impl Into<String>,
     ) -> ConfigBuilder {
-        ConfigBuilder {
-            config: Config {
-                endpoint: endpoint.into(),
-                deployment: deployment.into(),
-                api_version: api_version.into(),
-                auth: None,
-                tuning: Tuning::new(),
-                dialect: Dialect::FULL,
-            },
-        }
+        Builder::new(deployment, AzureOptions::default()).endpoint(endpoint).api_version(api_version)
     }
 
     /// A config from the [`ENV_VARS`] read through `lookup` (e.g. `|name|
     /// std::env::var(name).ok()`); codecs never read the environment
     /// themselves.
     pub fn from_env(lookup: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
-        let get = |name: &str| lookup(name).unwrap_or_default();
-        let mut builder = Config::builder(get(ENV_VARS[0]), get(ENV_VARS[1]), get(ENV_VARS[2]));
-        let key = get(ENV_VARS[3]);
-        if !key.is_empty() {
-            builder = builder.api_key(key);
-        }
-        builder.build()
+        AzureOptions::from_env(lookup)
     }
 
     /// The endpoint, without a trailing slash.
     pub fn endpoint(&self) -> &str {
-        &self.endpoint
+        self.base_url()
     }
 
     /// The deployment name.
     pub fn deployment(&self) -> &str {
-        &self.deployment
+        self.model()
     }
 
     /// The api-version.
     pub fn api_version(&self) -> &str {
-        &self.api_version
+        &self.options.api_version
     }
 
     /// The credential (always set once built).
-    pub fn auth(&self) -> Option<&Auth> {
-        self.auth.as_ref()
+    pub fn auth(&self) -> Option<Auth> {
+        let secret = self.api_key()?.clone();
+        Some(if self.options.bearer { Auth::Bearer(secret) } else { Auth::ApiKey(secret) })
     }
 
     /// The credential's secret, for scrubbing error messages.
     pub fn secret(&self) -> Option<&Secret> {
-        self.auth.as_ref().map(Auth::secret)
-    }
-
-    /// The tuning fields.
-    pub fn tuning(&self) -> &Tuning {
-        &self.tuning
+        self.api_key()
     }
 
     /// The dialect (everything supported, `max_completion_tokens`, unless
     /// overridden).
     pub fn dialect(&self) -> &Dialect {
-        &self.dialect
+        &self.options.dialect
     }
 }
 
-/// Builds a [`Config`]; [`ConfigBuilder::build`] validates.
-#[derive(Clone, Debug)]
-pub struct ConfigBuilder {
-    config: Config,
-}
-
-impl ConfigBuilder {
-    /// The resource endpoint, `https://<resource>.openai.azure.com`.
+/// Azure's setters, on the config builder and the client builder alike.
+impl<T> Builder<AzureOptions, T> {
+    /// The resource endpoint, `https://<resource>.openai.azure.com` (the
+    /// base URL; an empty one counts as unset).
     pub fn endpoint(mut self, endpoint: impl Into<String>) -> Self {
-        self.config.endpoint = endpoint.into();
+        let endpoint = endpoint.into();
+        self.base_url = (!endpoint.trim().is_empty()).then_some(endpoint);
         self
     }
 
-    /// The deployment name.
-    pub fn deployment(mut self, deployment: impl Into<String>) -> Self {
-        self.config.deployment = deployment.into();
-        self
+    /// The deployment name (the model).
+    pub fn deployment(self, deployment: impl Into<String>) -> Self {
+        self.model(deployment)
     }
 
     /// The api-version, e.g. `2024-12-01-preview`.
     pub fn api_version(mut self, api_version: impl Into<String>) -> Self {
-        self.config.api_version = api_version.into();
+        self.options.api_version = api_version.into().trim().to_string();
         self
     }
 
-    /// Authenticate with an `api-key` header.
-    pub fn api_key(mut self, key: impl Into<Secret>) -> Self {
-        self.config.auth = Some(Auth::ApiKey(key.into()));
-        self
-    }
-
-    /// Authenticate with an Entra ID bearer token.
-    pub fn bearer_token(mut self, token: impl Into<Secret>) -> Self {
-        self.config.auth = Some(Auth::Bearer(token.into()));
-        self
-    }
-
-    /// Set the tuning fields.
-    pub fn tuning(mut self, tuning: Tuning) -> Self {
-        self.config.tuning = tuning;
-        self
+    /// Authenticate with an Entra ID bearer token (instead of an `api-key`).
+    pub fn bearer_token(self, token: impl Into<Secret>) -> Self {
+        let mut builder = self.api_key(token);
+        builder.options.bearer = true;
+        builder
     }
 
     /// Override the dialect — e.g. `max_tokens` for api-versions older than
     /// 2024-09-01-preview, which lack `max_completion_tokens`.
     pub fn dialect(mut self, dialect: Dialect) -> Self {
-        self.config.dialect = dialect;
+        self.options.dialect = dialect;
         self
-    }
-
-    /// Validate and build.
-    pub fn build(self) -> Result<Config, ConfigError> {
-        let mut config = self.config;
-        config.endpoint = validate::trim_base_url(&config.endpoint);
-        config.deployment = config.deployment.trim().to_string();
-        config.api_version = config.api_version.trim().to_string();
-        let missing = |field, var| Err(ConfigError::Missing { field, var });
-        if config.endpoint.is_empty() {
-            return missing("an endpoint", ENV_VARS[0]);
-        }
-        if config.deployment.is_empty() {
-            return missing("a deployment", ENV_VARS[1]);
-        }
-        if config.api_version.is_empty() {
-            return missing("an api-version", ENV_VARS[2]);
-        }
-        if let Some(reason) = validate::base_url_problem(&config.endpoint) {
-            return Err(ConfigError::InvalidEndpoint { url: config.endpoint, reason });
-        }
-        match config.auth.as_ref().map(Auth::secret) {
-            None => return missing("an API key or bearer token", ENV_VARS[3]),
-            Some(secret) if secret.is_empty() => return missing("an API key or bearer token", ENV_VARS[3]),
-            Some(secret) if !validate::is_credential(secret.expose()) => return Err(ConfigError::InvalidCredential),
-            Some(_) => {}
-        }
-        config.tuning.validate()?;
-        Ok(config)
     }
 }

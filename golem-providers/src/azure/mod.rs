@@ -24,63 +24,15 @@
 //! ```
 
 mod config;
-mod error;
 mod request;
 
-pub use crate::chat_completions::{ChatStream, Tuning};
-pub use config::{Auth, Config, ConfigBuilder, ENV_VARS};
-pub use error::ConfigError;
+pub use crate::chat_completions::{ChatExtras, ChatStream, Tuning};
+pub use crate::config::ConfigError;
+pub use config::{Auth, AzureOptions, Config, ConfigBuilder, ENV_VARS};
 pub use request::url;
 
-use crate::chat_completions::request::EncodeCache;
-use crate::chat_completions::{decode_body, error as wire_error, DecodeContext};
-use crate::codec::HttpCodec;
-use crate::http::{HttpRequest, HttpResponseHead};
-use golem_core::model::{Capabilities, ModelError, Request, Response};
+use crate::chat_completions::ChatCodec;
 
-/// The Azure OpenAI codec for one [`Config`].
-#[derive(Clone, Debug, PartialEq)]
-pub struct Codec {
-    config: Config,
-    /// The encoded beginnings of recent histories and the last tool set
-    /// (issue 20); shared by clones, ignored by equality.
-    cache: EncodeCache,
-}
-
-impl Codec {
-    /// A codec for `config`.
-    pub fn new(config: Config) -> Self {
-        Codec { config, cache: EncodeCache::default() }
-    }
-
-    /// The configuration.
-    pub fn config(&self) -> &Config {
-        &self.config
-    }
-
-    /// The classified error for a non-2xx response (SPEC PROV-COMMON-04).
-    pub fn error(&self, head: &HttpResponseHead, body: &[u8]) -> ModelError {
-        wire_error::from_response(head, body, self.config.secret())
-    }
-}
-
-impl HttpCodec for Codec {
-    type Stream = ChatStream;
-
-    fn encode(&self, request: &Request, stream: bool) -> Result<HttpRequest, ModelError> {
-        request::encode(&self.config, &self.cache, request, stream)
-    }
-
-    fn decode(&self, request: &Request, head: &HttpResponseHead, body: &[u8]) -> Result<Response, ModelError> {
-        decode_body(head, body, &DecodeContext::for_request(request, self.config.secret()))
-    }
-
-    fn stream_decoder(&self, request: &Request, head: &HttpResponseHead) -> ChatStream {
-        let turn = DecodeContext::for_request(request, None).turn;
-        ChatStream::new(head, turn, self.config.secret().cloned())
-    }
-
-    fn capabilities(&self) -> Capabilities {
-        self.config.dialect().capabilities()
-    }
-}
+/// The Azure OpenAI codec for one [`Config`]: the shared Chat
+/// Completions codec over [`AzureOptions`].
+pub type Codec = ChatCodec<AzureOptions>;

@@ -1,11 +1,14 @@
 //! Bedrock configuration (SPEC PROV-BR-01/03, THINK-02, PROV-COMMON-02):
-//! region, model and credentials required; everything else optional.
+//! region, model and credentials required; everything else optional. The
+//! shared shape is [`crate::config`]'s (Bedrock takes no API key: it signs
+//! with AWS credentials); Bedrock adds the region, credentials, thinking,
+//! effort, cache points and forced tool choice.
 
 use super::credentials::{CredentialsProvider, SharedProvider};
-use super::error::ConfigError;
-use super::tuning::{CachePoint, Thinking, Tuning};
+use super::tuning::{BedrockExtras, CachePoint};
+use super::Codec;
+use crate::config::{self, non_empty, validate, Builder, ConfigError, Family, KeyRule, Options, Reasoning, Setting};
 use crate::sigv4::Credentials;
-use crate::validate;
 use std::sync::Arc;
 
 /// The environment variables `Bedrock::from_env` reads:
@@ -27,6 +30,98 @@ pub const REQUIRED_ENV_VARS: [&str; 4] = ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCES
 
 /// The signing name of the Bedrock runtime (SPEC PROV-BR-02).
 pub const SERVICE: &str = "bedrock";
+
+/// Bedrock's own settings: the region, the credentials, thinking, effort,
+/// the cache point and forced tool choice.
+#[derive(Clone, Debug, Default)]
+pub struct BedrockOptions {
+    region: String,
+    /// Asked on every request; until one is set, a provider that has
+    /// none to give (and `build` refuses the config).
+    credentials: SharedProvider,
+    provided: bool,
+    /// Fixed credentials, kept to be checked at build.
+    fixed: Option<Credentials>,
+    reasoning: Reasoning,
+    cache: Option<CachePoint>,
+    tool_choice: bool,
+}
+
+impl Options for BedrockOptions {
+    type Codec = Codec;
+    type Extras = BedrockExtras;
+    /// The key is the AWS credentials; `from_env` reads them itself.
+    const FAMILY: Family = Family::new("Bedrock", None)
+        .model_named("a model", "BEDROCK_MODEL")
+        .endpoint_named("a region", "AWS_REGION")
+        .key_from("AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY", &[])
+        .key_named("credentials");
+
+    fn default_base_url(&self) -> Result<String, ConfigError> {
+        self.check_region()?;
+        Ok(format!("https://bedrock-runtime.{}.amazonaws.com", self.region))
+    }
+
+    fn key_rule(&self, _: &str) -> KeyRule {
+        KeyRule::NotTaken { hint: "it signs requests with AWS credentials; set credentials or a credentials provider" }
+    }
+
+    fn check_own(&self) -> Result<(), ConfigError> {
+        self.check_region()?;
+        if !self.provided {
+            let Setting { what, var } = Self::FAMILY.key;
+            return Err(ConfigError::Missing { provider: self.provider(), field: what, var });
+        }
+        if let Some(fixed) = &self.fixed {
+            let parts = [Some(fixed.access_key_id()), Some(fixed.secret_access_key()), fixed.session_token()];
+            if !parts.into_iter().flatten().all(|part| validate::is_credential(part.expose())) {
+                return Err(ConfigError::InvalidKey);
+            }
+        }
+        Ok(())
+    }
+
+    /// THINK-02 for Anthropic models: 1024 ≤ budget, and budget <
+    /// max_tokens when a limit is set (Bedrock's default limit applies
+    /// otherwise).
+    fn check(config: &Config) -> Result<(), ConfigError> {
+        config.options.reasoning.check(config.is_anthropic(), config.tuning.max_tokens)
+    }
+
+    fn from_env(lookup: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
+        let lookup = non_empty(lookup);
+        let missing = |field, var| ConfigError::Missing { provider: "Bedrock", field, var: Some(var) };
+        let region =
+            lookup("AWS_REGION").or_else(|| lookup("AWS_DEFAULT_REGION")).ok_or(missing("a region", "AWS_REGION"))?;
+        let model = lookup("BEDROCK_MODEL").ok_or(missing("a model", "BEDROCK_MODEL"))?;
+        let key_id = lookup("AWS_ACCESS_KEY_ID").ok_or(missing("an access key id", "AWS_ACCESS_KEY_ID"))?;
+        let secret = lookup("AWS_SECRET_ACCESS_KEY").ok_or(missing("a secret access key", "AWS_SECRET_ACCESS_KEY"))?;
+        let mut credentials = Credentials::new(key_id, secret);
+        if let Some(token) = lookup("AWS_SESSION_TOKEN") {
+            credentials = credentials.with_session_token(token);
+        }
+        let mut builder = Config::builder(region, model).credentials(credentials);
+        if let Some(url) = lookup("BEDROCK_BASE_URL") {
+            builder = builder.base_url(url);
+        }
+        builder.build()
+    }
+}
+
+impl BedrockOptions {
+    /// A region is required (it is signed, and names the default endpoint)
+    /// and is a region name: lowercase letters, digits, `-`.
+    fn check_region(&self) -> Result<(), ConfigError> {
+        if self.region.is_empty() {
+            let Setting { what, var } = Self::FAMILY.endpoint;
+            return Err(ConfigError::Missing { provider: self.provider(), field: what, var });
+        }
+        if !self.region.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-') {
+            return Err(ConfigError::InvalidRegion { region: self.region.clone() });
+        }
+        Ok(())
+    }
+}
 
 /// A validated Bedrock Converse configuration.
 ///
@@ -50,35 +145,16 @@ pub const SERVICE: &str = "bedrock";
 ///     .build();
 /// assert!(small.is_err());
 /// ```
-#[derive(Clone, Debug)]
-pub struct Config {
-    region: String,
-    model: String,
-    base_url: String,
-    credentials: SharedProvider,
-    tuning: Tuning,
-    thinking: Option<Thinking>,
-    effort: Option<String>,
-    cache: Option<CachePoint>,
-    tool_choice: bool,
-}
+pub type Config = config::Config<BedrockOptions>;
+
+/// Builds a [`Config`]; `build` validates.
+pub type ConfigBuilder = Builder<BedrockOptions>;
 
 impl Config {
     /// Start a config for `model` (a model id, inference profile id or ARN)
     /// in `region`.
     pub fn builder(region: impl Into<String>, model: impl Into<String>) -> ConfigBuilder {
-        ConfigBuilder {
-            region: region.into(),
-            model: model.into(),
-            base_url: None,
-            credentials: None,
-            fixed: None,
-            tuning: Tuning::new(),
-            thinking: None,
-            effort: None,
-            cache: None,
-            tool_choice: false,
-        }
+        Builder::new(model, BedrockOptions::default()).region(region)
     }
 
     /// A config from variables read through `lookup` (see [`ENV_VARS`]);
@@ -95,153 +171,66 @@ impl Config {
     /// assert_eq!((config.region(), config.model()), ("eu-west-1", "amazon.nova-micro-v1:0"));
     /// ```
     pub fn from_env(lookup: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
-        let lookup = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
-        let region = lookup("AWS_REGION")
-            .or_else(|| lookup("AWS_DEFAULT_REGION"))
-            .ok_or(ConfigError::Missing { field: "a region", var: "AWS_REGION" })?;
-        let model = lookup("BEDROCK_MODEL").ok_or(ConfigError::Missing { field: "a model", var: "BEDROCK_MODEL" })?;
-        let key_id = lookup("AWS_ACCESS_KEY_ID")
-            .ok_or(ConfigError::Missing { field: "an access key id", var: "AWS_ACCESS_KEY_ID" })?;
-        let secret = lookup("AWS_SECRET_ACCESS_KEY")
-            .ok_or(ConfigError::Missing { field: "a secret access key", var: "AWS_SECRET_ACCESS_KEY" })?;
-        let mut credentials = Credentials::new(key_id, secret);
-        if let Some(token) = lookup("AWS_SESSION_TOKEN") {
-            credentials = credentials.with_session_token(token);
-        }
-        let mut builder = Config::builder(region, model).credentials(credentials);
-        if let Some(url) = lookup("BEDROCK_BASE_URL") {
-            builder = builder.base_url(url);
-        }
-        builder.build()
+        BedrockOptions::from_env(lookup)
     }
 
     /// The region.
     pub fn region(&self) -> &str {
-        &self.region
+        &self.options.region
     }
 
-    /// The model id.
-    pub fn model(&self) -> &str {
-        &self.model
-    }
-
-    /// The base URL, without a trailing slash.
-    pub fn base_url(&self) -> &str {
-        &self.base_url
-    }
-
-    /// The credentials provider.
+    /// The credentials provider, asked on every request.
     pub fn credentials(&self) -> &Arc<dyn CredentialsProvider> {
-        &self.credentials.0
-    }
-
-    /// The inference settings.
-    pub fn tuning(&self) -> &Tuning {
-        &self.tuning
-    }
-
-    /// The thinking mode, if configured.
-    pub fn thinking(&self) -> Option<Thinking> {
-        self.thinking
-    }
-
-    /// The effort (`outputConfig.effort`), if configured.
-    pub fn effort(&self) -> Option<&str> {
-        self.effort.as_deref()
+        &self.options.credentials.0
     }
 
     /// The cache point, if caching is on.
     pub fn cache(&self) -> Option<CachePoint> {
-        self.cache
+        self.options.cache
     }
 
     /// Whether a forced tool choice may be sent (and is reported as a
     /// capability): on only when configured and thinking is off.
     pub fn sends_tool_choice(&self) -> bool {
-        self.tool_choice && !self.thinking.is_some_and(Thinking::is_on)
+        self.options.tool_choice && !self.thinks()
     }
 
     /// True for Anthropic models (ids, profiles and ARNs naming
     /// `anthropic.`), whose thinking rules are checked at construction.
     pub fn is_anthropic(&self) -> bool {
-        self.model.contains("anthropic.")
+        self.model().contains("anthropic.")
     }
 }
 
-/// Builds a [`Config`]; [`ConfigBuilder::build`] validates.
-#[derive(Clone, Debug)]
-pub struct ConfigBuilder {
-    region: String,
-    model: String,
-    base_url: Option<String>,
-    credentials: Option<SharedProvider>,
-    /// Fixed credentials, kept to be checked at build.
-    fixed: Option<Credentials>,
-    tuning: Tuning,
-    thinking: Option<Thinking>,
-    effort: Option<String>,
-    cache: Option<CachePoint>,
-    tool_choice: bool,
-}
+config::reasons!(BedrockOptions);
 
-impl ConfigBuilder {
-    /// Set the region.
+/// Bedrock's setters (`thinking` and `effort` are [`Reasons`](config::Reasons)'), on the config builder and the client builder alike.
+impl<T> Builder<BedrockOptions, T> {
+    /// The region (required).
     pub fn region(mut self, region: impl Into<String>) -> Self {
-        self.region = region.into();
+        self.options.region = region.into().trim().to_string();
         self
     }
 
-    /// Set the model id.
-    pub fn model(mut self, model: impl Into<String>) -> Self {
-        self.model = model.into();
-        self
-    }
-
-    /// Another base URL than `https://bedrock-runtime.{region}.amazonaws.com`
-    /// (a VPC endpoint, a proxy, a stand-in server); a trailing `/` is
-    /// trimmed. Requests are still signed for the configured region.
-    pub fn base_url(mut self, url: impl Into<String>) -> Self {
-        self.base_url = Some(url.into());
-        self
-    }
-
-    /// Fixed credentials; [`build`](Self::build) checks they can go in
-    /// HTTP headers.
+    /// Fixed credentials (these or a provider are required); `build`
+    /// checks they can go in HTTP headers.
     pub fn credentials(self, credentials: Credentials) -> Self {
         let mut builder = self.credentials_provider(credentials.clone());
-        builder.fixed = Some(credentials);
+        builder.options.fixed = Some(credentials);
         builder
     }
 
     /// A provider asked for credentials on every request (refreshing ones).
     pub fn credentials_provider(mut self, provider: impl CredentialsProvider + 'static) -> Self {
-        self.credentials = Some(SharedProvider(Arc::new(provider)));
-        self.fixed = None;
-        self
-    }
-
-    /// Set the inference settings.
-    pub fn tuning(mut self, tuning: Tuning) -> Self {
-        self.tuning = tuning;
-        self
-    }
-
-    /// Set the thinking mode.
-    pub fn thinking(mut self, thinking: Thinking) -> Self {
-        self.thinking = Some(thinking);
-        self
-    }
-
-    /// Set the effort (`low`, `medium`, `high`, …), sent as
-    /// `outputConfig.effort`.
-    pub fn effort(mut self, effort: impl Into<String>) -> Self {
-        self.effort = Some(effort.into());
+        self.options.credentials = SharedProvider(Arc::new(provider));
+        self.options.provided = true;
+        self.options.fixed = None;
         self
     }
 
     /// Turn on prompt caching with this cache point.
     pub fn cache_point(mut self, cache: CachePoint) -> Self {
-        self.cache = Some(cache);
+        self.options.cache = Some(cache);
         self
     }
 
@@ -250,76 +239,7 @@ impl ConfigBuilder {
     /// families accept it (Anthropic, Mistral Large, Nova). Ignored while
     /// thinking is on, which the API refuses with a forced choice.
     pub fn tool_choice(mut self, on: bool) -> Self {
-        self.tool_choice = on;
+        self.options.tool_choice = on;
         self
     }
-
-    /// Validate and build.
-    pub fn build(self) -> Result<Config, ConfigError> {
-        let region = self.region.trim().to_string();
-        if region.is_empty() {
-            return Err(ConfigError::Missing { field: "a region", var: "AWS_REGION" });
-        }
-        if !region.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-') {
-            return Err(ConfigError::InvalidRegion { region });
-        }
-        let model = self.model.trim().to_string();
-        if model.is_empty() {
-            return Err(ConfigError::Missing { field: "a model", var: "BEDROCK_MODEL" });
-        }
-        let base_url = validate::trim_base_url(
-            &self.base_url.unwrap_or_else(|| format!("https://bedrock-runtime.{region}.amazonaws.com")),
-        );
-        if let Some(reason) = validate::base_url_problem(&base_url) {
-            return Err(ConfigError::InvalidBaseUrl { url: base_url, reason });
-        }
-        let credentials = self
-            .credentials
-            .ok_or(ConfigError::Missing { field: "credentials", var: "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY" })?;
-        if let Some(fixed) = &self.fixed {
-            let parts = [Some(fixed.access_key_id()), Some(fixed.secret_access_key()), fixed.session_token()];
-            if !parts.into_iter().flatten().all(|part| validate::is_credential(part.expose())) {
-                return Err(ConfigError::InvalidCredentials);
-            }
-        }
-        self.tuning.validate().map_err(|reason| ConfigError::InvalidTuning { reason })?;
-        if let Some(effort) = &self.effort {
-            if effort.trim().is_empty() || effort.chars().any(char::is_control) {
-                return Err(ConfigError::InvalidTuning { reason: "effort must be non-empty printable text".into() });
-            }
-        }
-        let config = Config {
-            region,
-            model,
-            base_url,
-            credentials,
-            tuning: self.tuning,
-            thinking: self.thinking,
-            effort: self.effort,
-            cache: self.cache,
-            tool_choice: self.tool_choice,
-        };
-        check_thinking(&config)?;
-        Ok(config)
-    }
-}
-
-/// THINK-02 for Anthropic models: 1024 ≤ budget, and budget < max_tokens
-/// when a limit is set (Bedrock's default limit applies otherwise).
-fn check_thinking(config: &Config) -> Result<(), ConfigError> {
-    let Some(Thinking::Enabled { budget_tokens }) = config.thinking else { return Ok(()) };
-    if !config.is_anthropic() {
-        return Ok(());
-    }
-    if budget_tokens < Thinking::MIN_BUDGET {
-        return Err(ConfigError::InvalidThinking {
-            reason: format!("budget_tokens must be at least {}, got {budget_tokens}", Thinking::MIN_BUDGET),
-        });
-    }
-    if let Some(max) = config.tuning.max_tokens.filter(|max| budget_tokens >= *max) {
-        return Err(ConfigError::InvalidThinking {
-            reason: format!("budget_tokens ({budget_tokens}) must be below max_tokens ({max})"),
-        });
-    }
-    Ok(())
 }

@@ -97,6 +97,13 @@ impl CredentialsError {
 #[derive(Clone)]
 pub(crate) struct SharedProvider(pub(crate) Arc<dyn CredentialsProvider>);
 
+/// Until credentials are set: a provider with none to give.
+impl Default for SharedProvider {
+    fn default() -> Self {
+        SharedProvider(Arc::new(|| Err(CredentialsError::new("no credentials are configured"))))
+    }
+}
+
 impl fmt::Debug for SharedProvider {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("CredentialsProvider([redacted])")

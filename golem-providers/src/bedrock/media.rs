@@ -4,6 +4,7 @@
 //! A part that cannot be carried is refused with an error naming it and a
 //! fix, never dropped.
 
+use crate::blocks::{essence, part_label};
 use crate::classify::{encode_error, unsupported};
 use base64::Engine as _;
 use golem_core::message::{Part, PartKind};
@@ -14,7 +15,7 @@ use serde_json::{json, Value};
 /// Document names are `doc-<message>-<part>`, unique within a request as
 /// Bedrock requires (SPEC MM-03).
 pub(crate) fn block(part: &Part, message: usize, index: usize) -> Result<Value, ModelError> {
-    let what = format!("message {message} part {index} ({})", kind_name(part.kind));
+    let what = part_label(message, index, part.kind);
     part.validate().map_err(|e| encode_error(&format!("{what}: {e}")))?;
     if part.data.is_empty() {
         return Err(unsupported(
@@ -25,21 +26,12 @@ pub(crate) fn block(part: &Part, message: usize, index: usize) -> Result<Value, 
     let bytes = base64::engine::general_purpose::STANDARD.encode(&part.data);
     match part.kind {
         PartKind::Image => {
-            let format = image_format(&part.media_type).ok_or_else(|| {
-                unsupported(
-                    &format!("{what} of type {:?}", part.media_type),
-                    "Bedrock takes png, jpeg, gif and webp images; convert the image to one of those",
-                )
-            })?;
+            let format = format(image_format(&part.media_type), &what, part, "png, jpeg, gif and webp images")?;
             Ok(json!({"image": {"format": format, "source": {"bytes": bytes}}}))
         }
         PartKind::Document => {
-            let format = document_format(&part.media_type).ok_or_else(|| {
-                unsupported(
-                    &format!("{what} of type {:?}", part.media_type),
-                    "Bedrock takes pdf, csv, doc, docx, xls, xlsx, html, txt and md documents; convert it or send its text",
-                )
-            })?;
+            let takes = "pdf, csv, doc, docx, xls, xlsx, html, txt and md documents";
+            let format = format(document_format(&part.media_type), &what, part, takes)?;
             Ok(json!({"document": {"format": format, "name": format!("doc-{message}-{index}"), "source": {"bytes": bytes}}}))
         }
         PartKind::Audio | PartKind::Video => Err(unsupported(
@@ -76,15 +68,14 @@ fn document_format(media_type: &str) -> Option<&'static str> {
     }
 }
 
-fn essence(media_type: &str) -> String {
-    media_type.split(';').next().unwrap_or_default().trim().to_ascii_lowercase()
-}
-
-fn kind_name(kind: PartKind) -> &'static str {
-    match kind {
-        PartKind::Image => "image",
-        PartKind::Document => "document",
-        PartKind::Audio => "audio",
-        PartKind::Video => "video",
-    }
+/// The format Bedrock names a part's media type with, or the refusal
+/// saying what it `takes`.
+fn format(found: Option<&'static str>, what: &str, part: &Part, takes: &str) -> Result<&'static str, ModelError> {
+    found.ok_or_else(|| {
+        let hint = match part.kind {
+            PartKind::Image => format!("Bedrock takes {takes}; convert the image to one of those"),
+            _ => format!("Bedrock takes {takes}; convert it or send its text"),
+        };
+        unsupported(&format!("{what} of type {:?}", part.media_type), &hint)
+    })
 }

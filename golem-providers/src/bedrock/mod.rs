@@ -34,24 +34,23 @@
 
 mod config;
 mod credentials;
-mod error;
 mod media;
 mod request;
 mod response;
 mod stream;
 mod tuning;
 
-pub use config::{Config, ConfigBuilder, ENV_VARS, REQUIRED_ENV_VARS, SERVICE};
+pub use crate::config::{ConfigError, Thinking};
+pub use config::{BedrockOptions, Config, ConfigBuilder, ENV_VARS, REQUIRED_ENV_VARS, SERVICE};
 pub use credentials::{CredentialsError, CredentialsProvider};
-pub use error::ConfigError;
 pub use request::{encode_body, encode_count_tokens_body};
 use response::scrubbed;
 pub use response::{content_deltas, decode_body, error_from_response, finish_reason, usage};
 pub use stream::{exception_status, ConverseStream};
-pub use tuning::{CachePoint, CacheTtl, Thinking, Tuning};
+pub use tuning::{BedrockExtras, CachePoint, CacheTtl, Tuning};
 
 use crate::classify::decode_error;
-use crate::codec::HttpCodec;
+use crate::codec::{response_turn, HttpCodec, TokenCounting};
 use crate::http::{HeaderValue, HttpRequest, HttpResponseHead, Method};
 use crate::percent;
 use crate::sigv4::{self, Credentials, SigningParams};
@@ -70,16 +69,6 @@ pub struct Codec {
 }
 
 impl Codec {
-    /// A codec for `config`.
-    pub fn new(config: Config) -> Self {
-        Codec { config }
-    }
-
-    /// The configuration.
-    pub fn config(&self) -> &Config {
-        &self.config
-    }
-
     /// The URL of an operation on the model — `converse`,
     /// `converse-stream` or `count-tokens` — with the model id
     /// percent-encoded as one path segment (`:` → `%3A`, `/` → `%2F`).
@@ -106,23 +95,6 @@ impl Codec {
         error_from_response(head, body, self.current_credentials().as_ref())
     }
 
-    /// The unsigned request of a `count-tokens` call for `request`'s
-    /// messages, system texts and tools (SPEC PROV-BR-06).
-    pub fn encode_count_tokens(&self, request: &Request) -> Result<HttpRequest, ModelError> {
-        Ok(json_post(self.url("count-tokens"), encode_count_tokens_body(request, &self.config)?, false))
-    }
-
-    /// The input-token count of a `count-tokens` response.
-    pub fn decode_count_tokens(&self, head: &HttpResponseHead, body: &[u8]) -> Result<u64, ModelError> {
-        if !head.is_success() {
-            return Err(self.error(head, body));
-        }
-        serde_json::from_slice::<serde_json::Value>(body)
-            .ok()
-            .and_then(|v| v.get("inputTokens").and_then(serde_json::Value::as_u64))
-            .ok_or_else(|| decode_error("count-tokens body", "no inputTokens count", true, None))
-    }
-
     /// The provider's credentials for scrubbing error texts; none when it
     /// has none to give (then there is nothing of them to scrub either).
     fn current_credentials(&self) -> Option<Credentials> {
@@ -135,7 +107,7 @@ impl HttpCodec for Codec {
 
     fn encode(&self, request: &Request, stream: bool) -> Result<HttpRequest, ModelError> {
         let operation = if stream { "converse-stream" } else { "converse" };
-        Ok(json_post(self.url(operation), encode_body(request, &self.config)?, stream))
+        Ok(json_post(self.url(operation), encode_body(request, &self.config)?, stream, &self.config))
     }
 
     fn authorize(&self, request: HttpRequest, now: SystemTime) -> Result<HttpRequest, ModelError> {
@@ -150,12 +122,12 @@ impl HttpCodec for Codec {
     fn decode(&self, request: &Request, head: &HttpResponseHead, body: &[u8]) -> Result<Response, ModelError> {
         // Credentials are fetched only for an error, to scrub every text of
         // it — a 2xx body that fails to decode still carries a request id.
-        decode_body(head, body, response_turn(request), None)
+        decode_body(head, body, response_turn(&request.messages), None)
             .map_err(|error| scrubbed(error, self.current_credentials().as_ref()))
     }
 
     fn stream_decoder(&self, request: &Request, head: &HttpResponseHead) -> ConverseStream {
-        ConverseStream::new(head, response_turn(request), self.current_credentials())
+        ConverseStream::new(head, response_turn(&request.messages), self.current_credentials())
     }
 
     fn capabilities(&self) -> Capabilities {
@@ -163,11 +135,12 @@ impl HttpCodec for Codec {
     }
 }
 
-fn json_post(url: String, body: Vec<u8>, stream: bool) -> HttpRequest {
+fn json_post(url: String, body: Vec<u8>, stream: bool, config: &Config) -> HttpRequest {
     let accept = if stream { "application/vnd.amazon.eventstream" } else { "application/json" };
     HttpRequest::new(Method::Post, url)
         .with_header("content-type", HeaderValue::Plain("application/json".into()))
         .with_header("accept", HeaderValue::Plain(accept.into()))
+        .with_headers(config.headers())
         .with_body(body)
 }
 
@@ -178,16 +151,23 @@ pub(crate) fn call_id(turn: usize, n: usize) -> String {
     format!("call_{turn}_{n}")
 }
 
-fn response_turn(request: &Request) -> usize {
-    request.messages.iter().filter(|m| m.role == golem_core::message::Role::Assistant).count() + 1
-}
+crate::config::configured!(Codec, BedrockOptions, and new);
 
-impl crate::codec::TokenCounting for Codec {
+impl TokenCounting for Codec {
+    /// The unsigned request of a `count-tokens` call for `request`'s
+    /// messages, system texts and tools (SPEC PROV-BR-06).
     fn encode_count_tokens(&self, request: &Request) -> Result<HttpRequest, ModelError> {
-        Codec::encode_count_tokens(self, request)
+        Ok(json_post(self.url("count-tokens"), encode_count_tokens_body(request, &self.config)?, false, &self.config))
     }
 
+    /// The input-token count of a `count-tokens` response.
     fn decode_count_tokens(&self, head: &HttpResponseHead, body: &[u8]) -> Result<u64, ModelError> {
-        Codec::decode_count_tokens(self, head, body)
+        if !head.is_success() {
+            return Err(self.error(head, body));
+        }
+        serde_json::from_slice::<serde_json::Value>(body)
+            .ok()
+            .and_then(|v| v.get("inputTokens").and_then(serde_json::Value::as_u64))
+            .ok_or_else(|| decode_error("count-tokens body", "no inputTokens count", true, None))
     }
 }

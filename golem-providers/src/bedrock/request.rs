@@ -11,10 +11,14 @@
 use super::config::Config;
 use super::media;
 use super::FAMILY;
+use crate::blocks::{call_input, names_its_call, no_parts, text_then_parts, TurnBlocks};
 use crate::classify::encode_error;
-use golem_core::message::{Message, Role, ThinkingBlock};
+use golem_core::message::{Message, ThinkingBlock};
 use golem_core::model::{ModelError, Request, WireToolChoice};
 use serde_json::{json, Map, Value};
+
+/// Who takes media where, for the refusal of parts elsewhere.
+const WHO: &str = "Bedrock accepts";
 
 /// The JSON body of a Converse or ConverseStream call for `request`
 /// (both take the same body; the URL tells them apart).
@@ -55,30 +59,10 @@ pub fn encode_count_tokens_body(request: &Request, config: &Config) -> Result<Ve
 }
 
 fn body(request: &Request, config: &Config) -> Result<Map<String, Value>, ModelError> {
-    let mut system = Vec::new();
-    let mut turns: Vec<(&'static str, Vec<Value>)> = Vec::new();
-    let mut assistant_ordinal = 0;
-    for (index, message) in request.messages.iter().enumerate() {
-        let (role, blocks) = match message.role {
-            Role::System => {
-                no_parts(message, index)?;
-                if !message.content.is_empty() {
-                    system.push(json!({"text": message.content}));
-                }
-                continue;
-            }
-            Role::User => ("user", user_blocks(message, index)?),
-            Role::Assistant => {
-                assistant_ordinal += 1;
-                ("assistant", assistant_blocks(message, index, assistant_ordinal)?)
-            }
-            Role::Tool => ("user", vec![tool_result(message, index)?]),
-        };
-        match turns.last_mut() {
-            Some((last, content)) if *last == role => content.extend(blocks),
-            _ => turns.push((role, blocks)),
-        }
-    }
+    let blocks =
+        TurnBlocks { who: WHO, user: user_blocks, assistant: assistant_blocks, tool_result, results_first: None };
+    let (system, mut turns) = blocks.encode(&request.messages)?;
+    let system: Vec<Value> = system.into_iter().map(text).collect();
     if let (Some(cache), Some((_, content))) = (config.cache(), turns.last_mut()) {
         content.push(cache.wire());
     }
@@ -91,21 +75,9 @@ fn body(request: &Request, config: &Config) -> Result<Map<String, Value>, ModelE
     if let Some(tools) = tool_config(request, config) {
         body.insert("toolConfig".into(), tools);
     }
-    let tuning = config.tuning();
-    if !tuning.is_empty() {
-        let mut inference = Map::new();
-        if let Some(max) = tuning.max_tokens {
-            inference.insert("maxTokens".into(), max.into());
-        }
-        if let Some(t) = tuning.temperature {
-            inference.insert("temperature".into(), t.into());
-        }
-        if let Some(p) = tuning.top_p {
-            inference.insert("topP".into(), p.into());
-        }
-        if !tuning.stop.is_empty() {
-            inference.insert("stopSequences".into(), tuning.stop.clone().into());
-        }
+    let mut inference = Map::new();
+    config.tuning().write(&mut inference);
+    if !inference.is_empty() {
         body.insert("inferenceConfig".into(), Value::Object(inference));
     }
     if let Some(thinking) = config.thinking() {
@@ -163,26 +135,22 @@ fn tool_config(request: &Request, config: &Config) -> Option<Value> {
 
 /// Text first (omitted when empty and there are parts), then the parts.
 fn user_blocks(message: &Message, index: usize) -> Result<Vec<Value>, ModelError> {
-    let mut blocks = Vec::with_capacity(message.parts.len() + 1);
-    if !message.content.is_empty() || message.parts.is_empty() {
-        blocks.push(json!({"text": message.content}));
-    }
-    for (n, part) in message.parts.iter().enumerate() {
-        blocks.push(media::block(part, index, n)?);
-    }
-    Ok(blocks)
+    text_then_parts(message, index, true, text, media::block)
+}
+
+fn text(text: &str) -> Value {
+    json!({ "text": text })
 }
 
 /// Reasoning first, then text, then tool calls (SPEC THINK-03).
 fn assistant_blocks(message: &Message, index: usize, ordinal: usize) -> Result<Vec<Value>, ModelError> {
-    no_parts(message, index)?;
+    no_parts(message, index, WHO)?;
     let mut blocks: Vec<Value> = message.thinking.iter().filter_map(reasoning_block).collect();
     if !message.content.is_empty() {
-        blocks.push(json!({"text": message.content}));
+        blocks.push(text(&message.content));
     }
     for (n, call) in message.tool_calls.iter().enumerate() {
-        let input: Value = serde_json::from_str(&call.args.normalized_for_wire())
-            .map_err(|e| encode_error(&format!("message {index} tool call {n}: {e}")))?;
+        let input = call_input(call, index, n)?;
         // A stored call without an id gets the id decoding would have given.
         let id = if call.id.is_empty() { super::call_id(ordinal, n + 1) } else { call.id.clone() };
         blocks.push(json!({"toolUse": {"toolUseId": id, "name": call.name, "input": input}}));
@@ -197,8 +165,12 @@ fn assistant_blocks(message: &Message, index: usize, ordinal: usize) -> Result<V
 
 /// A thinking block as `reasoningContent`, or nothing when it cannot be
 /// replayed here (SPEC THINK-04): blocks of another provider family are
-/// dropped, as their signatures mean nothing to Bedrock; a block of no
-/// known family is replayed only when signed (or redacted).
+/// dropped, as their signatures mean nothing to Bedrock; any other block
+/// is replayed only when signed (or redacted). Unsigned reasoning is what
+/// models without signatures (DeepSeek R1) answer with, and they refuse it
+/// back ("User messages cannot contain reasoning content"): it stays in
+/// the history and off the wire, as the recorded follow-up shows (issue
+/// 32).
 fn reasoning_block(block: &ThinkingBlock) -> Option<Value> {
     if !block.provider.is_empty() && block.provider != FAMILY {
         return None;
@@ -209,42 +181,17 @@ fn reasoning_block(block: &ThinkingBlock) -> Option<Value> {
     if !block.redacted.is_empty() {
         return Some(json!({"reasoningContent": {"redactedContent": block.redacted}}));
     }
-    if block.provider.is_empty() && block.signature.is_empty() {
+    if block.signature.is_empty() {
         return None;
     }
-    let mut text = json!({"text": block.text});
-    if !block.signature.is_empty() {
-        text["signature"] = Value::from(block.signature.as_str());
-    }
-    Some(json!({"reasoningContent": {"reasoningText": text}}))
+    Some(json!({"reasoningContent": {"reasoningText": {"text": block.text, "signature": block.signature}}}))
 }
 
 /// A `toolResult` block: the text, then any media, and `status` error for
 /// a failed result (SPEC MM-04).
 fn tool_result(message: &Message, index: usize) -> Result<Value, ModelError> {
-    if message.tool_call_id.is_empty() {
-        return Err(encode_error(&format!(
-            "message {index} is a tool result without a tool_call_id; repair the history (golem_core::history) first"
-        )));
-    }
-    let mut content = Vec::with_capacity(message.parts.len() + 1);
-    if !message.content.is_empty() || message.parts.is_empty() {
-        content.push(json!({"text": message.content}));
-    }
-    for (n, part) in message.parts.iter().enumerate() {
-        content.push(media::block(part, index, n)?);
-    }
+    names_its_call(message, index)?;
+    let content = text_then_parts(message, index, true, text, media::block)?;
     let status = if message.failed { "error" } else { "success" };
     Ok(json!({"toolResult": {"toolUseId": message.tool_call_id, "content": content, "status": status}}))
-}
-
-/// System and assistant messages carry no media on this API.
-fn no_parts(message: &Message, index: usize) -> Result<(), ModelError> {
-    match message.parts.first() {
-        None => Ok(()),
-        Some(_) => Err(crate::classify::unsupported(
-            &format!("message {index}: parts on a {} message", message.role),
-            "Bedrock accepts media on user messages and tool results only; move the parts to a user message",
-        )),
-    }
 }

@@ -7,12 +7,13 @@
 //! streamed turn of the same answer cannot drift apart.
 
 use super::FAMILY;
-use crate::classify::{self, api_error, decode_error, quote_body, scrub_error};
+use crate::classify::{api_error, decode_error, quote_body, scrub_error};
+use crate::decoder::{Book, Outcome};
 use crate::http::HttpResponseHead;
+use crate::secret::Secret;
 use crate::sigv4::Credentials;
 use golem_core::message::{FinishReason, Usage};
 use golem_core::model::{Delta, ModelError, Response};
-use golem_core::stream::StreamAssembler;
 use serde_json::Value;
 
 /// Decode a whole Converse response: a non-2xx status is the classified
@@ -40,21 +41,19 @@ pub fn decode_body(
     if !head.is_success() {
         return Err(error_from_response(head, body, credentials));
     }
-    let fail = |detail: &str, retryable: bool| {
-        scrubbed(with_request_id(decode_error("response body", detail, retryable, None), head), credentials)
-    };
-    let value: Value = serde_json::from_slice(body).map_err(|e| fail(&format!("invalid JSON: {e}"), true))?;
+    let book = Book::new(head, FAMILY, secrets(credentials));
+    let value: Value = book.json(body)?;
     let Some(content) = value.pointer("/output/message/content").and_then(Value::as_array) else {
-        return Err(fail("the response has no output.message.content", false));
+        return Err(book.stamp(decode_error(
+            "response body",
+            "the response has no output.message.content",
+            false,
+            None,
+        )));
     };
-    let mut assembler = StreamAssembler::new().with_provider(FAMILY);
-    for delta in content_deltas(content, turn) {
-        assembler.push(&delta).map_err(|e| fail(&e.to_string(), false))?;
-    }
-    let mut response = Response::new(assembler.finish());
-    response.usage = value.get("usage").map(usage).unwrap_or_default();
-    response.finish_reason = finish_reason(value.get("stopReason").and_then(Value::as_str));
-    Ok(response)
+    let usage = value.get("usage").map(usage).unwrap_or_default();
+    let finish_reason = finish_reason(value.get("stopReason").and_then(Value::as_str));
+    book.whole(content_deltas(content, turn), Outcome { usage, finish_reason })
 }
 
 /// The deltas a stream of these content blocks would carry, in block
@@ -164,6 +163,13 @@ fn error_code(raw: &str) -> String {
     code.rsplit('#').next().unwrap_or_default().trim().to_string()
 }
 
+/// Every part of `credentials`, as secrets no error may show.
+pub(crate) fn secrets(credentials: Option<&Credentials>) -> Vec<Secret> {
+    let parts =
+        credentials.iter().flat_map(|c| [Some(c.access_key_id()), Some(c.secret_access_key()), c.session_token()]);
+    parts.flatten().cloned().collect()
+}
+
 /// `error` with every part of `credentials` redacted from its texts —
 /// message, code and request id alike, since the last two come from
 /// headers a server controls (ERR-06).
@@ -172,12 +178,6 @@ pub(crate) fn scrubbed(error: ModelError, credentials: Option<&Credentials>) -> 
         Some(credentials) => scrub_error(error, |text| credentials.scrub(text)),
         None => error,
     }
-}
-
-/// `error` with the response's request id, when it has none yet (scrub it
-/// with [`scrubbed`] afterwards).
-pub(crate) fn with_request_id(error: ModelError, head: &HttpResponseHead) -> ModelError {
-    classify::with_request_id(error, head, None)
 }
 
 fn string(value: Option<&Value>) -> String {

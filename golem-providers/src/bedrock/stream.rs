@@ -15,18 +15,17 @@
 //! decode error, like a dropped connection; a body that ends inside a frame
 //! or before `messageStop` is `Truncated` (retryable), never a success.
 
-use super::response::{finish_reason, scrubbed, usage, with_request_id};
+use super::response::{finish_reason, secrets, usage};
 use super::FAMILY;
 use crate::classify::{api_error, decode_error};
-use crate::codec::StreamDecoder;
+use crate::decoder::{Book, Outcome, Parser, Stream};
 use crate::eventstream::{Frame, FrameDecoder, FrameError};
 use crate::http::HttpResponseHead;
 use crate::sigv4::Credentials;
-use golem_core::message::{FinishReason, Message, Usage};
-use golem_core::model::{Delta, ModelError, ModelErrorKind, Response};
-use golem_core::stream::StreamAssembler;
+use golem_core::message::{FinishReason, Usage};
+use golem_core::model::{Delta, ModelError, ModelErrorKind};
 use serde_json::Value;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 
 /// The most content blocks one turn may open: the assembler's bounds for
 /// thinking blocks and tool calls, plus as many text blocks.
@@ -63,76 +62,73 @@ enum Block {
 /// while let Some(delta) = stream.next_delta() { delta.unwrap(); }
 /// assert_eq!(stream.finish().unwrap().message.content, "Hi");
 /// ```
-#[derive(Debug)]
-pub struct ConverseStream {
-    frames: FrameDecoder,
-    assembler: StreamAssembler,
-    queue: VecDeque<Delta>,
-    blocks: BTreeMap<u64, Block>,
-    thinking: u32,
-    calls: u32,
-    usage: Usage,
-    finish_reason: Option<FinishReason>,
-    error: Option<ModelError>,
-    error_reported: bool,
-    turn: usize,
-    head: HttpResponseHead,
-    credentials: Option<Credentials>,
-}
+pub type ConverseStream = Stream<FrameParser>;
 
 impl ConverseStream {
     /// A decoder for a 2xx streamed response with `head`; `turn` numbers
     /// synthesized call ids and `credentials` are scrubbed from errors.
     pub fn new(head: &HttpResponseHead, turn: usize, credentials: Option<Credentials>) -> Self {
-        ConverseStream {
+        let parser = FrameParser {
             frames: FrameDecoder::new(),
-            assembler: StreamAssembler::new().with_provider(FAMILY),
-            queue: VecDeque::new(),
             blocks: BTreeMap::new(),
             thinking: 0,
             calls: 0,
             usage: Usage::default(),
             finish_reason: None,
-            error: None,
-            error_reported: false,
             turn,
-            head: head.clone(),
-            credentials,
-        }
+        };
+        Stream::with_parser(parser, Book::new(head, FAMILY, secrets(credentials.as_ref())))
+    }
+}
+
+/// The event-stream frames of a ConverseStream response.
+#[derive(Debug)]
+pub struct FrameParser {
+    frames: FrameDecoder,
+    blocks: BTreeMap<u64, Block>,
+    thinking: u32,
+    calls: u32,
+    usage: Usage,
+    finish_reason: Option<FinishReason>,
+    turn: usize,
+}
+
+impl Parser for FrameParser {
+    fn feed(&mut self, chunk: &[u8]) {
+        self.frames.feed(chunk);
     }
 
-    /// Decode frames until a delta is queued, the input runs dry or the
-    /// stream failed.
-    fn pump(&mut self) {
-        while self.queue.is_empty() && self.error.is_none() {
-            match self.frames.next_frame() {
-                None => return,
-                Some(Ok(frame)) => {
-                    if let Err(error) = self.frame(&frame) {
-                        self.fail(error);
-                    }
-                }
-                Some(Err(FrameError::Truncated { buffered })) => {
-                    let what =
-                        format!("the stream ended inside an event-stream frame ({buffered} bytes of it arrived)");
-                    self.fail(ModelError::new(ModelErrorKind::Truncated, what));
-                }
-                Some(Err(error)) => self.fail(decode_error("event stream", &error.to_string(), true, None)),
+    fn end(&mut self) {
+        self.frames.finish();
+    }
+
+    fn step(&mut self, book: &mut Book) -> Option<Result<(), ModelError>> {
+        Some(match self.frames.next_frame()? {
+            Ok(frame) => self.frame(book, &frame),
+            Err(FrameError::Truncated { buffered }) => {
+                let what = format!("the stream ended inside an event-stream frame ({buffered} bytes of it arrived)");
+                Err(ModelError::new(ModelErrorKind::Truncated, what))
             }
+            Err(error) => Err(decode_error("event stream", &error.to_string(), true, None)),
+        })
+    }
+
+    fn outcome(&self) -> Result<Outcome, ModelError> {
+        match self.finish_reason {
+            Some(finish_reason) => Ok(Outcome { usage: self.usage, finish_reason }),
+            None => Err(ModelError::new(ModelErrorKind::Truncated, "the stream ended before its messageStop event")),
         }
     }
+}
 
-    fn fail(&mut self, error: ModelError) {
-        self.error = Some(scrubbed(with_request_id(error, &self.head), self.credentials.as_ref()));
-    }
-
-    fn frame(&mut self, frame: &Frame) -> Result<(), ModelError> {
+impl FrameParser {
+    fn frame(&mut self, book: &mut Book, frame: &Frame) -> Result<(), ModelError> {
         match frame.string_header(":message-type").unwrap_or("event") {
             "event" => {
                 let payload: Value = serde_json::from_slice(&frame.payload).map_err(|e| {
                     decode_error("event stream", &format!("invalid JSON in an event payload: {e}"), true, None)
                 })?;
-                self.event(frame.string_header(":event-type").unwrap_or_default(), &payload)
+                self.event(book, frame.string_header(":event-type").unwrap_or_default(), &payload)
             }
             "exception" => {
                 let kind = frame.string_header(":exception-type").unwrap_or_default();
@@ -142,12 +138,12 @@ impl ConverseStream {
                     .or_else(|| payload.get("Message"))
                     .and_then(Value::as_str)
                     .unwrap_or_default();
-                Err(self.exception(kind, message))
+                Err(exception(book.head(), kind, message))
             }
             "error" => {
                 let code = frame.string_header(":error-code").unwrap_or_default();
                 let message = frame.string_header(":error-message").unwrap_or_default();
-                Err(self.exception(code, message))
+                Err(exception(book.head(), code, message))
             }
             // Other message types are not part of ConverseStream; skipping
             // keeps the decoder working if AWS adds one.
@@ -155,16 +151,7 @@ impl ConverseStream {
         }
     }
 
-    /// An in-stream exception as the API error its HTTP twin would be
-    /// (SPEC PROV-BR-05): status by type, retryable per PROV-COMMON-05.
-    fn exception(&self, kind: &str, message: &str) -> ModelError {
-        let status = exception_status(kind);
-        let head = HttpResponseHead { status, ..self.head.clone() };
-        let message = if message.is_empty() { format!("the stream reported {kind}") } else { message.to_string() };
-        api_error(&head, &message, kind, None)
-    }
-
-    fn event(&mut self, kind: &str, payload: &Value) -> Result<(), ModelError> {
+    fn event(&mut self, book: &mut Book, kind: &str, payload: &Value) -> Result<(), ModelError> {
         match kind {
             "contentBlockStart" => {
                 let index = block_index(payload)?;
@@ -178,13 +165,10 @@ impl ConverseStream {
                         id = super::call_id(self.turn, usize::try_from(ordinal).unwrap_or(usize::MAX) + 1);
                     }
                     let name = text(tool.get("name"));
-                    self.emit(Delta::ToolCall {
-                        index: ordinal,
-                        id,
-                        name,
-                        args: String::new(),
-                        signature: String::new(),
-                    })?;
+                    book.emit(
+                        Delta::ToolCall { index: ordinal, id, name, args: String::new(), signature: String::new() },
+                        "event stream",
+                    )?;
                 }
                 Ok(())
             }
@@ -197,7 +181,7 @@ impl ConverseStream {
                         return Err(mismatch(index, "text"));
                     }
                     if !piece.is_empty() {
-                        self.emit(Delta::text(piece))?;
+                        book.emit(Delta::text(piece), "event stream")?;
                     }
                 } else if let Some(input) = delta.pointer("/toolUse/input") {
                     let Some(Block::Tool { ordinal, has_args }) = self.blocks.get_mut(&index) else {
@@ -211,13 +195,16 @@ impl ConverseStream {
                     *has_args |= !args.is_empty();
                     let ordinal = *ordinal;
                     if !args.is_empty() {
-                        self.emit(Delta::ToolCall {
-                            index: ordinal,
-                            id: String::new(),
-                            name: String::new(),
-                            args,
-                            signature: String::new(),
-                        })?;
+                        book.emit(
+                            Delta::ToolCall {
+                                index: ordinal,
+                                id: String::new(),
+                                name: String::new(),
+                                args,
+                                signature: String::new(),
+                            },
+                            "event stream",
+                        )?;
                     }
                 } else if let Some(reasoning) = delta.get("reasoningContent") {
                     self.open(index, Block::Reasoning(self.thinking))?;
@@ -241,7 +228,7 @@ impl ConverseStream {
                             redacted: String::new(),
                         })
                     {
-                        self.emit(delta)?;
+                        book.emit(delta, "event stream")?;
                     }
                 }
                 // Citations, tool-result and image deltas carry nothing a
@@ -250,12 +237,12 @@ impl ConverseStream {
             }
             "contentBlockStop" => {
                 let index = block_index(payload)?;
-                self.close_tool(index)
+                self.close_tool(book, index)
             }
             "messageStop" => {
                 let open: Vec<u64> = self.blocks.keys().copied().collect();
                 for index in open {
-                    self.close_tool(index)?;
+                    self.close_tool(book, index)?;
                 }
                 self.finish_reason = Some(finish_reason(payload.get("stopReason").and_then(Value::as_str)));
                 Ok(())
@@ -291,92 +278,50 @@ impl ConverseStream {
 
     /// A tool call that never received input gets `{}` (SPEC
     /// PROV-COMMON-03), as a last delta so the sink sees it too.
-    fn close_tool(&mut self, index: u64) -> Result<(), ModelError> {
+    fn close_tool(&mut self, book: &mut Book, index: u64) -> Result<(), ModelError> {
         if let Some(Block::Tool { ordinal, has_args }) = self.blocks.get_mut(&index) {
             if !*has_args {
                 *has_args = true;
                 let ordinal = *ordinal;
-                self.emit(Delta::ToolCall {
-                    index: ordinal,
-                    id: String::new(),
-                    name: String::new(),
-                    args: "{}".to_string(),
-                    signature: String::new(),
-                })?;
+                book.emit(
+                    Delta::ToolCall {
+                        index: ordinal,
+                        id: String::new(),
+                        name: String::new(),
+                        args: "{}".to_string(),
+                        signature: String::new(),
+                    },
+                    "event stream",
+                )?;
             }
         }
         Ok(())
     }
-
-    /// Check a delta against the assembler's bounds, then queue it.
-    fn emit(&mut self, delta: Delta) -> Result<(), ModelError> {
-        self.assembler.push(&delta).map_err(|e| decode_error("event stream", &e.to_string(), false, None))?;
-        self.queue.push_back(delta);
-        Ok(())
-    }
 }
 
-impl StreamDecoder for ConverseStream {
-    fn feed(&mut self, chunk: &[u8]) {
-        if self.error.is_none() {
-            self.frames.feed(chunk);
-        }
-    }
-
-    fn end(&mut self) {
-        self.frames.finish();
-    }
-
-    fn next_delta(&mut self) -> Option<Result<Delta, ModelError>> {
-        self.pump();
-        if let Some(delta) = self.queue.pop_front() {
-            return Some(Ok(delta));
-        }
-        match &self.error {
-            Some(error) if !self.error_reported => {
-                self.error_reported = true;
-                Some(Err(error.clone()))
-            }
-            _ => None,
-        }
-    }
-
-    fn partial(&self) -> Message {
-        self.assembler.snapshot()
-    }
-
-    fn finish(mut self) -> Result<Response, ModelError> {
-        self.frames.finish();
-        loop {
-            self.queue.clear();
-            self.pump();
-            if self.queue.is_empty() {
-                break;
-            }
-        }
-        if let Some(error) = self.error {
-            return Err(error);
-        }
-        let Some(finish_reason) = self.finish_reason else {
-            let error = ModelError::new(ModelErrorKind::Truncated, "the stream ended before its messageStop event");
-            return Err(scrubbed(with_request_id(error, &self.head), self.credentials.as_ref()));
-        };
-        let mut response = Response::new(self.assembler.finish());
-        response.usage = self.usage;
-        response.finish_reason = finish_reason;
-        Ok(response)
-    }
+/// An in-stream exception as the API error its HTTP twin would be (SPEC
+/// PROV-BR-05): status by type, retryable per PROV-COMMON-05.
+fn exception(head: &HttpResponseHead, kind: &str, message: &str) -> ModelError {
+    let status = exception_status(kind);
+    let head = HttpResponseHead { status, ..head.clone() };
+    let message = if message.is_empty() { format!("the stream reported {kind}") } else { message.to_string() };
+    api_error(&head, &message, kind, None)
 }
 
-/// The HTTP status an in-stream exception stands for (SPEC PROV-BR-05).
+/// The HTTP status an in-stream exception stands for (SPEC PROV-BR-05):
+/// the `httpStatusCode` botocore's model of the service gives its shape
+/// (`bedrock-runtime` 2023-09-30), so an exception mid-stream is
+/// classified as its twin over plain HTTP would be. `modelStreamErrorException`
+/// is 424, a failed dependency the sender's request caused, not retried;
+/// an exception added after this was written counts as a server fault.
 pub fn exception_status(kind: &str) -> u16 {
     match kind.to_ascii_lowercase().as_str() {
         "throttlingexception" => 429,
         "modeltimeoutexception" => 408,
-        "internalserverexception" | "modelstreamerrorexception" => 500,
+        "modelstreamerrorexception" => 424,
         "serviceunavailableexception" => 503,
         "validationexception" => 400,
-        _ => 500,
+        _ => 500, // internalServerException, and what comes next
     }
 }
 

@@ -4,7 +4,11 @@
 //! Every field is optional and stays off the wire while unset (`0.0` is a
 //! real temperature). Ranges are checked once, when the config is built.
 
-/// The `inferenceConfig` fields.
+use crate::tuning::{self, Extras, Limits, WireNames};
+
+/// The `inferenceConfig` fields: the shared ones ([`crate::tuning`]),
+/// `maxTokens`, temperature and top_p in [0, 1], `stopSequences`; no top_k
+/// and no seed (those are model-specific fields on Bedrock).
 ///
 /// ```
 /// use golem_providers::bedrock::Tuning;
@@ -13,106 +17,17 @@
 /// assert!(tuning.validate().is_ok());
 /// assert!(Tuning::new().temperature(1.5).validate().is_err()); // Bedrock takes [0, 1]
 /// ```
+pub type Tuning = tuning::Tuning<BedrockExtras>;
+
+/// Bedrock's tuning rules; Converse has no inference fields beyond the
+/// shared ones.
 #[derive(Clone, Debug, Default, PartialEq)]
 #[non_exhaustive]
-pub struct Tuning {
-    /// `maxTokens` (≥ 1).
-    pub max_tokens: Option<u32>,
-    /// `temperature`, `[0, 1]`.
-    pub temperature: Option<f64>,
-    /// `topP`, `[0, 1]`.
-    pub top_p: Option<f64>,
-    /// `stopSequences` (non-empty strings).
-    pub stop: Vec<String>,
-}
+pub struct BedrockExtras {}
 
-impl Tuning {
-    /// No tuning: every field unset.
-    pub fn new() -> Self {
-        Tuning::default()
-    }
-
-    /// Set the output-token limit.
-    pub fn max_tokens(mut self, value: u32) -> Self {
-        self.max_tokens = Some(value);
-        self
-    }
-
-    /// Set the temperature.
-    pub fn temperature(mut self, value: f64) -> Self {
-        self.temperature = Some(value);
-        self
-    }
-
-    /// Set top_p.
-    pub fn top_p(mut self, value: f64) -> Self {
-        self.top_p = Some(value);
-        self
-    }
-
-    /// Add a stop sequence.
-    pub fn stop(mut self, value: impl Into<String>) -> Self {
-        self.stop.push(value.into());
-        self
-    }
-
-    /// Check every set field.
-    pub fn validate(&self) -> Result<(), String> {
-        for (field, value) in [("temperature", self.temperature), ("top_p", self.top_p)] {
-            if let Some(v) = value.filter(|v| !(v.is_finite() && (0.0..=1.0).contains(v))) {
-                return Err(format!("{field} must be within [0, 1], got {v}"));
-            }
-        }
-        if self.max_tokens == Some(0) {
-            return Err("max_tokens must be at least 1".into());
-        }
-        if self.stop.iter().any(String::is_empty) {
-            return Err("stop sequences must be non-empty".into());
-        }
-        Ok(())
-    }
-
-    /// True when no field is set (no `inferenceConfig` is sent).
-    pub fn is_empty(&self) -> bool {
-        self == &Tuning::default()
-    }
-}
-
-/// Extended thinking, sent as `additionalModelRequestFields.thinking`
-/// (SPEC THINK-02): exactly one mode.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Thinking {
-    /// `{"type": "adaptive"}`: the model decides how much to think.
-    Adaptive,
-    /// `{"type": "enabled", "budget_tokens": N}`. For Anthropic models,
-    /// 1024 ≤ N, and N < `max_tokens` when that is set.
-    Enabled {
-        /// The thinking budget in tokens.
-        budget_tokens: u32,
-    },
-    /// `{"type": "disabled"}`.
-    Disabled,
-}
-
-impl Thinking {
-    /// The smallest budget Anthropic models accept.
-    pub const MIN_BUDGET: u32 = 1024;
-
-    /// True for the modes that think (adaptive, enabled).
-    pub fn is_on(self) -> bool {
-        !matches!(self, Thinking::Disabled)
-    }
-
-    pub(crate) fn wire(self) -> serde_json::Value {
-        match self {
-            Thinking::Adaptive => serde_json::json!({"type": "adaptive"}),
-            Thinking::Enabled { budget_tokens } => {
-                serde_json::json!({"type": "enabled", "budget_tokens": budget_tokens})
-            }
-            Thinking::Disabled => serde_json::json!({"type": "disabled"}),
-        }
-    }
+impl Extras for BedrockExtras {
+    const LIMITS: Limits =
+        Limits::new("Bedrock", 1.0, WireNames::new("temperature", "topP", "maxTokens", "stopSequences"));
 }
 
 /// How long a prompt-cache entry lives (`cachePoint.ttl`).

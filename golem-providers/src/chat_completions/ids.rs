@@ -19,10 +19,7 @@ pub fn synthesized(turn: usize, n: usize) -> String {
     format!("call_{turn}_{n}")
 }
 
-/// The turn number for [`synthesized`] ids of the response to `messages`.
-pub fn response_turn(messages: &[golem_core::message::Message]) -> usize {
-    messages.iter().filter(|m| m.role == golem_core::message::Role::Assistant).count() + 1
-}
+pub use crate::codec::response_turn;
 
 /// `id` as it goes on the wire under `rule`.
 ///

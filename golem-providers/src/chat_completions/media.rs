@@ -5,6 +5,7 @@
 
 use super::wire::{FileData, ImageUrl, InputAudio, WirePart};
 use super::Dialect;
+use crate::blocks::{essence, part_label};
 use crate::classify::{encode_error, unsupported};
 use base64::Engine as _;
 use golem_core::message::{Part, PartKind};
@@ -22,7 +23,7 @@ pub(crate) struct Location {
 
 impl Location {
     fn describe(self, kind: PartKind) -> String {
-        format!("message {} part {} ({})", self.message, self.part, kind_name(kind))
+        part_label(self.message, self.part, kind)
     }
 }
 
@@ -77,24 +78,10 @@ pub(crate) fn audio_format(media_type: &str) -> Option<&'static str> {
     }
 }
 
-/// The media type without parameters, lowercased (`Audio/WAV; x=1` → `audio/wav`).
-fn essence(media_type: &str) -> String {
-    media_type.split(';').next().unwrap_or_default().trim().to_ascii_lowercase()
-}
-
 fn data_url(part: &Part) -> String {
     format!("data:{};base64,{}", part.media_type, base64(&part.data))
 }
 
 fn base64(data: &[u8]) -> String {
     base64::engine::general_purpose::STANDARD.encode(data)
-}
-
-fn kind_name(kind: PartKind) -> &'static str {
-    match kind {
-        PartKind::Image => "image",
-        PartKind::Document => "document",
-        PartKind::Audio => "audio",
-        PartKind::Video => "video",
-    }
 }

@@ -9,6 +9,7 @@
 //! provider modules hold only what is theirs and never import each other.
 
 mod chunk;
+mod codec;
 mod envelope;
 pub mod error;
 pub mod ids;
@@ -22,10 +23,11 @@ mod tools_cache;
 pub mod tuning;
 mod wire;
 
+pub use codec::{ChatCodec, ChatFamily, Endpoint};
 pub use request::encode_body;
 pub use response::{decode_body, DecodeContext};
 pub use stream::ChatStream;
-pub use tuning::{Tuning, TuningError};
+pub use tuning::{ChatExtras, Tuning, TuningError};
 
 /// The codec family name stamped on thinking blocks this format produced
 /// (SPEC MSG-04, THINK-04). Azure shares it: same format, same models.

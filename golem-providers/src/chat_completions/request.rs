@@ -8,6 +8,7 @@ use super::wire::{
     BodyRest, Content, JsonSchema, ResponseFormat, StreamOptions, WireCall, WireCallFunction, WireMessage, WirePart,
 };
 use super::{Dialect, MaxTokensField, Tuning};
+use crate::blocks::{names_its_call, no_parts};
 use crate::classify::{encode_error, unsupported};
 use crate::encoded_prefix::{Prefix, PrefixCache};
 use crate::framing::{failed_result, tool_result_open, TOOL_RESULT_CLOSE};
@@ -140,19 +141,19 @@ fn encode(
     let rest = BodyRest {
         tool_choice,
         // OpenAI rejects parallel_tool_calls on a request without tools.
-        parallel_tool_calls: tuning.parallel_tool_calls.filter(|_| has_tools),
+        parallel_tool_calls: tuning.extras.parallel_tool_calls.filter(|_| has_tools),
         response_format,
         temperature: tuning.temperature,
         top_p: tuning.top_p,
         max_tokens,
         max_completion_tokens,
-        reasoning_effort: tuning.reasoning_effort.as_deref(),
+        reasoning_effort: tuning.extras.reasoning_effort.as_deref(),
         stop: (!tuning.stop.is_empty()).then_some(tuning.stop.as_slice()),
         seed: tuning.seed,
-        presence_penalty: tuning.presence_penalty,
-        frequency_penalty: tuning.frequency_penalty,
-        user: tuning.user.as_deref(),
-        service_tier: tuning.service_tier.as_deref(),
+        presence_penalty: tuning.extras.presence_penalty,
+        frequency_penalty: tuning.extras.frequency_penalty,
+        user: tuning.extras.user.as_deref(),
+        service_tier: tuning.extras.service_tier.as_deref(),
         stream,
         stream_options: (stream && dialect.stream_usage).then_some(StreamOptions { include_usage: true }),
     };
@@ -205,7 +206,7 @@ fn messages(messages: &[Message], dialect: &Dialect, prefix: &mut Prefix<Ordinal
         }
         match message.role {
             Role::System => {
-                no_parts(message, index)?;
+                no_parts(message, index, "Chat Completions accepts")?;
                 prefix.write(&WireMessage::new("system", Some(Content::Text(Cow::Borrowed(&message.content)))))?;
             }
             Role::User => prefix.write(&WireMessage::new("user", Some(user_content(message, index, dialect)?)))?,
@@ -258,7 +259,7 @@ fn assistant<'a>(
     ordinal: usize,
     dialect: &Dialect,
 ) -> Result<WireMessage<'a>, ModelError> {
-    no_parts(message, index)?;
+    no_parts(message, index, "Chat Completions accepts")?;
     let content = if message.content.is_empty() && !message.tool_calls.is_empty() {
         None
     } else {
@@ -288,25 +289,10 @@ fn assistant<'a>(
 }
 
 fn tool<'a>(message: &'a Message, index: usize, dialect: &Dialect) -> Result<WireMessage<'a>, ModelError> {
-    if message.tool_call_id.is_empty() {
-        return Err(encode_error(&format!(
-            "message {index} is a tool result without a tool_call_id; repair the history (golem_core::history) first"
-        )));
-    }
+    names_its_call(message, index)?;
     let content =
         if message.failed { Cow::Owned(failed_result(&message.content)) } else { Cow::Borrowed(&*message.content) };
     let mut wire = WireMessage::new("tool", Some(Content::Text(content)));
     wire.tool_call_id = Some(wire_id(&message.tool_call_id, dialect.id_rule));
     Ok(wire)
-}
-
-/// System and assistant messages carry text only on this API.
-fn no_parts(message: &Message, index: usize) -> Result<(), ModelError> {
-    match message.parts.first() {
-        None => Ok(()),
-        Some(_) => Err(unsupported(
-            &format!("message {index}: parts on a {} message", message.role),
-            "Chat Completions accepts media on user messages and tool results only; move the parts to a user message",
-        )),
-    }
 }

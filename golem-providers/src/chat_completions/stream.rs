@@ -5,16 +5,19 @@
 //! deltas: reasoning as thinking block 0, content and refusal as text, tool
 //! calls keyed by their `index` (id and name on the first fragment,
 //! arguments appended). Usage may come in any chunk (with `include_usage`,
-//! in a last one with no choices). Every delta passes through the core
-//! assembler before it is handed out, so the bounds (128 calls, index ≤
-//! 1023) hold and the response from [`ChatStream::finish`] is exactly what
-//! the deltas assemble to (SPEC STREAM-05, MODEL-04).
+//! in a last one with no choices). The bookkeeping is the shared
+//! [`Stream`]'s: every delta passes the core assembler before it is handed
+//! out, so the bounds (128 calls, index ≤ 1023) hold and the response at
+//! the end is exactly what the deltas assemble to (SPEC STREAM-05,
+//! MODEL-04).
 //!
 //! A model call succeeds or fails as a unit: a stream without `[DONE]` or
 //! without a finish reason, or one whose body ends inside an event, is
 //! `Truncated`; undecodable JSON or a corrupt
 //! line is a retryable decode error, like a dropped connection; an
-//! `{"error": …}` chunk is the provider's error, classified.
+//! `{"error": …}` chunk is the provider's error, classified; a whole
+//! stream (`[DONE]` arrived) without any choice is a fatal decode error,
+//! as a plain reply without choices is (see [`crate::classify::decode_error`]).
 //!
 //! Each chunk is read through a strict typed view first (`chunk`), and
 //! through a `serde_json::Value` only when it does not fit that view; the
@@ -27,16 +30,14 @@ use super::ids::synthesized;
 use super::meaning::finish_reason_of;
 use super::response::{arguments, content_texts, finish_reason, reasoning, usage};
 use super::FAMILY;
-use crate::classify::{decode_error, with_request_id};
-use crate::codec::StreamDecoder;
+use crate::classify::decode_error;
+use crate::decoder::{Book, Outcome, Parser, Stream};
 use crate::http::HttpResponseHead;
 use crate::secret::Secret;
 use crate::sse::{SseDecoder, SseError};
-use golem_core::message::{FinishReason, Message, Usage};
-use golem_core::model::{Delta, ModelError, ModelErrorKind, Response};
-use golem_core::stream::StreamAssembler;
+use golem_core::message::{FinishReason, Usage};
+use golem_core::model::{Delta, ModelError, ModelErrorKind};
 use serde_json::Value;
-use std::collections::VecDeque;
 
 /// A tool call opened by the stream: its wire index, and whether any
 /// argument text arrived (a call without any gets `{}` at the end).
@@ -62,47 +63,26 @@ struct OpenCall {
 /// while let Some(delta) = stream.next_delta() { delta.unwrap(); }
 /// assert_eq!(stream.finish().unwrap().message.content, "Hi");
 /// ```
-#[derive(Debug)]
-pub struct ChatStream {
-    sse: SseDecoder,
-    assembler: StreamAssembler,
-    queue: VecDeque<Delta>,
-    calls: Vec<OpenCall>,
-    usage: Usage,
-    finish_reason: Option<FinishReason>,
-    refused: bool,
-    done: bool,
-    error: Option<ModelError>,
-    error_reported: bool,
-    turn: usize,
-    head: HttpResponseHead,
-    key: Option<Secret>,
-    /// Whether chunks try the typed view first (always, except where a
-    /// test compares the two ways).
-    typed: bool,
-}
+pub type ChatStream = Stream<ChunkParser>;
 
 impl ChatStream {
     /// A decoder for a 2xx streamed response with `head`; `turn` numbers
     /// synthesized call ids (see [`super::DecodeContext`]) and `key` is
     /// scrubbed from error messages.
     pub fn new(head: &HttpResponseHead, turn: usize, key: Option<Secret>) -> Self {
-        ChatStream {
+        let parser = ChunkParser {
             sse: SseDecoder::new(),
-            assembler: StreamAssembler::new().with_provider(FAMILY),
-            queue: VecDeque::new(),
             calls: Vec::new(),
             usage: Usage::default(),
             finish_reason: None,
             refused: false,
+            answered: false,
             done: false,
-            error: None,
-            error_reported: false,
             turn,
-            head: head.clone(),
-            key,
+            key: key.clone(),
             typed: true,
-        }
+        };
+        Stream::with_parser(parser, Book::new(head, FAMILY, key))
     }
 
     /// This decoder with every chunk decoded the lenient way, for the
@@ -110,50 +90,88 @@ impl ChatStream {
     /// exists with the `openai` feature).
     #[cfg(feature = "openai")]
     pub(crate) fn lenient_only(mut self) -> Self {
-        self.typed = false;
+        self.parser.typed = false;
         self
     }
+}
 
-    /// Parse SSE events until a delta is queued, the input runs dry, the
-    /// stream is done, or it failed.
-    fn pump(&mut self) {
-        while self.queue.is_empty() && self.error.is_none() && !self.done {
-            match self.sse.next() {
-                None => return,
-                Some(Ok(event)) => {
-                    if let Err(error) = self.event(&event.data) {
-                        self.fail(error);
-                    }
-                }
-                Some(Err(error)) => {
-                    let retryable = matches!(error, SseError::InvalidUtf8 { .. });
-                    let error = decode_error("event stream", &error.to_string(), retryable, self.key.as_ref());
-                    self.fail(error);
-                }
-            }
+/// The `chat.completion.chunk` events of a stream.
+#[derive(Debug)]
+pub struct ChunkParser {
+    sse: SseDecoder,
+    calls: Vec<OpenCall>,
+    usage: Usage,
+    finish_reason: Option<FinishReason>,
+    refused: bool,
+    /// A chunk carried the first choice.
+    answered: bool,
+    done: bool,
+    turn: usize,
+    key: Option<Secret>,
+    /// Whether chunks try the typed view first (always, except where a
+    /// test compares the two ways).
+    typed: bool,
+}
+
+impl Parser for ChunkParser {
+    fn feed(&mut self, chunk: &[u8]) {
+        if !self.done {
+            self.sse.feed(chunk);
         }
     }
 
-    fn fail(&mut self, error: ModelError) {
-        self.error = Some(with_request_id(error, &self.head, self.key.as_ref()));
+    fn end(&mut self) {
+        self.sse.finish();
     }
 
+    fn step(&mut self, book: &mut Book) -> Option<Result<(), ModelError>> {
+        if self.done {
+            return None;
+        }
+        Some(match self.sse.next()? {
+            Ok(event) => self.event(book, &event.data),
+            Err(error) => {
+                let retryable = matches!(error, SseError::InvalidUtf8 { .. });
+                Err(decode_error("event stream", &error.to_string(), retryable, None))
+            }
+        })
+    }
+
+    fn outcome(&self) -> Result<Outcome, ModelError> {
+        let missing = if !self.done {
+            "the stream ended before its [DONE] marker"
+        } else if !self.answered {
+            // Finished, and no choice in it: the provider's answer, not a
+            // cut — as a plain reply without choices (issue 32).
+            return Err(decode_error("stream", "the response has no choices", false, None));
+        } else if self.finish_reason.is_none() {
+            "the stream ended without a finish reason"
+        } else {
+            let finish_reason =
+                if self.refused { FinishReason::ContentFilter } else { self.finish_reason.unwrap_or_default() };
+            return Ok(Outcome { usage: self.usage, finish_reason });
+        };
+        Err(ModelError::new(ModelErrorKind::Truncated, missing))
+    }
+}
+
+impl ChunkParser {
     /// One SSE event's data.
-    fn event(&mut self, data: &str) -> Result<(), ModelError> {
+    fn event(&mut self, book: &mut Book, data: &str) -> Result<(), ModelError> {
         let data = data.trim();
         if data.is_empty() {
             return Ok(()); // keep-alive
         }
         if data == "[DONE]" {
             self.done = true;
-            self.normalize_empty_args();
+            self.normalize_empty_args(book);
             return Ok(());
         }
         // The typed view decodes a common chunk without a `Value` tree; a
         // chunk it does not fit goes the lenient way, which defines the meaning.
         if self.typed {
             if let Some(chunk) = chunk::parse(data) {
-                return self.apply(chunk);
+                return self.apply(book, chunk);
             }
         }
         let chunk: Value = serde_json::from_str(data).map_err(|e| {
@@ -165,7 +183,7 @@ impl ChatStream {
         })?;
         if chunk.get("error").is_some() {
             let error = ErrorBody::from_value(&chunk).unwrap_or_default();
-            return Err(error::in_band(&self.head, &error, self.key.as_ref()));
+            return Err(error::in_band(book.head(), &error, self.key.as_ref()));
         }
         if let Some(u) = chunk.get("usage").filter(|u| u.is_object()) {
             self.usage = usage(u);
@@ -177,8 +195,9 @@ impl ChatStream {
         else {
             return Ok(());
         };
+        self.answered = true;
         if let Some(delta) = choice.get("delta") {
-            self.delta(delta)?;
+            self.delta(book, delta)?;
         }
         if let Some(reason) = choice.get("finish_reason").filter(|r| !r.is_null()) {
             self.finish_reason = Some(finish_reason(Some(reason)));
@@ -188,15 +207,16 @@ impl ChatStream {
 
     /// A chunk that fits the typed view, applied as [`Self::event`] applies
     /// its `Value`.
-    fn apply(&mut self, chunk: Chunk) -> Result<(), ModelError> {
+    fn apply(&mut self, book: &mut Book, chunk: Chunk) -> Result<(), ModelError> {
         if let Some(usage) = chunk.usage {
             self.usage = usage;
         }
         let Some(choice) = chunk.choice else {
             return Ok(());
         };
+        self.answered = true;
         if let Some(delta) = choice.delta {
-            self.apply_delta(delta)?;
+            self.apply_delta(book, delta)?;
         }
         if let Some(reason) = choice.finish_reason {
             self.finish_reason = Some(finish_reason_of(Some(&reason)));
@@ -205,18 +225,21 @@ impl ChatStream {
     }
 
     /// A typed choice delta, applied as [`Self::delta`] applies its `Value`.
-    fn apply_delta(&mut self, delta: ChunkDelta) -> Result<(), ModelError> {
+    fn apply_delta(&mut self, book: &mut Book, delta: ChunkDelta) -> Result<(), ModelError> {
         if let Some(text) = delta.reasoning {
-            self.emit(Delta::Thinking { index: 0, text, signature: String::new(), redacted: String::new() })?;
+            book.emit(
+                Delta::Thinking { index: 0, text, signature: String::new(), redacted: String::new() },
+                "stream chunk",
+            )?;
         }
         let mut texts = Vec::new();
         Content::texts(delta.content, |t| texts.push(t));
         for text in texts {
-            self.emit(Delta::Text { text })?;
+            book.emit(Delta::Text { text }, "stream chunk")?;
         }
         if let Some(refusal) = delta.refusal.filter(|r| !r.is_empty()) {
             self.refused = true;
-            self.emit(Delta::Text { text: refusal })?;
+            book.emit(Delta::Text { text: refusal }, "stream chunk")?;
         }
         let calls = delta.tool_calls.unwrap_or_default();
         let had_calls = !calls.is_empty();
@@ -227,35 +250,33 @@ impl ChatStream {
             let id = call.id.unwrap_or_default();
             let index = call.index.unwrap_or_else(|| self.index_by_id(&id));
             let (name, args) = call.function.map(|f| (f.name, f.arguments)).unwrap_or_default();
-            self.fragment(index, id, &name.unwrap_or_default(), args.unwrap_or_default())?;
+            self.fragment(book, index, id, &name.unwrap_or_default(), args.unwrap_or_default())?;
         }
         if !had_calls {
             if let Some(function) = delta.function_call {
                 let name = function.name.unwrap_or_default();
-                self.fragment(0, String::new(), &name, function.arguments.unwrap_or_default())?;
+                self.fragment(book, 0, String::new(), &name, function.arguments.unwrap_or_default())?;
             }
         }
         Ok(())
     }
 
     /// One choice delta.
-    fn delta(&mut self, delta: &Value) -> Result<(), ModelError> {
+    fn delta(&mut self, book: &mut Book, delta: &Value) -> Result<(), ModelError> {
         if let Some(text) = reasoning(delta) {
-            self.emit(Delta::Thinking {
-                index: 0,
-                text: text.to_string(),
-                signature: String::new(),
-                redacted: String::new(),
-            })?;
+            book.emit(
+                Delta::Thinking { index: 0, text: text.to_string(), signature: String::new(), redacted: String::new() },
+                "stream chunk",
+            )?;
         }
         let mut texts = Vec::new();
         content_texts(delta.get("content"), |t| texts.push(t));
         for text in texts {
-            self.emit(Delta::text(text))?;
+            book.emit(Delta::text(text), "stream chunk")?;
         }
         if let Some(refusal) = delta.get("refusal").and_then(Value::as_str).filter(|r| !r.is_empty()) {
             self.refused = true;
-            self.emit(Delta::text(refusal))?;
+            book.emit(Delta::text(refusal), "stream chunk")?;
         }
         let calls = delta.get("tool_calls").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
         for call in calls {
@@ -263,11 +284,11 @@ impl ChatStream {
                 continue;
             }
             let index = self.call_index(call)?;
-            self.tool_fragment(index, call.get("id"), call.get("function"))?;
+            self.tool_fragment(book, index, call.get("id"), call.get("function"))?;
         }
         if calls.is_empty() {
             if let Some(function) = delta.get("function_call").filter(|f| f.is_object()) {
-                self.tool_fragment(0, None, Some(function))?;
+                self.tool_fragment(book, 0, None, Some(function))?;
             }
         }
         Ok(())
@@ -295,15 +316,28 @@ impl ChatStream {
         }
     }
 
-    fn tool_fragment(&mut self, index: u32, id: Option<&Value>, function: Option<&Value>) -> Result<(), ModelError> {
+    fn tool_fragment(
+        &mut self,
+        book: &mut Book,
+        index: u32,
+        id: Option<&Value>,
+        function: Option<&Value>,
+    ) -> Result<(), ModelError> {
         let name = function.and_then(|f| f.get("name")).and_then(Value::as_str).unwrap_or_default();
         let args = arguments(function.and_then(|f| f.get("arguments")));
         let id = id.and_then(Value::as_str).unwrap_or_default().to_string();
-        self.fragment(index, id, name, args)
+        self.fragment(book, index, id, name, args)
     }
 
     /// One tool-call fragment, however it was decoded.
-    fn fragment(&mut self, index: u32, mut id: String, name: &str, args: String) -> Result<(), ModelError> {
+    fn fragment(
+        &mut self,
+        book: &mut Book,
+        index: u32,
+        mut id: String,
+        name: &str,
+        args: String,
+    ) -> Result<(), ModelError> {
         let opened = self.calls.iter().position(|c| c.index == index);
         if opened.is_none() && id.is_empty() {
             // The first fragment is where the id belongs; a call without one
@@ -311,7 +345,10 @@ impl ChatStream {
             id = synthesized(self.turn, self.calls.len() + 1);
         }
         let has_args = !args.is_empty();
-        self.emit(Delta::ToolCall { index, id: id.clone(), name: name.to_string(), args, signature: String::new() })?;
+        book.emit(
+            Delta::ToolCall { index, id: id.clone(), name: name.to_string(), args, signature: String::new() },
+            "stream chunk",
+        )?;
         match opened {
             Some(at) => self.calls[at].has_args |= has_args,
             None => self.calls.push(OpenCall { index, id, has_args }),
@@ -321,7 +358,7 @@ impl ChatStream {
 
     /// Calls that never received argument text get `{}` (SPEC
     /// PROV-COMMON-03), as a last delta so the sink sees it too.
-    fn normalize_empty_args(&mut self) {
+    fn normalize_empty_args(&mut self, book: &mut Book) {
         let empty: Vec<u32> = self.calls.iter().filter(|c| !c.has_args).map(|c| c.index).collect();
         for index in empty {
             let delta = Delta::ToolCall {
@@ -332,81 +369,11 @@ impl ChatStream {
                 signature: String::new(),
             };
             // The slot exists already, so the assembler cannot refuse it.
-            if self.emit(delta).is_ok() {
+            if book.emit(delta, "stream chunk").is_ok() {
                 if let Some(call) = self.calls.iter_mut().find(|c| c.index == index) {
                     call.has_args = true;
                 }
             }
         }
-    }
-
-    /// Check a delta against the assembler's bounds, then queue it.
-    fn emit(&mut self, delta: Delta) -> Result<(), ModelError> {
-        self.assembler
-            .push(&delta)
-            .map_err(|e| decode_error("stream chunk", &e.to_string(), false, self.key.as_ref()))?;
-        self.queue.push_back(delta);
-        Ok(())
-    }
-}
-
-impl StreamDecoder for ChatStream {
-    fn feed(&mut self, chunk: &[u8]) {
-        if !self.done && self.error.is_none() {
-            self.sse.feed(chunk);
-        }
-    }
-
-    fn end(&mut self) {
-        self.sse.finish();
-    }
-
-    fn next_delta(&mut self) -> Option<Result<Delta, ModelError>> {
-        self.pump();
-        if let Some(delta) = self.queue.pop_front() {
-            return Some(Ok(delta));
-        }
-        match &self.error {
-            Some(error) if !self.error_reported => {
-                self.error_reported = true;
-                Some(Err(error.clone()))
-            }
-            _ => None,
-        }
-    }
-
-    fn partial(&self) -> Message {
-        self.assembler.snapshot()
-    }
-
-    fn finish(mut self) -> Result<Response, ModelError> {
-        self.sse.finish();
-        while self.error.is_none() && !self.done {
-            self.queue.clear();
-            self.pump();
-            if self.queue.is_empty() {
-                break;
-            }
-        }
-        if let Some(error) = self.error {
-            return Err(error);
-        }
-        let missing = if !self.done {
-            Some("the stream ended before its [DONE] marker")
-        } else if self.finish_reason.is_none() {
-            Some("the stream ended without a finish reason")
-        } else {
-            None
-        };
-        if let Some(what) = missing {
-            return Err(with_request_id(
-                ModelError::new(ModelErrorKind::Truncated, what),
-                &self.head,
-                self.key.as_ref(),
-            ));
-        }
-        let finish_reason =
-            if self.refused { FinishReason::ContentFilter } else { self.finish_reason.unwrap_or_default() };
-        Ok(Response::new(self.assembler.finish()).with_usage(self.usage).with_finish_reason(finish_reason))
     }
 }

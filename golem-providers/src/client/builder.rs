@@ -1,16 +1,12 @@
-//! One builder per client (issue 11 item 18): the provider's own settings
-//! (model, key, base URL, tuning — whatever its config builder takes) and
-//! the transport settings every client shares (timeouts, proxy, custom
-//! transports), validated together by one `build()`.
-//!
-//! A provider plugs in by implementing [`CodecBuilder`] for its config
-//! builder, adding `Client::<its Codec>::builder()`, and forwarding the
-//! config builder's methods in an inherent `impl ClientBuilder<its
-//! ConfigBuilder>` block (see `client/openai.rs`); the transport half is
-//! written once, here.
+//! One builder per client (issue 11 item 18, issue 34): the family's
+//! config builder ([`crate::config::Builder`]) with the transport
+//! settings every client shares (timeouts, proxy, custom transports) as
+//! its second half, checked together by one `build()`. A family's own
+//! setters (`thinking`, `preset`, `region`, …) are written once, on the
+//! config builder, and serve the client builder as they are.
 
 use super::Client;
-use crate::codec::HttpCodec;
+use crate::config::{Builder, Config, ConfigError, Configured, Options};
 #[cfg(feature = "async")]
 use crate::transport::AsyncTransport;
 #[cfg(feature = "blocking")]
@@ -21,20 +17,8 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// A provider's config builder, as a [`ClientBuilder`] drives it: it
-/// validates into the provider's codec.
-pub trait CodecBuilder {
-    /// The codec a valid configuration makes.
-    type Codec: HttpCodec;
-    /// Why a configuration is refused.
-    type Error: std::error::Error + Send + Sync + 'static;
-
-    /// Validate and make the codec.
-    fn build_codec(self) -> Result<Self::Codec, Self::Error>;
-}
-
-/// Builds a [`Client`]: the provider's settings `B` plus transport
-/// settings. Without transport settings the client shares the
+/// Builds a [`Client`] of family `O`: the family's settings plus
+/// transport settings. Without transport settings the client shares the
 /// process-wide transports (one keep-alive pool each); any of
 /// [`transport_config`](Self::transport_config),
 /// [`connect_timeout`](Self::connect_timeout),
@@ -60,44 +44,39 @@ pub trait CodecBuilder {
 /// assert_eq!(openai.config().model(), "gpt-4o-mini");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[must_use = "a builder does nothing until `build` is called"]
-pub struct ClientBuilder<B> {
-    config: B,
-    transport: Option<TransportConfig>,
+pub type ClientBuilder<O> = Builder<O, Transports>;
+
+/// The transport half of a [`ClientBuilder`].
+#[derive(Clone, Default)]
+pub struct Transports {
+    config: Option<TransportConfig>,
     #[cfg(feature = "blocking")]
     blocking: Option<Arc<dyn Transport>>,
     #[cfg(feature = "async")]
     asynchronous: Option<Arc<dyn AsyncTransport>>,
 }
 
-impl<B: CodecBuilder> ClientBuilder<B> {
-    /// A builder around a provider's config builder.
-    pub fn new(config: B) -> Self {
-        ClientBuilder {
-            config,
-            transport: None,
-            #[cfg(feature = "blocking")]
-            blocking: None,
-            #[cfg(feature = "async")]
-            asynchronous: None,
-        }
+/// Shows the transport settings, and whether custom transports are set.
+impl fmt::Debug for Transports {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Transports").field("config", &self.config).finish_non_exhaustive()
     }
+}
 
-    /// Apply `change` to the provider's config builder — for settings the
-    /// client builder does not forward.
-    pub fn configure(mut self, change: impl FnOnce(B) -> B) -> Self {
-        self.config = change(self.config);
-        self
+impl<O: Options> Builder<O, Transports> {
+    /// A client builder with no settings yet (`Anthropic::builder()`, …).
+    pub(crate) fn client(options: O) -> Self {
+        Builder::new("", options).with_rest(Transports::default()).0
     }
 
     /// All transport settings at once (replacing any set before).
     pub fn transport_config(mut self, config: TransportConfig) -> Self {
-        self.transport = Some(config);
+        self.rest.config = Some(config);
         self
     }
 
     fn with_transport(mut self, change: impl FnOnce(TransportConfig) -> TransportConfig) -> Self {
-        self.transport = Some(change(self.transport.take().unwrap_or_default()));
+        self.rest.config = Some(change(self.rest.config.take().unwrap_or_default()));
         self
     }
 
@@ -123,7 +102,7 @@ impl<B: CodecBuilder> ClientBuilder<B> {
     /// transport settings).
     #[cfg(feature = "blocking")]
     pub fn transport(mut self, transport: Arc<dyn Transport>) -> Self {
-        self.blocking = Some(transport);
+        self.rest.blocking = Some(transport);
         self
     }
 
@@ -131,35 +110,26 @@ impl<B: CodecBuilder> ClientBuilder<B> {
     /// settings).
     #[cfg(feature = "async")]
     pub fn async_transport(mut self, transport: Arc<dyn AsyncTransport>) -> Self {
-        self.asynchronous = Some(transport);
+        self.rest.asynchronous = Some(transport);
         self
     }
 
     /// Validate the provider's settings and make the client.
-    pub fn build(self) -> Result<Client<B::Codec>, B::Error> {
-        let mut client = Client::with_codec(self.config.build_codec()?);
-        if let Some(config) = self.transport {
+    pub fn build(self) -> Result<Client<O::Codec>, ConfigError> {
+        let (config, transports) = self.with_rest(());
+        let config: Config<O> = config.build()?;
+        let mut client = Client::with_codec(<O::Codec as Configured>::with_config(config));
+        if let Some(config) = transports.config {
             client = client.transport_config(config);
         }
         #[cfg(feature = "blocking")]
-        if let Some(transport) = self.blocking {
+        if let Some(transport) = transports.blocking {
             client = client.transport(transport);
         }
         #[cfg(feature = "async")]
-        if let Some(transport) = self.asynchronous {
+        if let Some(transport) = transports.asynchronous {
             client = client.async_transport(transport);
         }
         Ok(client)
-    }
-}
-
-/// Shows the provider's settings (whose keys redact themselves) and the
-/// transport settings.
-impl<B: fmt::Debug> fmt::Debug for ClientBuilder<B> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ClientBuilder")
-            .field("config", &self.config)
-            .field("transport", &self.transport)
-            .finish_non_exhaustive()
     }
 }

@@ -14,75 +14,82 @@ use crate::transport::{Body, Transport};
 use golem_core::model::{DeltaSink, ModelError, Request, Response};
 use std::time::SystemTime;
 
-/// A plain call on the blocking transport.
-#[cfg(feature = "blocking")]
-pub(crate) fn generate<C: HttpCodec>(
-    codec: &C,
-    transport: &dyn Transport,
-    request: &Request,
-) -> Result<Response, ModelError> {
-    let http = prepare(codec, request, false)?;
-    let (head, body) = exchange(transport, &http)?;
-    codec.decode(request, &head, &body)
+/// One model call: the codec and the request it encodes and decodes.
+pub(crate) struct Call<'a, C> {
+    pub(crate) codec: &'a C,
+    pub(crate) request: &'a Request,
 }
 
-/// A streamed call on the blocking transport.
-#[cfg(feature = "blocking")]
-pub(crate) fn stream<C: HttpCodec>(
-    codec: &C,
-    transport: &dyn Transport,
-    request: &Request,
-    sink: &mut dyn DeltaSink,
-) -> Result<Response, ModelError> {
-    let http = prepare(codec, request, true)?;
-    let response = transport.send(&http)?;
-    let (head, mut body): (HttpResponseHead, Body) = (response.head, response.body);
-    if !head.is_success() {
-        let bytes = read_whole(&head, body.read_to_end())?;
-        return codec.decode(request, &head, &bytes);
+impl<C: HttpCodec> Call<'_, C> {
+    /// A plain call on the blocking transport.
+    #[cfg(feature = "blocking")]
+    pub(crate) fn generate(&self, transport: &dyn Transport) -> Result<Response, ModelError> {
+        let (head, body) = exchange(transport, &self.prepare(false)?)?;
+        self.codec.decode(self.request, &head, &body)
     }
-    let mut decoder = codec.stream_decoder(request, &head);
-    while let Some(chunk) = body.next_chunk()? {
-        decoder.feed(&chunk);
-        forward(&mut decoder, sink)?;
+
+    /// A streamed call on the blocking transport.
+    #[cfg(feature = "blocking")]
+    pub(crate) fn stream(&self, transport: &dyn Transport, sink: &mut dyn DeltaSink) -> Result<Response, ModelError> {
+        let response = transport.send(&self.prepare(true)?)?;
+        let (head, mut body): (HttpResponseHead, Body) = (response.head, response.body);
+        if !head.is_success() {
+            return self.codec.decode(self.request, &head, &read_whole(&head, body.read_to_end())?);
+        }
+        let mut decoder = self.codec.stream_decoder(self.request, &head);
+        while let Some(chunk) = body.next_chunk()? {
+            take(&mut decoder, &chunk, sink)?;
+        }
+        close(decoder, sink)
     }
-    decoder.end();
-    forward(&mut decoder, sink)?;
-    decoder.finish()
+
+    /// A plain call on the async transport.
+    #[cfg(feature = "async")]
+    pub(crate) async fn generate_async(&self, transport: &dyn AsyncTransport) -> Result<Response, ModelError> {
+        let (head, body) = exchange_async(transport, &self.prepare(false)?).await?;
+        self.codec.decode(self.request, &head, &body)
+    }
+
+    /// A streamed call on the async transport.
+    #[cfg(feature = "async")]
+    pub(crate) async fn stream_async(
+        &self,
+        transport: &dyn AsyncTransport,
+        sink: &mut dyn DeltaSink,
+    ) -> Result<Response, ModelError> {
+        let response = transport.send(&self.prepare(true)?).await?;
+        let (head, mut body): (HttpResponseHead, AsyncBody) = (response.head, response.body);
+        if !head.is_success() {
+            return self.codec.decode(self.request, &head, &read_whole(&head, body.read_to_end().await)?);
+        }
+        let mut decoder = self.codec.stream_decoder(self.request, &head);
+        while let Some(chunk) = body.next_chunk().await? {
+            take(&mut decoder, &chunk, sink)?;
+        }
+        close(decoder, sink)
+    }
+
+    /// The request to send: encoded, then authorized with the wall clock
+    /// read now (the client side of the codec seam does the I/O the codec
+    /// must not, and reading the clock is I/O).
+    fn prepare(&self, stream: bool) -> Result<HttpRequest, ModelError> {
+        let mut http = self.codec.encode(self.request, stream)?;
+        // The caller's deadline bounds the whole exchange (a transport that
+        // honours it stops there); it is not part of what gets signed.
+        http.timeout = self.request.timeout;
+        self.codec.authorize(http, SystemTime::now())
+    }
 }
 
-/// A plain call on the async transport.
-#[cfg(feature = "async")]
-pub(crate) async fn generate_async<C: HttpCodec>(
-    codec: &C,
-    transport: &dyn AsyncTransport,
-    request: &Request,
-) -> Result<Response, ModelError> {
-    let http = prepare(codec, request, false)?;
-    let (head, body) = exchange_async(transport, &http).await?;
-    codec.decode(request, &head, &body)
+/// One chunk of a streamed body into the decoder, its deltas on to the
+/// sink.
+fn take<D: StreamDecoder>(decoder: &mut D, chunk: &[u8], sink: &mut dyn DeltaSink) -> Result<(), ModelError> {
+    decoder.feed(chunk);
+    forward(decoder, sink)
 }
 
-/// A streamed call on the async transport.
-#[cfg(feature = "async")]
-pub(crate) async fn stream_async<C: HttpCodec>(
-    codec: &C,
-    transport: &dyn AsyncTransport,
-    request: &Request,
-    sink: &mut dyn DeltaSink,
-) -> Result<Response, ModelError> {
-    let http = prepare(codec, request, true)?;
-    let response = transport.send(&http).await?;
-    let (head, mut body): (HttpResponseHead, AsyncBody) = (response.head, response.body);
-    if !head.is_success() {
-        let bytes = read_whole(&head, body.read_to_end().await)?;
-        return codec.decode(request, &head, &bytes);
-    }
-    let mut decoder = codec.stream_decoder(request, &head);
-    while let Some(chunk) = body.next_chunk().await? {
-        decoder.feed(&chunk);
-        forward(&mut decoder, sink)?;
-    }
+/// The body ended: the last deltas on to the sink, then the response.
+fn close<D: StreamDecoder>(mut decoder: D, sink: &mut dyn DeltaSink) -> Result<Response, ModelError> {
     decoder.end();
     forward(&mut decoder, sink)?;
     decoder.finish()
@@ -110,17 +117,6 @@ pub(crate) async fn exchange_async(
     let response = transport.send(http).await?;
     let body = read_whole(&response.head, response.body.read_to_end().await)?;
     Ok((response.head, body))
-}
-
-/// The request to send: encoded, then authorized with the wall clock
-/// read now (the client side of the codec seam does the I/O the codec
-/// must not, and reading the clock is I/O).
-fn prepare<C: HttpCodec>(codec: &C, request: &Request, stream: bool) -> Result<HttpRequest, ModelError> {
-    let mut http = codec.encode(request, stream)?;
-    // The caller's deadline bounds the whole exchange (a transport that
-    // honours it stops there); it is not part of what gets signed.
-    http.timeout = request.timeout;
-    codec.authorize(http, SystemTime::now())
 }
 
 /// The body of a response. For an error status the status decides the

@@ -14,15 +14,20 @@
 //! after the head, undecodable JSON, malformed SSE lines and streams
 //! without their terminal marker are retryable errors; non-2xx responses
 //! are classified by the codec with the Retry-After hint from the headers.
+//! A streamed request answered with a plain JSON body is a decode error
+//! that says the server did not stream, and is not retried (another
+//! attempt would get the same answer).
 //! Clients never retry by themselves: the run machine does, so a retry
 //! never re-runs a tool. Every attempt is bounded by the machine's
 //! model-call deadline (SPEC RETRY-07) and by the transport's own connect
 //! and read timeouts.
 //!
-//! Each client has one builder — [`OpenAi::builder`], [`AzureOpenAi::builder`]
-//! — taking the provider's settings and the transport's (timeouts, proxy)
-//! alike ([`ClientBuilder`]); `from_env()` and `OpenAi::preset` are the
-//! short forms that read the environment.
+//! Each client has one builder — `OpenAi::builder()`, `Anthropic::builder()`,
+//! … — taking the provider's settings and the transport's (timeouts, proxy)
+//! alike ([`ClientBuilder`]: the family's config builder with the transport
+//! settings beside); `from_env()` and `OpenAi::preset` are the short forms
+//! that read the environment. `new`, `from_env`, `builder` and `config`
+//! are written once for every family (`impl<C: Configured> Client<C>`).
 //!
 //! A client is a golem model: hand it to `golem_io::Agent::builder`, or
 //! call it directly.
@@ -38,34 +43,36 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-#[cfg(feature = "anthropic")]
-mod anthropic;
-#[cfg(feature = "azure")]
-mod azure;
-#[cfg(feature = "bedrock")]
-mod bedrock;
+#[cfg(any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini", feature = "anthropic"))]
 mod builder;
 mod call;
+
+use call::Call;
 #[cfg(any(feature = "anthropic", feature = "gemini", feature = "bedrock"))]
 mod count_tokens;
-#[cfg(feature = "gemini")]
-mod gemini;
+#[cfg(any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini", feature = "anthropic"))]
+mod families;
 #[cfg(feature = "openai")]
 mod openai;
 
-#[cfg(feature = "anthropic")]
-pub use anthropic::AnthropicBuilder;
-#[cfg(feature = "azure")]
-pub use azure::AzureOpenAiBuilder;
-#[cfg(feature = "bedrock")]
-pub use bedrock::BedrockBuilder;
-pub use builder::{ClientBuilder, CodecBuilder};
-#[cfg(feature = "gemini")]
-pub use gemini::GeminiBuilder;
 #[cfg(feature = "openai")]
-pub use openai::{OpenAiBuilder, DEFAULT_OPENAI_MODEL};
+pub use crate::openai::DEFAULT_OPENAI_MODEL;
+#[cfg(any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini", feature = "anthropic"))]
+pub use builder::{ClientBuilder, Transports};
+#[cfg(feature = "anthropic")]
+pub use families::Anthropic;
+#[cfg(feature = "azure")]
+pub use families::AzureOpenAi;
+#[cfg(feature = "bedrock")]
+pub use families::Bedrock;
+#[cfg(feature = "gemini")]
+pub use families::Gemini;
+#[cfg(feature = "openai")]
+pub use families::OpenAi;
 
 use crate::codec::HttpCodec;
+#[cfg(any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini", feature = "anthropic"))]
+use crate::config::{env, Builder, Config, ConfigError, Configured, Options};
 use crate::transport::TransportConfig;
 #[cfg(feature = "async")]
 use crate::transport::{shared_async, AsyncIoTransport, AsyncTransport};
@@ -80,26 +87,6 @@ use golem_core::model::{AsyncStreamingModel, BoxFuture};
 use golem_core::model::{Capabilities, DeltaSink, ModelError, Request, Response};
 use std::fmt;
 use std::sync::Arc;
-
-/// An OpenAI or OpenAI-compatible chat-completions client.
-#[cfg(feature = "openai")]
-pub type OpenAi = Client<crate::openai::Codec>;
-
-/// An Azure OpenAI deployment client.
-#[cfg(feature = "azure")]
-pub type AzureOpenAi = Client<crate::azure::Codec>;
-
-/// An AWS Bedrock Converse client (SigV4-signed, event-stream streaming).
-#[cfg(feature = "bedrock")]
-pub type Bedrock = Client<crate::bedrock::Codec>;
-
-/// An Anthropic Messages client (SSE streaming, thinking with signatures).
-#[cfg(feature = "anthropic")]
-pub type Anthropic = Client<crate::anthropic::Codec>;
-
-/// A Google Gemini client (`generateContent`, SSE streaming).
-#[cfg(feature = "gemini")]
-pub type Gemini = Client<crate::gemini::Codec>;
 
 /// A provider client: codec `C` over a blocking transport (feature
 /// `blocking`) and an async one (feature `async`).
@@ -162,6 +149,33 @@ impl<C: HttpCodec> Client<C> {
     }
 }
 
+/// The constructors of every family's client, written once: `new`,
+/// `from_env`, `builder`, and the configuration back.
+#[cfg(any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini", feature = "anthropic"))]
+impl<C: Configured> Client<C> {
+    /// A client for a validated `config`.
+    pub fn new(config: Config<C::Options>) -> Self {
+        Client::with_codec(C::with_config(config))
+    }
+
+    /// A client from the family's environment variables (see the alias:
+    /// [`OpenAi`], [`Anthropic`], …).
+    pub fn from_env() -> Result<Self, ConfigError> {
+        Ok(Self::new(C::Options::from_env(env)?))
+    }
+
+    /// A builder: the family's settings (its config builder's setters) and
+    /// the transport settings ([`ClientBuilder`]).
+    pub fn builder() -> ClientBuilder<C::Options> {
+        Builder::client(C::Options::default())
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &Config<C::Options> {
+        self.codec.config()
+    }
+}
+
 impl<C: HttpCodec> Client<C> {
     /// The codec's capabilities, and whether the blocking transport stops
     /// at a call's deadline ([`Transport::honours_timeout`]); both faces
@@ -200,11 +214,11 @@ impl<C: fmt::Debug> fmt::Debug for Client<C> {
 #[cfg(feature = "blocking")]
 impl<C: HttpCodec + 'static> StreamingModel for Client<C> {
     fn generate(&self, request: &Request) -> Result<Response, ModelError> {
-        call::generate(&self.codec, &*self.blocking, request)
+        Call { codec: &self.codec, request }.generate(&*self.blocking)
     }
 
     fn stream(&self, request: &Request, sink: &mut dyn DeltaSink) -> Result<Response, ModelError> {
-        call::stream(&self.codec, &*self.blocking, request, sink)
+        Call { codec: &self.codec, request }.stream(&*self.blocking, sink)
     }
 
     fn capabilities(&self) -> Capabilities {
@@ -220,7 +234,7 @@ impl<C: HttpCodec + 'static> StreamingModel for Client<C> {
 #[cfg(feature = "async")]
 impl<C: HttpCodec + 'static> AsyncStreamingModel for Client<C> {
     fn generate_async<'a>(&'a self, request: &'a Request) -> BoxFuture<'a, Result<Response, ModelError>> {
-        Box::pin(call::generate_async(&self.codec, &*self.asynchronous, request))
+        Box::pin(async move { Call { codec: &self.codec, request }.generate_async(&*self.asynchronous).await })
     }
 
     fn stream_async<'a>(
@@ -228,7 +242,7 @@ impl<C: HttpCodec + 'static> AsyncStreamingModel for Client<C> {
         request: &'a Request,
         sink: &'a mut dyn DeltaSink,
     ) -> BoxFuture<'a, Result<Response, ModelError>> {
-        Box::pin(call::stream_async(&self.codec, &*self.asynchronous, request, sink))
+        Box::pin(async move { Call { codec: &self.codec, request }.stream_async(&*self.asynchronous, sink).await })
     }
 
     fn capabilities(&self) -> Capabilities {
@@ -239,10 +253,4 @@ impl<C: HttpCodec + 'static> AsyncStreamingModel for Client<C> {
     fn as_blocking(&self) -> Option<&dyn Model> {
         Some(self)
     }
-}
-
-/// The process environment as a lookup; empty values count as unset.
-#[cfg(any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini", feature = "anthropic"))]
-pub(crate) fn env(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|value| !value.trim().is_empty())
 }

@@ -33,7 +33,6 @@
 
 mod answer;
 mod config;
-mod error;
 mod json_array;
 mod media;
 mod metadata;
@@ -44,20 +43,19 @@ mod status;
 mod stream;
 mod tuning;
 
-pub use config::{Config, ConfigBuilder, API_VERSION, DEFAULT_BASE_URL, DEFAULT_MODEL, ENV_VARS};
-pub use error::ConfigError;
+pub use crate::config::ConfigError;
+pub use config::{Config, ConfigBuilder, GeminiOptions, API_VERSION, DEFAULT_BASE_URL, DEFAULT_MODEL, ENV_VARS};
 pub use metadata::{finish_reason, usage};
 pub use request::{encode_body, encode_count_tokens_body};
 pub use response::decode_body;
 pub use schema::legacy_schema;
 pub use status::{error_from_response, retry_info};
 pub use stream::GeminiStream;
-pub use tuning::{SafetySetting, Thinking, Tuning};
+pub use tuning::{GeminiExtras, SafetySetting, Thinking, Tuning};
 
 use crate::classify::decode_error;
-use crate::codec::HttpCodec;
-use crate::http::{HeaderValue, HttpRequest, HttpResponseHead};
-use golem_core::message::Role;
+use crate::codec::{response_turn, HttpCodec, TokenCounting};
+use crate::http::{HttpRequest, HttpResponseHead};
 use golem_core::model::{Capabilities, ModelError, Request, Response};
 use serde_json::Value;
 
@@ -73,16 +71,6 @@ pub struct Codec {
 }
 
 impl Codec {
-    /// A codec for `config`.
-    pub fn new(config: Config) -> Self {
-        Codec { config }
-    }
-
-    /// The configuration.
-    pub fn config(&self) -> &Config {
-        &self.config
-    }
-
     /// The URL of a method on the model — `generateContent`,
     /// `streamGenerateContent`, `countTokens` — without a query.
     pub fn url(&self, method: &str) -> String {
@@ -94,36 +82,10 @@ impl Codec {
         error_from_response(head, body, self.config.api_key())
     }
 
-    /// The request of a `countTokens` call for everything `request` would
-    /// send: contents, system instruction, tools (SPEC PROV-GEM-08).
-    pub fn encode_count_tokens(&self, request: &Request) -> Result<HttpRequest, ModelError> {
-        Ok(self.post(self.url("countTokens"), encode_count_tokens_body(request, &self.config)?, false))
-    }
-
-    /// The token count of a `countTokens` response (`totalTokens`; an
-    /// object without it counts zero, as Google's JSON leaves zeros out).
-    pub fn decode_count_tokens(&self, head: &HttpResponseHead, body: &[u8]) -> Result<u64, ModelError> {
-        if !head.is_success() {
-            return Err(self.error(head, body));
-        }
-        let value: Value = serde_json::from_slice(body).map_err(|e| {
-            decode_error("countTokens body", &format!("invalid JSON: {e}"), true, self.config.api_key())
-        })?;
-        match value.get("totalTokens") {
-            None if value.is_object() => Ok(0),
-            Some(count) => count
-                .as_u64()
-                .ok_or_else(|| decode_error("countTokens body", "totalTokens is not a count", false, None)),
-            None => Err(decode_error("countTokens body", "the body is not a JSON object", false, None)),
-        }
-    }
-
     fn post(&self, url: String, body: Vec<u8>, stream: bool) -> HttpRequest {
-        let http = HttpRequest::post_json(url, body, stream);
-        match self.config.api_key() {
-            Some(key) => http.with_header("x-goog-api-key", HeaderValue::Secret(key.clone())),
-            None => http,
-        }
+        HttpRequest::post_json(url, body, stream)
+            .with_headers(self.config.headers())
+            .with_secret("x-goog-api-key", self.config.api_key())
     }
 }
 
@@ -136,11 +98,11 @@ impl HttpCodec for Codec {
     }
 
     fn decode(&self, request: &Request, head: &HttpResponseHead, body: &[u8]) -> Result<Response, ModelError> {
-        decode_body(head, body, response_turn(request), self.config.api_key())
+        decode_body(head, body, response_turn(&request.messages), self.config.api_key())
     }
 
     fn stream_decoder(&self, request: &Request, head: &HttpResponseHead) -> GeminiStream {
-        GeminiStream::new(head, response_turn(request), self.config.api_key().cloned())
+        GeminiStream::new(head, response_turn(&request.messages), self.config.api_key().cloned())
     }
 
     /// Forced tool choice yes (`mode: ANY`); a native output schema next
@@ -158,16 +120,30 @@ pub(crate) fn call_id(turn: usize, n: usize) -> String {
     format!("call_{turn}_{n}")
 }
 
-fn response_turn(request: &Request) -> usize {
-    request.messages.iter().filter(|m| m.role == Role::Assistant).count() + 1
-}
+crate::config::configured!(Codec, GeminiOptions, and new);
 
-impl crate::codec::TokenCounting for Codec {
+impl TokenCounting for Codec {
+    /// The request of a `countTokens` call for everything `request` would
+    /// send: contents, system instruction, tools (SPEC PROV-GEM-08).
     fn encode_count_tokens(&self, request: &Request) -> Result<HttpRequest, ModelError> {
-        Codec::encode_count_tokens(self, request)
+        Ok(self.post(self.url("countTokens"), encode_count_tokens_body(request, &self.config)?, false))
     }
 
+    /// The token count of a `countTokens` response (`totalTokens`; an
+    /// object without it counts zero, as Google's JSON leaves zeros out).
     fn decode_count_tokens(&self, head: &HttpResponseHead, body: &[u8]) -> Result<u64, ModelError> {
-        Codec::decode_count_tokens(self, head, body)
+        if !head.is_success() {
+            return Err(self.error(head, body));
+        }
+        let value: Value = serde_json::from_slice(body).map_err(|e| {
+            decode_error("countTokens body", &format!("invalid JSON: {e}"), true, self.config.api_key())
+        })?;
+        match value.get("totalTokens") {
+            None if value.is_object() => Ok(0),
+            Some(count) => count
+                .as_u64()
+                .ok_or_else(|| decode_error("countTokens body", "totalTokens is not a count", false, None)),
+            None => Err(decode_error("countTokens body", "the body is not a JSON object", false, None)),
+        }
     }
 }

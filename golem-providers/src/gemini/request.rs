@@ -16,11 +16,15 @@
 use super::config::Config;
 use super::schema::legacy_schema;
 use super::{call_id, media, FAMILY};
-use crate::classify::{encode_error, unsupported};
+use crate::blocks::{names_its_call, no_parts, text_then_parts};
+use crate::classify::encode_error;
 use crate::framing::{tool_result_open, TOOL_RESULT_CLOSE};
 use golem_core::message::{Message, Role, ThinkingBlock};
 use golem_core::model::{ModelError, Request, WireToolChoice};
 use serde_json::{json, Map, Value};
+
+/// Who takes media where, for the refusal of parts elsewhere.
+const WHO: &str = "Gemini through golem takes";
 
 /// The JSON body of a `generateContent` or `streamGenerateContent` call
 /// for `request` (both take the same body; the URL tells them apart).
@@ -65,7 +69,7 @@ fn body(request: &Request, config: &Config) -> Result<Map<String, Value>, ModelE
         }
         match message.role {
             Role::System => {
-                no_parts(message, index)?;
+                no_parts(message, index, WHO)?;
                 if !message.content.is_empty() {
                     system.push(json!({"text": message.content}));
                 }
@@ -78,11 +82,7 @@ fn body(request: &Request, config: &Config) -> Result<Map<String, Value>, ModelE
                 contents.push("model", parts);
             }
             Role::Tool => {
-                if message.tool_call_id.is_empty() {
-                    return Err(encode_error(&format!(
-                        "message {index} is a tool result without a tool_call_id; repair the history (golem_core::history) first"
-                    )));
-                }
+                names_its_call(message, index)?;
                 results.push((index, message));
             }
         }
@@ -138,20 +138,13 @@ struct SentCall {
 
 /// Text first (omitted when empty and there are parts), then the parts.
 fn user_parts(message: &Message, index: usize) -> Result<Vec<Value>, ModelError> {
-    let mut parts = Vec::with_capacity(message.parts.len() + 1);
-    if !message.content.is_empty() || message.parts.is_empty() {
-        parts.push(json!({"text": message.content}));
-    }
-    for (n, part) in message.parts.iter().enumerate() {
-        parts.push(media::part(part, index, n)?);
-    }
-    Ok(parts)
+    text_then_parts(message, index, true, |text| json!({ "text": text }), media::part)
 }
 
 /// Thought parts first, then the text, then the function calls, each with
 /// the signature it came with (SPEC THINK-03).
 fn model_parts(message: &Message, index: usize, ordinal: usize) -> Result<(Vec<Value>, Vec<SentCall>), ModelError> {
-    no_parts(message, index)?;
+    no_parts(message, index, WHO)?;
     let mut parts = Vec::new();
     let mut text_signatures = Vec::new();
     for block in &message.thinking {
@@ -331,15 +324,4 @@ fn generation_config(request: &Request, config: &Config) -> Result<Map<String, V
         generation.insert("thinkingConfig".into(), thinking);
     }
     Ok(generation)
-}
-
-/// System and model turns carry no media through this codec.
-fn no_parts(message: &Message, index: usize) -> Result<(), ModelError> {
-    match message.parts.first() {
-        None => Ok(()),
-        Some(_) => Err(unsupported(
-            &format!("message {index}: parts on a {} message", message.role),
-            "Gemini through golem takes media on user messages and tool results only; move the parts to a user message",
-        )),
-    }
 }

@@ -9,11 +9,11 @@
 use super::answer::{blocked, no_candidates, Answer};
 use super::status::error_from_response;
 use super::FAMILY;
-use crate::classify::{decode_error, with_request_id};
+use crate::classify::decode_error;
+use crate::decoder::{Book, Outcome};
 use crate::http::HttpResponseHead;
 use crate::secret::Secret;
 use golem_core::model::{ModelError, Response};
-use golem_core::stream::StreamAssembler;
 use serde_json::Value;
 
 /// Decode a whole `generateContent` response: a non-2xx status is the
@@ -42,18 +42,13 @@ pub fn decode_body(
     if !head.is_success() {
         return Err(error_from_response(head, body, key));
     }
-    let fail = |error: ModelError| with_request_id(error, head, key);
-    let value: Value = serde_json::from_slice(body)
-        .map_err(|e| fail(decode_error("response body", &format!("invalid JSON: {e}"), true, key)))?;
+    let book = Book::new(head, FAMILY, key.cloned());
+    let value: Value = book.json(body)?;
     let mut answer = Answer::new(turn);
     let mut deltas = Vec::new();
-    answer.chunk(&value, head, key, &mut deltas).map_err(fail)?;
+    answer.chunk(&value, head, key, &mut deltas).map_err(|e| book.stamp(e))?;
     if !answer.answered {
-        return Err(fail(decode_error("response body", &no_candidates(blocked(&value).as_deref()), false, key)));
+        return Err(book.stamp(decode_error("response body", &no_candidates(blocked(&value).as_deref()), false, key)));
     }
-    let mut assembler = StreamAssembler::new().with_provider(FAMILY);
-    for delta in deltas {
-        assembler.push_owned(delta).map_err(|e| fail(decode_error("response body", &e.to_string(), false, key)))?;
-    }
-    Ok(Response::new(assembler.finish()).with_usage(answer.usage).with_finish_reason(answer.finish_reason()))
+    book.whole(deltas, Outcome { usage: answer.usage, finish_reason: answer.finish_reason() })
 }

@@ -6,9 +6,12 @@
 //! real temperature); `generationConfig` itself is sent only when something
 //! in it is set. Ranges are checked once, when the config is built.
 
+use crate::tuning::{self, Extras, Limits, WireNames};
 use serde_json::{json, Map, Value};
 
-/// The `generationConfig` sampling fields.
+/// The `generationConfig` sampling fields: the shared ones
+/// ([`crate::tuning`]), temperature in [0, 2], top_p in [0, 1], `topK`,
+/// `maxOutputTokens`, `stopSequences`, `seed`.
 ///
 /// ```
 /// use golem_providers::gemini::Tuning;
@@ -17,105 +20,26 @@ use serde_json::{json, Map, Value};
 /// assert!(tuning.validate().is_ok());
 /// assert!(Tuning::new().temperature(2.5).validate().is_err()); // Gemini takes [0, 2]
 /// ```
+pub type Tuning = tuning::Tuning<GeminiExtras>;
+
+/// Gemini's tuning rules; no sampling fields beyond the shared ones.
 #[derive(Clone, Debug, Default, PartialEq)]
 #[non_exhaustive]
-pub struct Tuning {
-    /// `temperature`, `[0, 2]`.
-    pub temperature: Option<f64>,
-    /// `topP`, `[0, 1]`.
-    pub top_p: Option<f64>,
-    /// `topK` (≥ 1).
-    pub top_k: Option<u32>,
-    /// `maxOutputTokens` (≥ 1).
-    pub max_output_tokens: Option<u32>,
-    /// `stopSequences` (non-empty strings).
-    pub stop: Vec<String>,
-    /// `seed`.
-    pub seed: Option<i64>,
+pub struct GeminiExtras {}
+
+impl Extras for GeminiExtras {
+    const LIMITS: Limits = Limits::new(
+        "Gemini",
+        2.0,
+        WireNames::new("temperature", "topP", "maxOutputTokens", "stopSequences").top_k("topK").seed("seed"),
+    );
 }
 
 impl Tuning {
-    /// No tuning: every field unset.
-    pub fn new() -> Self {
-        Tuning::default()
-    }
-
-    /// Set the temperature.
-    pub fn temperature(mut self, value: f64) -> Self {
-        self.temperature = Some(value);
-        self
-    }
-
-    /// Set top_p.
-    pub fn top_p(mut self, value: f64) -> Self {
-        self.top_p = Some(value);
-        self
-    }
-
-    /// Set top_k.
-    pub fn top_k(mut self, value: u32) -> Self {
-        self.top_k = Some(value);
-        self
-    }
-
-    /// Set the output-token limit.
-    pub fn max_output_tokens(mut self, value: u32) -> Self {
-        self.max_output_tokens = Some(value);
-        self
-    }
-
-    /// Add a stop sequence.
-    pub fn stop(mut self, value: impl Into<String>) -> Self {
-        self.stop.push(value.into());
-        self
-    }
-
-    /// Set the sampling seed.
-    pub fn seed(mut self, value: i64) -> Self {
-        self.seed = Some(value);
-        self
-    }
-
-    /// Check every set field.
-    pub fn validate(&self) -> Result<(), String> {
-        let ranges = [("temperature", self.temperature, 2.0), ("top_p", self.top_p, 1.0)];
-        for (field, value, max) in ranges {
-            if let Some(v) = value.filter(|v| !(v.is_finite() && (0.0..=max).contains(v))) {
-                return Err(format!("{field} must be within [0, {max}], got {v}"));
-            }
-        }
-        if self.top_k == Some(0) {
-            return Err("top_k must be at least 1".into());
-        }
-        if self.max_output_tokens == Some(0) {
-            return Err("max_output_tokens must be at least 1".into());
-        }
-        if self.stop.iter().any(String::is_empty) {
-            return Err("stop sequences must be non-empty".into());
-        }
-        Ok(())
-    }
-
-    /// The set fields as `generationConfig` members.
-    pub(crate) fn write(&self, config: &mut Map<String, Value>) {
-        if let Some(t) = self.temperature {
-            config.insert("temperature".into(), t.into());
-        }
-        if let Some(p) = self.top_p {
-            config.insert("topP".into(), p.into());
-        }
-        if let Some(k) = self.top_k {
-            config.insert("topK".into(), k.into());
-        }
-        if let Some(max) = self.max_output_tokens {
-            config.insert("maxOutputTokens".into(), max.into());
-        }
-        if !self.stop.is_empty() {
-            config.insert("stopSequences".into(), self.stop.clone().into());
-        }
-        if let Some(seed) = self.seed {
-            config.insert("seed".into(), seed.into());
-        }
+    /// Set the output-token limit (`maxOutputTokens`): Gemini's name for
+    /// [`max_tokens`](Self::max_tokens).
+    pub fn max_output_tokens(self, value: u32) -> Self {
+        self.max_tokens(value)
     }
 }
 
@@ -232,12 +156,9 @@ impl SafetySetting {
         json!({"category": self.category, "threshold": self.threshold})
     }
 
-    pub(crate) fn validate(&self) -> Result<(), String> {
+    /// True when both are API enum names (letters, digits, `_`).
+    pub(crate) fn is_valid(&self) -> bool {
         let name = |text: &str| !text.is_empty() && text.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
-        if name(&self.category) && name(&self.threshold) {
-            Ok(())
-        } else {
-            Err(format!("safety setting {:?} / {:?} is not a pair of API enum names", self.category, self.threshold))
-        }
+        name(&self.category) && name(&self.threshold)
     }
 }

@@ -1,47 +1,22 @@
-//! The HTTP request for an OpenAI-compatible service (SPEC PROV-OAI-01):
+//! Where an OpenAI-compatible service's requests go (SPEC PROV-OAI-01):
 //! `POST {base}/chat/completions`, `Authorization: Bearer <key>` as a
 //! secret header, none when a local preset has no key.
 
-use super::config::Config;
-use crate::chat_completions::request::{encode_body_reusing, EncodeCache};
-use crate::http::{HeaderValue, HttpRequest};
+use super::config::{Config, OpenAiOptions};
+use crate::chat_completions::{ChatFamily, Dialect, Endpoint};
 use crate::secret::Secret;
-use golem_core::model::{ModelError, Request};
 
-/// The parts of every request that depend on the configuration alone,
-/// built once per codec rather than formatted per request.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Fixed {
-    url: String,
-    /// `Bearer <key>`, shared by every request's header.
-    bearer: Option<Secret>,
-}
+impl ChatFamily for OpenAiOptions {
+    fn endpoint(config: &Config) -> Endpoint {
+        let bearer = config.api_key().map(|key| ("authorization", Secret::new(format!("Bearer {}", key.expose()))));
+        Endpoint::new(format!("{}/chat/completions", config.base_url()), bearer)
+    }
 
-impl Fixed {
-    pub(crate) fn of(config: &Config) -> Fixed {
-        Fixed {
-            url: format!("{}/chat/completions", config.base_url()),
-            bearer: config.api_key().map(|key| Secret::new(format!("Bearer {}", key.expose()))),
-        }
+    fn names_model() -> bool {
+        true
     }
-}
 
-/// Build the HTTP request for `request`, reusing the bytes `cache` holds
-/// for the beginning of its history.
-pub(crate) fn encode(
-    config: &Config,
-    fixed: &Fixed,
-    cache: &EncodeCache,
-    request: &Request,
-    stream: bool,
-) -> Result<HttpRequest, ModelError> {
-    let body = encode_body_reusing(request, Some(config.model()), config.tuning(), config.dialect(), stream, cache)?;
-    let mut http = HttpRequest::post_json(fixed.url.clone(), body, stream);
-    if let Some(bearer) = &fixed.bearer {
-        http = http.with_header("authorization", HeaderValue::Secret(bearer.clone()));
+    fn dialect(config: &Config) -> &Dialect {
+        config.dialect()
     }
-    for (name, value) in config.headers() {
-        http = http.with_header(name.to_ascii_lowercase(), value.clone());
-    }
-    Ok(http)
 }

@@ -90,11 +90,11 @@ impl Default for UreqTransport {
 /// webpki set or an explicit list, so with extras the list is the webpki
 /// certificates and the extras together.
 fn roots(config: &TransportConfig) -> RootCerts {
-    if config.extra_roots.is_empty() {
+    if config.extra_roots.0.is_empty() {
         return RootCerts::WebPki;
     }
     let webpki = webpki_root_certs::TLS_SERVER_ROOT_CERTS.iter().map(|c| Certificate::from_der(c.as_ref()));
-    let extra = config.extra_roots.iter().map(|c| Certificate::from_der(c.as_ref()).to_owned());
+    let extra = config.extra_roots.0.iter().map(|c| Certificate::from_der(c.as_ref()).to_owned());
     RootCerts::from(webpki.chain(extra).collect::<Vec<_>>())
 }
 

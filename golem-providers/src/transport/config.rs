@@ -50,14 +50,14 @@ pub const DEFAULT_MAX_IDLE_PER_HOST: usize = usize::MAX;
 /// let config = TransportConfig::new().read_timeout(Duration::from_secs(60)).max_body(8 << 20);
 /// assert_eq!(config.connect_timeout_value(), Duration::from_secs(10));
 /// ```
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TransportConfig {
     pub(crate) connect_timeout: Duration,
     pub(crate) read_timeout: Duration,
     pub(crate) max_body: u64,
     pub(crate) max_idle_per_host: usize,
     pub(crate) idle_timeout: Duration,
-    pub(crate) extra_roots: Vec<CertificateDer<'static>>,
+    pub(crate) extra_roots: Roots,
     pub(crate) user_agent: String,
     pub(crate) proxy: Option<Proxy>,
 }
@@ -70,7 +70,7 @@ impl Default for TransportConfig {
             max_body: DEFAULT_MAX_BODY,
             max_idle_per_host: DEFAULT_MAX_IDLE_PER_HOST,
             idle_timeout: DEFAULT_IDLE_TIMEOUT,
-            extra_roots: Vec::new(),
+            extra_roots: Roots::default(),
             user_agent: concat!("golem/", env!("CARGO_PKG_VERSION")).to_string(),
             proxy: None,
         }
@@ -83,51 +83,26 @@ impl TransportConfig {
         TransportConfig::default()
     }
 
-    /// The longest wait to open a connection, TLS handshake included.
-    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
-        self.connect_timeout = timeout;
-        self
-    }
-
-    /// The longest silence while sending the request or waiting for the
-    /// next bytes of the response. It restarts with every read, so a
-    /// stream that keeps delivering is never cut.
-    pub fn read_timeout(mut self, timeout: Duration) -> Self {
-        self.read_timeout = timeout;
-        self
-    }
-
-    /// The cap on a response body, counted after decompression.
-    pub fn max_body(mut self, bytes: u64) -> Self {
-        self.max_body = bytes;
-        self
-    }
-
-    /// How many idle connections are kept per host (0 turns keep-alive
-    /// reuse off). Unbounded by default ([`DEFAULT_MAX_IDLE_PER_HOST`]):
-    /// idle connections are closed after the idle timeout.
-    pub fn max_idle_per_host(mut self, n: usize) -> Self {
-        self.max_idle_per_host = n;
-        self
-    }
-
-    /// How long an idle connection stays reusable.
-    pub fn idle_timeout(mut self, timeout: Duration) -> Self {
-        self.idle_timeout = timeout;
-        self
-    }
-
-    /// The `User-Agent` sent with every request.
-    pub fn user_agent(mut self, agent: impl Into<String>) -> Self {
-        self.user_agent = agent.into();
-        self
-    }
-
-    /// Send every connection through `proxy` (a `CONNECT` tunnel). None
-    /// by default, whatever the environment says.
-    pub fn proxy(mut self, proxy: Proxy) -> Self {
-        self.proxy = Some(proxy);
-        self
+    crate::macros::setters! {
+        /// The longest wait to open a connection, TLS handshake included.
+        fn connect_timeout(timeout: Duration) => connect_timeout = timeout;
+        /// The longest silence while sending the request or waiting for the
+        /// next bytes of the response. It restarts with every read, so a
+        /// stream that keeps delivering is never cut.
+        fn read_timeout(timeout: Duration) => read_timeout = timeout;
+        /// The cap on a response body, counted after decompression.
+        fn max_body(bytes: u64) => max_body = bytes;
+        /// How many idle connections are kept per host (0 turns keep-alive
+        /// reuse off). Unbounded by default ([`DEFAULT_MAX_IDLE_PER_HOST`]):
+        /// idle connections are closed after the idle timeout.
+        fn max_idle_per_host(n: usize) => max_idle_per_host = n;
+        /// How long an idle connection stays reusable.
+        fn idle_timeout(timeout: Duration) => idle_timeout = timeout;
+        /// The `User-Agent` sent with every request.
+        fn user_agent(agent: impl Into<String>) => user_agent = agent.into();
+        /// Send every connection through `proxy` (a `CONNECT` tunnel). None
+        /// by default, whatever the environment says.
+        fn proxy(proxy: Proxy) => proxy = Some(proxy);
     }
 
     /// Connect directly, without a proxy (the default).
@@ -138,7 +113,7 @@ impl TransportConfig {
 
     /// Trust this root certificate (DER) in addition to the webpki roots.
     pub fn add_root_certificate(mut self, der: impl Into<Vec<u8>>) -> Self {
-        self.extra_roots.push(CertificateDer::from(der.into()));
+        self.extra_roots.0.push(CertificateDer::from(der.into()));
         self
     }
 
@@ -148,7 +123,7 @@ impl TransportConfig {
         let mut added = 0;
         for cert in CertificateDer::pem_slice_iter(pem) {
             let cert = cert.map_err(|e| TransportError::invalid(format!("bad PEM root certificate: {e}")))?;
-            self.extra_roots.push(cert);
+            self.extra_roots.0.push(cert);
             added += 1;
         }
         if added == 0 {
@@ -178,17 +153,12 @@ impl TransportConfig {
     }
 }
 
-impl fmt::Debug for TransportConfig {
+/// Extra root certificates; `Debug` shows how many.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub(crate) struct Roots(pub(crate) Vec<CertificateDer<'static>>);
+
+impl fmt::Debug for Roots {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("TransportConfig")
-            .field("connect_timeout", &self.connect_timeout)
-            .field("read_timeout", &self.read_timeout)
-            .field("max_body", &self.max_body)
-            .field("max_idle_per_host", &self.max_idle_per_host)
-            .field("idle_timeout", &self.idle_timeout)
-            .field("extra_roots", &self.extra_roots.len())
-            .field("user_agent", &self.user_agent)
-            .field("proxy", &self.proxy)
-            .finish()
+        write!(f, "{}", self.0.len())
     }
 }

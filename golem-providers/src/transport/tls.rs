@@ -11,7 +11,7 @@ use std::sync::Arc;
 /// presenting such a certificate then fails verification.
 pub(crate) fn client_config(config: &TransportConfig) -> Result<Arc<ClientConfig>, TransportError> {
     let mut roots = RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() };
-    roots.add_parsable_certificates(config.extra_roots.iter().cloned());
+    roots.add_parsable_certificates(config.extra_roots.0.iter().cloned());
     let provider = super::crypto::tls_provider();
     let mut tls = ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()

@@ -87,3 +87,56 @@ pub fn run_with_image(
     };
     result.unwrap_or_else(|e| panic!("{driver:?}: {e}"))
 }
+
+/// The typed output the structured-output tests of every provider ask for.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema, PartialEq)]
+pub struct Weather {
+    pub city: String,
+    pub celsius: i32,
+}
+
+/// [`Weather`]'s schema, strict.
+pub const WEATHER_SCHEMA: &str = r#"{"type": "object", "properties": {"city": {"type": "string"}, "celsius": {"type": "integer"}},
+    "required": ["city", "celsius"], "additionalProperties": false}"#;
+
+/// A run asking `model` for [`Weather`] with a native schema (SPEC
+/// OUT-07): the output is Lagos at 31 °C, which the server must answer.
+pub fn native_weather<M: golem_core::model::Model + golem_core::model::AsyncModel + 'static>(
+    driver: Driver,
+    model: M,
+) -> Weather {
+    let agent = Agent::<Arc<AtomicUsize>>::builder(model)
+        .decoder(golem_io::JsonDecoder::<Weather>::new())
+        .output_schema(WEATHER_SCHEMA)
+        .build()
+        .unwrap();
+    run(driver, &agent, &Arc::new(AtomicUsize::new(0)), "forecast for Lagos", None).output
+}
+
+/// A run of "hi" on `model` under a policy of two attempts that honours
+/// the server's wait (SPEC RETRY-03): its output, its requests, and each
+/// retry's delay with the code of its cause.
+pub fn retried<M: golem_core::model::Model + golem_core::model::AsyncModel + 'static>(
+    driver: Driver,
+    model: M,
+) -> (String, u64, Vec<(std::time::Duration, String)>) {
+    use golem_core::{Backoff, EventKind, RetryPolicy};
+    let waits = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = Arc::clone(&waits);
+    let policy = RetryPolicy::new()
+        .max_attempts(2)
+        .backoff(Backoff::Table { delays: vec![std::time::Duration::ZERO] })
+        .honor_retry_after(true);
+    let agent = Agent::<Arc<AtomicUsize>>::builder(model)
+        .retry_policy(policy)
+        .observer(move |event| {
+            if let EventKind::Retrying { delay, cause, .. } = &event.kind {
+                seen.lock().unwrap().push((*delay, cause.code.clone()));
+            }
+        })
+        .build()
+        .unwrap();
+    let result = run(driver, &agent, &Arc::new(AtomicUsize::new(0)), "hi", None);
+    let waits = waits.lock().unwrap().clone();
+    (result.output, result.requests, waits)
+}

@@ -246,3 +246,53 @@ pub fn response_json(response: &Response) -> Value {
 pub fn error_json(error: &ModelError) -> Value {
     serde_json::to_value(error).unwrap()
 }
+
+/// The request body of interaction `n` of a recorded `family/case`.
+pub fn recorded_request(family: &str, case: &str, n: usize) -> Value {
+    read_json(&case_dir(&format!("{family}/{case}")).join(format!("{n:02}.request.json")))
+}
+
+/// Interaction `n` of a recorded `family/case` decoded as the client would
+/// (its head from the cassette): a streamed body through the stream
+/// decoder, whose deltas must assemble to the response (MODEL-04), a whole
+/// one through `decode`.
+pub fn decode_recorded<C: HttpCodec>(
+    codec: &C,
+    request: &Request,
+    (family, case, n): (&'static str, &str, usize),
+    file: &str,
+    streamed: bool,
+) -> Response {
+    let head = cassette_head(&format!("{family}/{case}"), n);
+    let body = read(&case_dir(&format!("{family}/{case}")).join(file));
+    if !streamed {
+        return codec.decode(request, &head, &body).unwrap_or_else(|e| panic!("{case} {file}: {e}"));
+    }
+    let (deltas, result) = run_stream(codec, request, &head, [&body]);
+    let response = result.unwrap_or_else(|e| panic!("{case} {file}: {e}"));
+    assert_assembles(family, &deltas, &response, &format!("{case} {file}"));
+    response
+}
+
+/// MODEL-04: `deltas`, assembled as codec `family` stamps them, are the
+/// message of `response`.
+pub fn assert_assembles(family: &'static str, deltas: &[Delta], response: &Response, what: &str) {
+    let mut assembler = golem_core::stream::StreamAssembler::new().with_provider(family);
+    deltas.iter().for_each(|d| assembler.push(d).unwrap());
+    assert_eq!(assembler.finish(), response.message, "{what}: deltas assemble to the response (SPEC MODEL-04)");
+}
+
+/// A recorded stream gives the same deltas and response at every chunking
+/// (STREAM-06), and cut anywhere before its last byte of substance it is a
+/// retryable truncation, never a success (STREAM-07).
+pub fn assert_recorded_stream<C: HttpCodec>(codec: &C, request: &Request, body: &[u8], what: &str) {
+    let head = HttpResponseHead::new(200, vec![]);
+    assert_split_invariant(codec, request, &head, body, what);
+    let last = body.iter().rposition(|b| !b.is_ascii_whitespace()).unwrap();
+    for cut in 0..=last {
+        let (_, result) = run_stream(codec, request, &head, [&body[..cut]]);
+        let error = result.expect_err("a cut stream");
+        assert_eq!(error.kind, golem_core::model::ModelErrorKind::Truncated, "{what}: cut at {cut}: {error}");
+        assert!(error.retryable);
+    }
+}

@@ -17,7 +17,7 @@ mod futures;
 pub(crate) mod in_flight;
 
 use crate::drive::dispatch::{Drained, Opened, RunSetup};
-use crate::run::result::RunOutcome;
+use crate::results::result::RunOutcome;
 use crate::Error;
 use futures::Futures;
 

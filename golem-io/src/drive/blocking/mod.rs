@@ -11,7 +11,7 @@ mod pool;
 mod threads;
 
 use crate::drive::dispatch::{Drained, InlineStream, Opened, RunSetup};
-use crate::run::result::RunOutcome;
+use crate::results::result::RunOutcome;
 use crate::Error;
 use std::sync::Arc;
 use threads::Threads;

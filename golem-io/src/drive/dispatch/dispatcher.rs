@@ -6,7 +6,7 @@
 use super::{action, Action, Attachments, Observers, RunResources, Task, TaskId};
 use crate::agent::decode::Decoder;
 use crate::record::RecordedMachine;
-use crate::run::result::RunOutcome;
+use crate::results::result::RunOutcome;
 use crate::Error;
 use golem_core::machine::{Command, DecodeId, Input, ModelCallId, Output};
 use golem_core::model::BoxError;

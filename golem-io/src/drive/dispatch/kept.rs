@@ -3,9 +3,9 @@
 //! result or to `RunError::source` when the run ends.
 
 use crate::agent::decode::{DecodeError, Decoder};
+use crate::results::result::{PausedRun, RunOutcome, RunResult};
 use crate::run::contain::Panicked;
 use crate::run::context::RunContext;
-use crate::run::result::{PausedRun, RunOutcome, RunResult};
 use crate::Error;
 use golem_core::error::ToolFailureKind;
 use golem_core::machine::{DecodeId, Outcome, ToolCallId, Verdict};

@@ -2,8 +2,8 @@
 //! and a streamed run's delta callback (SPEC EVT-03, STREAM-01, STREAM-02).
 
 use crate::agent::Observer;
+use crate::results::stream_delta::StreamDelta;
 use crate::run::contain::contain;
-use crate::run::stream_delta::StreamDelta;
 use golem_core::model::BoxError;
 use golem_core::{EventKind, RunEvent};
 

@@ -6,7 +6,7 @@ use golem_core::model::{Delta, ModelError};
 use std::collections::VecDeque;
 
 #[derive(Debug, Default)]
-pub(crate) struct Outbox {
+pub(super) struct Outbox {
     deltas: VecDeque<Delta>,
     error: Option<ModelError>,
     reported: bool,
@@ -54,7 +54,7 @@ impl Outbox {
     }
 
     /// The error the stream failed with, if it did.
-    pub(crate) fn into_error(self) -> Option<ModelError> {
-        self.error
+    pub(crate) fn take_error(&mut self) -> Option<ModelError> {
+        self.error.take()
     }
 }

@@ -2,7 +2,7 @@
 //! failed, a run that paused where only completion was expected, or a
 //! driver fault.
 
-use crate::run::result::PausedRun;
+use crate::results::result::PausedRun;
 use golem_core::machine::{ApiMisuse, SetupError};
 use golem_core::{RunError, Stage};
 

@@ -1,0 +1,115 @@
+//! The Chat Completions codec, one for every family that speaks the format
+//! (OpenAI and its compatible services, Azure OpenAI): only where requests
+//! go, how they authenticate and whether the body names the model differ,
+//! and a [`ChatFamily`] says those.
+
+use super::request::{encode_body_reusing, EncodeCache};
+use super::{decode_body, error as wire_error, ChatStream, DecodeContext, Dialect};
+use crate::codec::HttpCodec;
+use crate::config::{Config, Configured, Options};
+use crate::http::{HeaderValue, HttpRequest, HttpResponseHead};
+use crate::secret::Secret;
+use golem_core::model::{Capabilities, ModelError, Request, Response};
+
+/// A family speaking Chat Completions: its config's [`Options`] say where
+/// its requests go.
+pub trait ChatFamily: Options<Codec = ChatCodec<Self>, Extras = super::ChatExtras> + PartialEq {
+    /// Where every request goes and its credential header, from `config`
+    /// (built once per codec, not per request).
+    fn endpoint(config: &Config<Self>) -> Endpoint;
+
+    /// Whether the body names the model (Azure's deployment URL does
+    /// instead).
+    fn names_model() -> bool;
+
+    /// The dialect in force.
+    fn dialect(config: &Config<Self>) -> &Dialect;
+}
+
+/// Where every request of a codec goes, and the header that
+/// authenticates it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Endpoint {
+    url: String,
+    auth: Option<(&'static str, Secret)>,
+}
+
+impl Endpoint {
+    /// Requests to `url`, with `auth` (a header name and its secret value)
+    /// when there is a credential.
+    pub fn new(url: String, auth: Option<(&'static str, Secret)>) -> Self {
+        Endpoint { url, auth }
+    }
+}
+
+/// The Chat Completions codec for one family's [`Config`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChatCodec<O: ChatFamily> {
+    config: Config<O>,
+    /// The encoded beginnings of recent histories and the last tool set
+    /// (issue 20); shared by clones, ignored by equality.
+    cache: EncodeCache,
+    /// What every request carries, built once from `config`.
+    endpoint: Endpoint,
+}
+
+impl<O: ChatFamily> ChatCodec<O> {
+    /// A codec for `config`.
+    pub fn new(config: Config<O>) -> Self {
+        let endpoint = O::endpoint(&config);
+        ChatCodec { config, cache: EncodeCache::default(), endpoint }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &Config<O> {
+        &self.config
+    }
+
+    /// The classified error for a non-2xx response (SPEC PROV-COMMON-04).
+    pub fn error(&self, head: &HttpResponseHead, body: &[u8]) -> ModelError {
+        wire_error::from_response(head, body, self.config.api_key())
+    }
+}
+
+impl<O: ChatFamily> HttpCodec for ChatCodec<O> {
+    type Stream = ChatStream;
+
+    /// The body reuses the bytes the cache holds for the beginning of the
+    /// history; the URL and the credential are the codec's, the extra
+    /// headers the config's.
+    fn encode(&self, request: &Request, stream: bool) -> Result<HttpRequest, ModelError> {
+        let config = &self.config;
+        let model = O::names_model().then(|| config.model());
+        let body = encode_body_reusing(request, model, config.tuning(), O::dialect(config), stream, &self.cache)?;
+        let mut http = HttpRequest::post_json(self.endpoint.url.clone(), body, stream);
+        if let Some((name, value)) = &self.endpoint.auth {
+            http = http.with_header(*name, HeaderValue::Secret(value.clone()));
+        }
+        Ok(http.with_headers(config.headers()))
+    }
+
+    fn decode(&self, request: &Request, head: &HttpResponseHead, body: &[u8]) -> Result<Response, ModelError> {
+        decode_body(head, body, &DecodeContext::for_request(request, self.config.api_key()))
+    }
+
+    fn stream_decoder(&self, request: &Request, head: &HttpResponseHead) -> ChatStream {
+        let turn = DecodeContext::for_request(request, None).turn;
+        ChatStream::new(head, turn, self.config.api_key().cloned())
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        O::dialect(&self.config).capabilities()
+    }
+}
+
+impl<O: ChatFamily> Configured for ChatCodec<O> {
+    type Options = O;
+
+    fn with_config(config: Config<O>) -> Self {
+        ChatCodec::new(config)
+    }
+
+    fn config(&self) -> &Config<O> {
+        &self.config
+    }
+}
