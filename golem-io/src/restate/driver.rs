@@ -168,6 +168,9 @@ struct Streaming {
     from: Moment,
     rx: Pin<Box<async_channel::Receiver<Timed>>>,
     fed: usize,
+    /// The latest moment a fragment was fed at: the call's end is never
+    /// before it (the machine's clock only moves forward).
+    latest: Moment,
 }
 
 struct Driver<'c, 'a, 'l, Deps, O> {
@@ -423,7 +426,7 @@ where
         let models = Arc::clone(&self.agent.models);
         let window = limit.map(|d| d.saturating_duration_since(self.now));
         let (tx, rx) = async_channel::unbounded::<Timed>();
-        let mut streaming = Streaming { id, from: self.now, rx: Box::pin(rx), fed: 0 };
+        let mut streaming = Streaming { id, from: self.now, rx: Box::pin(rx), fed: 0, latest: self.now };
         let done = self
             .step(format!("golem model call {}", id.0), Some(&mut streaming), move || async move {
                 let started = Instant::now();
@@ -439,7 +442,9 @@ where
                 // Built inside the step: a replayed step must not so much
                 // as construct the call.
                 let call = models[member].call_async(request, sink);
-                let (elapsed_ns, answer) = timed(window, call).await;
+                // One origin for the fragments' offsets and the call's
+                // length, so no fragment lands after the call's end.
+                let (elapsed_ns, answer) = timed_from(started, window, call).await;
                 let end = match answer {
                     Some(result) => End::Answer(Box::new(Input::ModelFinished { id, result })),
                     None => End::Deadline,
@@ -453,9 +458,9 @@ where
             return Err(TerminalError::new("a journaled model call's fragments do not fit its answer").into());
         };
         for (at, delta) in fragments.into_iter().skip(streaming.fed) {
-            self.fragment(&streaming, at, delta)?;
+            self.fragment(&mut streaming, at, delta)?;
         }
-        self.now = self.now.saturating_add(Duration::from_nanos(done.elapsed_ns));
+        self.now = self.now.saturating_add(Duration::from_nanos(done.elapsed_ns)).max(streaming.latest);
         Ok(match done.end {
             End::Answer(input) => *input,
             End::Deadline | End::Unknown => {
@@ -466,8 +471,11 @@ where
     }
 
     /// Feed one streamed fragment at its moment, and tell the observers.
-    fn fragment(&mut self, streaming: &Streaming, at: u64, delta: Delta) -> Result<(), Error> {
-        let moment = streaming.from.saturating_add(Duration::from_nanos(at));
+    fn fragment(&mut self, streaming: &mut Streaming, at: u64, delta: Delta) -> Result<(), Error> {
+        // A journal written by another build may hold offsets out of
+        // order; the machine's clock must not run backwards.
+        let moment = streaming.from.saturating_add(Duration::from_nanos(at)).max(streaming.latest);
+        streaming.latest = moment;
         self.machine.feed(moment, Input::ModelDelta { id: streaming.id, delta })?;
         // A fragment only adds events; the machine still waits for the call.
         let _ = self.drain();
@@ -572,7 +580,11 @@ fn begin<Deps, O>(
 /// Race `work` against the machine's deadline, `window` from now: how long
 /// it took, and its output unless the deadline came first.
 async fn timed<T>(window: Option<Duration>, work: impl Future<Output = T>) -> (u64, Option<T>) {
-    let started = Instant::now();
+    timed_from(Instant::now(), window, work).await
+}
+
+/// [`timed`], measured from `started`.
+async fn timed_from<T>(started: Instant, window: Option<Duration>, work: impl Future<Output = T>) -> (u64, Option<T>) {
     let answer = match window {
         Some(window) => {
             let answer = async { Some(work.await) };
