@@ -31,6 +31,10 @@ impl Backoff {
     }
 }
 
+/// The default ceiling on Retry-After hints ([`RetryPolicy::max_retry_after`]):
+/// 10 min, above what providers ask for under ordinary rate limits.
+pub const DEFAULT_MAX_RETRY_AFTER: Duration = Duration::from_secs(600);
+
 /// Retry policy for model calls and the correction budgets (SPEC CFG-02).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -40,17 +44,23 @@ pub struct RetryPolicy {
     pub max_attempts: u32,
     /// The wait between attempts.
     pub backoff: Backoff,
-    /// Spread waits by up to ±25 %, drawn per run (SPEC RETRY-02): from the
-    /// run's own jitter phase ([`Start::jitter_phase`](crate::machine::Start::jitter_phase),
-    /// which the driver draws and the event log records) mixed with the
-    /// config seed, so a replayed run waits exactly as long while two runs
-    /// never wait in lockstep.
+    /// Spread waits by up to ±25 %, uniformly, drawn anew at every retry
+    /// (SPEC RETRY-02, JIT-01): from the run's own seed
+    /// ([`Start::jitter_seed`](crate::machine::Start::jitter_seed), random
+    /// bits the driver draws from the OS and the event log records) mixed
+    /// with the config seed, so a replayed run waits exactly as long while
+    /// two runs never wait in lockstep. See [`crate::jitter`].
     #[serde(default)]
     pub jitter: bool,
     /// With a custom backoff table, still wait at least the Retry-After hint.
     #[serde(default)]
     pub honor_retry_after: bool,
-    /// The largest Retry-After hint that is ever slept.
+    /// The ceiling on Retry-After hints (SPEC RETRY-03, TIME-02): a hint up
+    /// to it is waited in full — unless the wait would outlast the run's
+    /// deadline, when the run fails at once with the provider's error
+    /// ([`DeclineReason::RetryAfterPastDeadline`](crate::DeclineReason::RetryAfterPastDeadline));
+    /// a longer hint is never slept: the next attempt waits the ceiling.
+    /// Default [`DEFAULT_MAX_RETRY_AFTER`] (10 min).
     #[serde(with = "crate::time::duration_ms")]
     pub max_retry_after: Duration,
     /// Correctable tool rejections fed back to the model, run-wide.
@@ -73,7 +83,7 @@ impl Default for RetryPolicy {
             backoff: Backoff::Exponential,
             jitter: false,
             honor_retry_after: false,
-            max_retry_after: Duration::from_secs(60),
+            max_retry_after: DEFAULT_MAX_RETRY_AFTER,
             tool_retries: 0,
             output_retries: 0,
             discard_and_retry: false,
@@ -114,7 +124,8 @@ impl RetryPolicy {
         self
     }
 
-    /// Builder-style: the largest Retry-After hint that is ever slept.
+    /// Builder-style: the ceiling on Retry-After hints (SPEC TIME-02); see
+    /// [`RetryPolicy::max_retry_after`].
     pub fn max_retry_after(mut self, max: Duration) -> Self {
         self.max_retry_after = max;
         self
@@ -382,11 +393,16 @@ pub struct RunConfig {
     /// of each one's usage priced at its rate.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub prices: Vec<Option<crate::price::Price>>,
-    /// Seed mixed into every run's jitter. Each run also draws a phase of
-    /// its own (SPEC RETRY-02), so a fixed seed alone never makes runs wait
-    /// alike; a fixed seed *and* phase are for tests.
+    /// Seed mixed into every run's jitter. Each run also draws a seed of
+    /// its own (SPEC RETRY-02, JIT-01), so this seed alone never makes runs
+    /// wait alike — unless [`fixed_seed`](Self::fixed_seed) is set.
     #[serde(default)]
     pub seed: u64,
+    /// Draw jitter from [`seed`](Self::seed) alone, ignoring each run's own
+    /// seed: every run waits exactly alike (SPEC JIT-01). For tests; what an
+    /// agent's `.seed(n)` sets.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fixed_seed: bool,
 }
 
 /// The production preset's bound on each model call ([`RunConfig::production`]).
@@ -412,6 +428,7 @@ impl Default for RunConfig {
             run_deadline: None,
             prices: Vec::new(),
             seed: 0,
+            fixed_seed: false,
         }
     }
 }

@@ -99,6 +99,7 @@ fn config(b: &mut Bytes<'_>) -> RunConfig {
         run_deadline: b.flag().then(|| Duration::from_millis(u64::from(b.byte()) * 10 + 1)),
         prices: Vec::new(),
         seed: u64::from(b.byte()),
+        fixed_seed: false,
     }
 }
 

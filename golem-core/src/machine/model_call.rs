@@ -245,8 +245,17 @@ impl RunMachine {
             return;
         }
         self.retries += 1;
-        let delay =
-            backoff::delay(&self.cfg.retry, self.cfg.seed, self.jitter_phase, self.retries, attempt, error.retry_after);
+        let backoff::Delay { wait: delay, hinted } =
+            backoff::delay(&self.cfg.retry, self.jitter, self.retries, attempt, error.retry_after);
+        // The provider asked for a wait the run cannot outlast: failing now
+        // tells the caller so, instead of sleeping into the deadline or
+        // re-sending early (SPEC TIME-02).
+        if hinted && self.run_deadline.is_some_and(|end| self.now + delay >= end) {
+            let reason = DeclineReason::RetryAfterPastDeadline;
+            self.emit(EventKind::RetryDeclined { turn: self.turn, attempt, member, reason });
+            self.fail_declined(Stage::Model, Cause::Model(error), Some(reason));
+            return;
+        }
         self.emit(EventKind::Retrying { turn: self.turn, attempt: attempt + 1, delay, cause: error });
         let until = self.now + delay;
         let Some(phase) = self.model_phase() else { return };

@@ -717,12 +717,14 @@ impl<Deps: Send + Sync + 'static, O: 'static> AgentBuilder<Deps, O> {
         self
     }
 
-    /// The seed mixed into every run's backoff jitter. Each run also draws
-    /// a jitter phase of its own (SPEC RETRY-02), so runs sharing a seed
-    /// still never wait in lockstep; the log records both, so a replay
-    /// waits exactly as the run did.
+    /// Fix the backoff jitter to `seed` (SPEC JIT-01): every run of the
+    /// agent then waits exactly alike, whatever the random seed the driver
+    /// drew for it — for tests. Without it each run's jitter comes from the
+    /// OS, so runs never wait in lockstep; either way the log records what
+    /// a replay needs to wait exactly as the run did.
     pub fn seed(mut self, seed: u64) -> Self {
         self.settings.config.seed = seed;
+        self.settings.config.fixed_seed = true;
         self
     }
 

@@ -604,8 +604,9 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
             .with_stream(self.stream)
             .with_ids(ids.run_id, ids.conversation_id);
         start.resume = self.resume;
-        // Each run its own jitter (SPEC RETRY-02), recorded in its log.
-        start.jitter_phase = Some(crate::run::ids::jitter_phase());
+        // Each run its own jitter from the OS (SPEC RETRY-02, JIT-01),
+        // recorded in its log; the machine ignores it under a fixed seed.
+        start.jitter_seed = Some(crate::run::ids::jitter_seed());
         start.limits = self.limits;
         let clock = self.clock.unwrap_or_else(|| Arc::new(SystemClock::new()));
         let observers = Observers::new(&inner.observers, self.observers, self.on_delta);
