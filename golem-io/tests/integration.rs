@@ -63,6 +63,7 @@ mod observe_report;
 #[cfg(feature = "tracing")]
 mod observe_trace;
 mod output;
+mod pause_once;
 mod policy;
 mod record_replay;
 #[cfg(all(unix, feature = "restate"))]

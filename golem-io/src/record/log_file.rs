@@ -143,7 +143,7 @@ fn io_error(path: &Path, error: &std::io::Error) -> Error {
 }
 
 /// Sync the directory holding `path`, where the platform can open one.
-fn sync_parent(path: &Path) -> std::io::Result<()> {
+pub(crate) fn sync_parent(path: &Path) -> std::io::Result<()> {
     let parent = match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
         _ => Path::new("."),

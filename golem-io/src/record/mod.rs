@@ -9,6 +9,7 @@
 //! May import: `observe` (the trace a recorded machine emits), `run`, golem-core.
 
 mod log_file;
+pub(crate) mod pause_claim;
 mod recorder;
 mod stepper;
 

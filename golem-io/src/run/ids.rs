@@ -49,11 +49,41 @@ pub(crate) fn jitter_seed() -> u64 {
 pub(crate) struct RunIds {
     pub(crate) run_id: Id,
     pub(crate) conversation_id: Id,
+    /// On a resume: the run that paused on each approved call, by call id
+    /// (SPEC PAUSE-01). An approved call's idempotency key names that run,
+    /// not the resuming one, so a tool sees one key however many times the
+    /// application resumes the pause.
+    pub(crate) paused_by: std::sync::Arc<std::collections::BTreeMap<String, Id>>,
 }
 
 impl RunIds {
     pub(crate) fn new(run_id: impl Into<Id>, conversation_id: impl Into<Id>) -> Self {
-        RunIds { run_id: run_id.into(), conversation_id: conversation_id.into() }
+        RunIds { run_id: run_id.into(), conversation_id: conversation_id.into(), paused_by: Default::default() }
+    }
+
+    /// These ids, knowing which run paused on each call `start` approves:
+    /// the run stamped on the history message that made the call.
+    pub(crate) fn resuming(mut self, start: &golem_core::machine::Start) -> Self {
+        let Some(resume) = &start.resume else { return self };
+        let paused_by = resume
+            .approvals
+            .keys()
+            .filter_map(|call_id| {
+                let message = start.history.iter().rev().find(|m| m.tool_calls.iter().any(|c| &c.id == call_id))?;
+                (!message.run_id.is_empty()).then(|| (call_id.clone(), message.run_id.clone()))
+            })
+            .collect();
+        self.paused_by = std::sync::Arc::new(paused_by);
+        self
+    }
+
+    /// The run an approved call's idempotency key names: the one that
+    /// paused on it, when known, else this run.
+    pub(crate) fn key_run(&self, call_id: &str, approved: bool) -> &Id {
+        match self.paused_by.get(call_id) {
+            Some(paused) if approved => paused,
+            _ => &self.run_id,
+        }
     }
 }
 

@@ -152,8 +152,14 @@ impl<Deps> ToolContext<Deps> {
     /// payment API's `Idempotency-Key` header, a unique column, and so on.
     /// It is unique as long as the provider's call ids are unique within a
     /// run, as providers make them.
+    ///
+    /// A call approved on a resume of a paused run (SPEC PAUSE-01) is keyed
+    /// by the run that paused on it — `"{paused_run_id}:{call_id}"` — not by
+    /// the resuming run: should the application resume one pause twice by
+    /// mistake, the tool sees the same key both times and can refuse the
+    /// second.
     pub fn idempotency_key(&self) -> String {
-        format!("{}:{}", self.ids.run_id, self.call_id)
+        format!("{}:{}", self.ids.key_run(&self.call_id, self.approved), self.call_id)
     }
 
     /// The name the model called this tool by.
