@@ -382,9 +382,21 @@ pub struct RunConfig {
     /// Usage bounds.
     #[serde(default)]
     pub limits: UsageLimits,
-    /// Deadline of each model call.
+    /// Deadline of each model call as a whole, streamed or not (the
+    /// optional total, SPEC TIME-01).
     #[serde(default, skip_serializing_if = "Option::is_none", with = "crate::time::duration_ms::option")]
     pub model_deadline: Option<Duration>,
+    /// How long a model call may take to its first chunk (SPEC TIME-01): a
+    /// streamed call's first delta, a plain call's answer — its first and
+    /// only chunk, so for plain calls this bounds the whole call. Over it,
+    /// the call is abandoned as a retryable timeout.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "crate::time::duration_ms::option")]
+    pub first_chunk_timeout: Option<Duration>,
+    /// How long a streamed call may stay silent between chunks (SPEC
+    /// TIME-01). A stream that keeps producing is never cut by it, however
+    /// long it runs; one silent past it is abandoned as a retryable timeout.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "crate::time::duration_ms::option")]
+    pub idle_timeout: Option<Duration>,
     /// Deadline of the whole run.
     #[serde(default, skip_serializing_if = "Option::is_none", with = "crate::time::duration_ms::option")]
     pub run_deadline: Option<Duration>,
@@ -405,11 +417,20 @@ pub struct RunConfig {
     pub fixed_seed: bool,
 }
 
-/// The production preset's bound on each model call ([`RunConfig::production`]).
-pub const PRODUCTION_MODEL_DEADLINE: Duration = Duration::from_secs(120);
+/// The production preset's bound on each model call as a whole
+/// ([`RunConfig::production`]): far above any real answer, a backstop only.
+pub const PRODUCTION_MODEL_DEADLINE: Duration = Duration::from_secs(30 * 60);
+
+/// The production preset's bound on a model call's first chunk
+/// ([`RunConfig::first_chunk_timeout`]; a plain call's whole answer).
+pub const PRODUCTION_FIRST_CHUNK_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// The production preset's bound on silence between a stream's chunks
+/// ([`RunConfig::idle_timeout`]).
+pub const PRODUCTION_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The production preset's bound on each run ([`RunConfig::production`]).
-pub const PRODUCTION_RUN_DEADLINE: Duration = Duration::from_secs(600);
+pub const PRODUCTION_RUN_DEADLINE: Duration = Duration::from_secs(60 * 60);
 
 impl Default for RunConfig {
     fn default() -> Self {
@@ -425,6 +446,8 @@ impl Default for RunConfig {
             output: OutputMode::Text,
             limits: UsageLimits::default(),
             model_deadline: Some(Duration::from_secs(300)),
+            first_chunk_timeout: None,
+            idle_timeout: None,
             run_deadline: None,
             prices: Vec::new(),
             seed: 0,
@@ -453,13 +476,16 @@ impl RunConfig {
         total
     }
 
-    /// The production preset (issue 17): the defaults, with
-    /// [`RetryPolicy::recommended`], each model call bounded to
-    /// [`PRODUCTION_MODEL_DEADLINE`] (120 s) and the whole run to
-    /// [`PRODUCTION_RUN_DEADLINE`] (10 min). A stalled provider then holds a
-    /// run for at most 4 attempts × 120 s plus the backoff between them
-    /// (about 8 min), and nothing holds it past 10 min; the defaults alone
-    /// allow 4 × 300 s when retrying. Lower both for interactive use.
+    /// The production preset (issues 17, 32): the defaults, with
+    /// [`RetryPolicy::recommended`]; each model call must reach its first
+    /// chunk within [`PRODUCTION_FIRST_CHUNK_TIMEOUT`] (120 s — a plain
+    /// call its whole answer) and a stream may stay silent at most
+    /// [`PRODUCTION_IDLE_TIMEOUT`] (60 s) between chunks, so a stream that
+    /// keeps producing is never cut (SPEC TIME-01); a call as a whole is
+    /// bounded by [`PRODUCTION_MODEL_DEADLINE`] (30 min, a backstop) and the
+    /// run by [`PRODUCTION_RUN_DEADLINE`] (1 h). A stalled provider then
+    /// holds a run for 4 attempts × 120 s plus the backoff between them
+    /// (about 8 min). Lower them for interactive use.
     ///
     /// ```
     /// use golem_core::{RetryPolicy, RunConfig};
@@ -467,13 +493,17 @@ impl RunConfig {
     ///
     /// let config = RunConfig::production();
     /// assert_eq!(config.retry, RetryPolicy::recommended());
-    /// assert_eq!(config.model_deadline, Some(Duration::from_secs(120)));
-    /// assert_eq!(config.run_deadline, Some(Duration::from_secs(600)));
+    /// assert_eq!(config.first_chunk_timeout, Some(Duration::from_secs(120)));
+    /// assert_eq!(config.idle_timeout, Some(Duration::from_secs(60)));
+    /// assert_eq!(config.model_deadline, Some(Duration::from_secs(30 * 60)));
+    /// assert_eq!(config.run_deadline, Some(Duration::from_secs(60 * 60)));
     /// ```
     pub fn production() -> Self {
         RunConfig {
             retry: RetryPolicy::recommended(),
             model_deadline: Some(PRODUCTION_MODEL_DEADLINE),
+            first_chunk_timeout: Some(PRODUCTION_FIRST_CHUNK_TIMEOUT),
+            idle_timeout: Some(PRODUCTION_IDLE_TIMEOUT),
             run_deadline: Some(PRODUCTION_RUN_DEADLINE),
             ..RunConfig::default()
         }
@@ -617,6 +647,8 @@ impl RunConfig {
         for (what, d) in [
             ("the tool timeout", self.tool_timeout),
             ("the model deadline", self.model_deadline),
+            ("the first-chunk timeout", self.first_chunk_timeout),
+            ("the idle timeout", self.idle_timeout),
             ("the run deadline", self.run_deadline),
         ] {
             if d == Some(Duration::ZERO) {

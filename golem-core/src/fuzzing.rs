@@ -96,6 +96,8 @@ fn config(b: &mut Bytes<'_>) -> RunConfig {
             ..UsageLimits::default()
         },
         model_deadline: b.flag().then(|| Duration::from_millis(u64::from(b.byte()) + 1)),
+        first_chunk_timeout: None,
+        idle_timeout: None,
         run_deadline: b.flag().then(|| Duration::from_millis(u64::from(b.byte()) * 10 + 1)),
         prices: Vec::new(),
         seed: u64::from(b.byte()),

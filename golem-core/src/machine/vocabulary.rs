@@ -388,6 +388,8 @@ pub enum WaitReason {
     ToolDeadline,
     /// A model call's deadline.
     ModelDeadline,
+    /// A model call's first chunk, or its next one, is due (SPEC TIME-01).
+    ModelChunk,
     /// The run deadline.
     RunDeadline,
 }

@@ -662,6 +662,24 @@ impl<Deps: Send + Sync + 'static, O: 'static> AgentBuilder<Deps, O> {
         self
     }
 
+    /// How long each model call may take to its first chunk (default
+    /// none; 120 s in [`production`](Self::production)): a streamed call's
+    /// first fragment, a plain call's whole answer (SPEC TIME-01). Over it
+    /// the call is abandoned as a retryable timeout.
+    pub fn first_chunk_timeout(mut self, limit: impl Into<Option<Duration>>) -> Self {
+        self.settings.config.first_chunk_timeout = limit.into();
+        self
+    }
+
+    /// How long a streamed model call may stay silent between fragments
+    /// (default none; 60 s in [`production`](Self::production), SPEC
+    /// TIME-01). A stream that keeps producing is never cut by it; one
+    /// silent past it is abandoned as a retryable timeout and retried.
+    pub fn idle_timeout(mut self, limit: impl Into<Option<Duration>>) -> Self {
+        self.settings.config.idle_timeout = limit.into();
+        self
+    }
+
     /// The deadline of each whole run (default none): a `Duration`,
     /// `Some(d)`, or `None`. It fires as an immediate cancellation
     /// ([`Error::is_canceled`](crate::Error::is_canceled)).
@@ -692,8 +710,11 @@ impl<Deps: Send + Sync + 'static, O: 'static> AgentBuilder<Deps, O> {
     /// The production setup in one call ([`RunConfig::production`]):
     /// [`RetryPolicy::recommended`] — 4 attempts, jittered backoff,
     /// discard-and-retry for streamed turns, 2 tool and 1 output
-    /// corrections — with each model call bounded to 120 s and each run to
-    /// 10 min. Single-field methods called after it adjust it.
+    /// corrections — with each model call's first chunk due within 120 s
+    /// (a plain call's whole answer), at most 60 s of silence between a
+    /// stream's chunks (a stream that keeps producing is never cut, SPEC
+    /// TIME-01), each call bounded to 30 min as a whole and each run to
+    /// 1 h. Single-field methods called after it adjust it.
     ///
     /// ```
     /// use golem_core::testing::ScriptedModel;
@@ -704,8 +725,10 @@ impl<Deps: Send + Sync + 'static, O: 'static> AgentBuilder<Deps, O> {
     /// let agent = Agent::<()>::builder(ScriptedModel::new().text("ok")).production().build()?;
     /// let config = agent.config();
     /// assert_eq!(config.retry, RetryPolicy::recommended());
-    /// assert_eq!(config.model_deadline, Some(Duration::from_secs(120)));
-    /// assert_eq!(config.run_deadline, Some(Duration::from_secs(600)));
+    /// assert_eq!(config.first_chunk_timeout, Some(Duration::from_secs(120)));
+    /// assert_eq!(config.idle_timeout, Some(Duration::from_secs(60)));
+    /// assert_eq!(config.model_deadline, Some(Duration::from_secs(30 * 60)));
+    /// assert_eq!(config.run_deadline, Some(Duration::from_secs(60 * 60)));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn production(mut self) -> Self {
@@ -713,6 +736,8 @@ impl<Deps: Send + Sync + 'static, O: 'static> AgentBuilder<Deps, O> {
         let config = &mut self.settings.config;
         config.retry = preset.retry;
         config.model_deadline = preset.model_deadline;
+        config.first_chunk_timeout = preset.first_chunk_timeout;
+        config.idle_timeout = preset.idle_timeout;
         config.run_deadline = preset.run_deadline;
         self
     }

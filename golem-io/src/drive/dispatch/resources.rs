@@ -22,6 +22,9 @@ pub(crate) struct RunResources<Deps> {
     pub(crate) ids: RunIds,
     /// The run's sub-run observers, for tool contexts (SPEC DELEG-04).
     pub(crate) sub_events: Option<SubRunSink>,
+    /// The machine times streamed calls chunk by chunk (SPEC TIME-01): the
+    /// driver must stay free to feed it the deadline while one streams.
+    pub(crate) chunk_limits: bool,
 }
 
 impl<Deps> RunResources<Deps> {
@@ -39,6 +42,10 @@ impl<Deps> RunResources<Deps> {
             clock,
             ids,
             sub_events,
+            chunk_limits: {
+                let config = agent.config.config();
+                config.first_chunk_timeout.is_some() || config.idle_timeout.is_some()
+            },
         }
     }
 
