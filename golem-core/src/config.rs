@@ -410,12 +410,32 @@ pub struct RunConfig {
     /// wait alike — unless [`fixed_seed`](Self::fixed_seed) is set.
     #[serde(default)]
     pub seed: u64,
+    /// The largest tool result the model is shown, in bytes of text (SPEC
+    /// CAP-01); a tool's own [`ToolSpec::max_result_bytes`] overrides it.
+    /// A longer result is cut (at a character boundary) and ends with a
+    /// note saying so, which the `tool_end` event and the history carry.
+    /// Default [`DEFAULT_MAX_TOOL_BYTES`] (1 MiB); `None` (and logs written
+    /// before caps): no cap.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tool_result_bytes: Option<u64>,
+    /// The largest tool arguments a call may carry, in bytes (SPEC CAP-01);
+    /// a tool's own [`ToolSpec::max_args_bytes`] overrides it. Larger
+    /// arguments are a correctable rejection: the model is told to send
+    /// less, charged to the tool-correction budget. Default
+    /// [`DEFAULT_MAX_TOOL_BYTES`]; `None`: no cap.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tool_args_bytes: Option<u64>,
     /// Draw jitter from [`seed`](Self::seed) alone, ignoring each run's own
     /// seed: every run waits exactly alike (SPEC JIT-01). For tests; what an
     /// agent's `.seed(n)` sets.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub fixed_seed: bool,
 }
+
+/// The default caps on a tool result's and a tool call's arguments' bytes
+/// ([`RunConfig::max_tool_result_bytes`], [`RunConfig::max_tool_args_bytes`]):
+/// 1 MiB, far above what a model can use, far below what exhausts a machine.
+pub const DEFAULT_MAX_TOOL_BYTES: u64 = 1 << 20;
 
 /// The production preset's bound on each model call as a whole
 /// ([`RunConfig::production`]): far above any real answer, a backstop only.
@@ -451,6 +471,8 @@ impl Default for RunConfig {
             run_deadline: None,
             prices: Vec::new(),
             seed: 0,
+            max_tool_result_bytes: Some(DEFAULT_MAX_TOOL_BYTES),
+            max_tool_args_bytes: Some(DEFAULT_MAX_TOOL_BYTES),
             fixed_seed: false,
         }
     }
@@ -659,6 +681,16 @@ impl RunConfig {
             return Err(BuildError::ZeroConcurrency);
         }
         Ok(())
+    }
+
+    /// The cap on tool `name`'s result bytes: its own, else the run's.
+    pub fn result_cap(&self, name: &str) -> Option<u64> {
+        self.tool(name).and_then(|t| t.max_result_bytes).or(self.max_tool_result_bytes)
+    }
+
+    /// The cap on tool `name`'s argument bytes: its own, else the run's.
+    pub fn args_cap(&self, name: &str) -> Option<u64> {
+        self.tool(name).and_then(|t| t.max_args_bytes).or(self.max_tool_args_bytes)
     }
 
     /// The spec of the registered tool `name`.

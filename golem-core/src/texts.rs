@@ -139,3 +139,13 @@ mod tests {
         );
     }
 }
+
+/// The note that ends a tool result cut to its cap (SPEC CAP-01).
+pub fn result_truncated(kept: usize, total: usize) -> String {
+    format!("\n[golem: the tool result was cut to its first {kept} of {total} bytes]")
+}
+
+/// The rejection of arguments over their cap (SPEC CAP-01).
+pub fn args_too_large(bytes: usize, cap: u64) -> String {
+    format!("the arguments are {bytes} bytes, over this tool's limit of {cap}; send smaller arguments")
+}

@@ -154,9 +154,11 @@ fn log_03_committed_format_2_log_still_replays() {
     assert_eq!(output_text(replayed.machine.outcome().unwrap()), "done rolling");
     // The fixture is what this scenario records today, byte for byte —
     // under the Retry-After ceiling of its time (60 s; 10 min since
-    // issue 32, SPEC TIME-02), which its header holds.
+    // issue 32, SPEC TIME-02) and without the tool caps that came later
+    // (SPEC CAP-01), as its header holds.
     let mut config = config(false);
     config.retry.max_retry_after = Duration::from_secs(60);
+    (config.max_tool_result_bytes, config.max_tool_args_bytes) = (None, None);
     let mut live = Sim::new(config, Start::prompt("play"), Sim::scripted(replies()))
         .unwrap()
         .tool("roll", |_, _| ToolReply::output(7 * MS, "4"))

@@ -15,6 +15,7 @@
 mod backoff;
 mod batch;
 mod cancel;
+mod caps;
 mod evidence;
 mod ids;
 mod limits;

@@ -377,6 +377,24 @@ impl<Deps: Send + Sync + 'static, O: 'static> AgentBuilder<Deps, O> {
         self
     }
 
+    /// The largest tool result the model is shown, in bytes (SPEC CAP-01;
+    /// default 1 MiB, `None` for no cap): a longer one is cut, ending with
+    /// a note saying so, which the history and the `tool_end` event carry.
+    /// A tool's own [`Tool::max_result_bytes`] overrides it.
+    pub fn max_tool_result_bytes(mut self, bytes: impl Into<Option<u64>>) -> Self {
+        self.settings.config.max_tool_result_bytes = bytes.into();
+        self
+    }
+
+    /// The largest arguments a tool call may carry, in bytes (SPEC CAP-01;
+    /// default 1 MiB, `None` for no cap): larger ones are a correctable
+    /// rejection, never parsed. A tool's own [`Tool::max_args_bytes`]
+    /// overrides it.
+    pub fn max_tool_args_bytes(mut self, bytes: impl Into<Option<u64>>) -> Self {
+        self.settings.config.max_tool_args_bytes = bytes.into();
+        self
+    }
+
     /// Run a response's independent tool calls concurrently (default off);
     /// results stay in the model's emission order (SPEC TOOL-08).
     pub fn parallel_tools(mut self, parallel: bool) -> Self {
