@@ -82,6 +82,7 @@ mod setup;
 mod spec_checks;
 mod stream_discard;
 mod streaming;
+mod tool_caps;
 mod tool_handlers;
 mod tools_command;
 mod tools_documents;

@@ -294,7 +294,7 @@ impl RunMachine {
             Phase::Resuming(resume) => resume.running_call(id).map(|c| c.name.as_str()),
             _ => None,
         };
-        let outcome = super::caps::cap_result(outcome, tool.and_then(|t| self.cfg.result_cap(t)));
+        let outcome = super::caps::cap_tool_result(outcome, tool.and_then(|t| self.cfg.result_cap(t)));
         if matches!(self.phase, Phase::Resuming(_)) {
             self.on_rerun_finished(id, outcome);
             return Ok(());

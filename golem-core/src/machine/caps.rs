@@ -6,9 +6,19 @@ use super::vocabulary::ToolOutcome;
 use crate::texts;
 
 /// `outcome` with its text cut to `cap` bytes, the note included, when it
-/// is longer. Cutting is idempotent: a capped result is under the cap, so a
-/// driver may cap before feeding and the machine again after.
-pub(crate) fn cap_result(outcome: ToolOutcome, cap: Option<u64>) -> ToolOutcome {
+/// is longer (SPEC CAP-01). Cutting is idempotent: a capped result is under
+/// the cap, so a driver may cap before feeding — keeping the whole text out
+/// of its log — and the machine caps again after.
+///
+/// ```
+/// use golem_core::machine::{cap_tool_result, ToolOutcome};
+///
+/// let cut = cap_tool_result(ToolOutcome::output("x".repeat(10_000)), Some(200));
+/// let ToolOutcome::Output { content, .. } = &cut else { unreachable!() };
+/// assert!(content.len() <= 200 && content.ends_with("of 10000 bytes]"));
+/// assert_eq!(cap_tool_result(cut.clone(), Some(200)), cut);
+/// ```
+pub fn cap_tool_result(outcome: ToolOutcome, cap: Option<u64>) -> ToolOutcome {
     let (ToolOutcome::Output { content, parts }, Some(cap)) = (&outcome, cap) else { return outcome };
     let cap = usize::try_from(cap).unwrap_or(usize::MAX);
     if content.len() <= cap {
@@ -42,14 +52,14 @@ mod tests {
     #[test]
     fn cap_01_a_result_over_its_cap_is_cut_with_a_note_within_the_cap() {
         let long = "é".repeat(600); // 1200 bytes, two per character
-        let cut = cap_result(ToolOutcome::output(long.clone()), Some(201));
+        let cut = cap_tool_result(ToolOutcome::output(long.clone()), Some(201));
         let text = content(&cut);
         assert!(text.len() <= 201, "{}", text.len());
         assert!(text.ends_with("of 1200 bytes]"), "{text}");
         assert!(long.starts_with(text.split('\n').next().unwrap()));
         // Idempotent, and a result within its cap is left alone.
-        assert_eq!(cap_result(cut.clone(), Some(201)), cut);
-        assert_eq!(cap_result(ToolOutcome::output("short"), Some(201)), ToolOutcome::output("short"));
-        assert_eq!(cap_result(ToolOutcome::output(long.clone()), None), ToolOutcome::output(long));
+        assert_eq!(cap_tool_result(cut.clone(), Some(201)), cut);
+        assert_eq!(cap_tool_result(ToolOutcome::output("short"), Some(201)), ToolOutcome::output("short"));
+        assert_eq!(cap_tool_result(ToolOutcome::output(long.clone()), None), ToolOutcome::output(long));
     }
 }

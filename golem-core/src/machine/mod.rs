@@ -27,6 +27,7 @@ mod resume;
 mod sub_run;
 mod vocabulary;
 
+pub use caps::cap_tool_result;
 pub use prepared::PreparedConfig;
 pub use vocabulary::*;
 

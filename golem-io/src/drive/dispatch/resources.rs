@@ -25,6 +25,8 @@ pub(crate) struct RunResources<Deps> {
     /// The machine times streamed calls chunk by chunk (SPEC TIME-01): the
     /// driver must stay free to feed it the deadline while one streams.
     pub(crate) chunk_limits: bool,
+    /// The run's configuration, for the caps on tool results (SPEC CAP-01).
+    pub(crate) config: golem_core::machine::PreparedConfig,
 }
 
 impl<Deps> RunResources<Deps> {
@@ -42,6 +44,7 @@ impl<Deps> RunResources<Deps> {
             clock,
             ids,
             sub_events,
+            config: agent.config.clone(),
             chunk_limits: {
                 let config = agent.config.config();
                 config.first_chunk_timeout.is_some() || config.idle_timeout.is_some()
@@ -69,8 +72,10 @@ impl<Deps> RunResources<Deps> {
         token: CancellationToken,
     ) -> ToolContext<Deps> {
         let (deps, clock) = (Arc::clone(&self.deps), Arc::clone(&self.clock));
-        ToolContext::for_call(deps, call, deadline, approved, token, clock, self.ids.clone())
+        let mut ctx = ToolContext::for_call(deps, call, deadline, approved, token, clock, self.ids.clone())
             .forwarding(self.sub_events.clone())
-            .with_limits_left(limits_left.map_or_else(UsageLimits::new, |l| *l))
+            .with_limits_left(limits_left.map_or_else(UsageLimits::new, |l| *l));
+        ctx.result_cap = self.config.result_cap(&call.name);
+        ctx
     }
 }
