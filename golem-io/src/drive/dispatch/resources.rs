@@ -23,7 +23,9 @@ pub(crate) struct RunResources<Deps> {
     /// The run's sub-run observers, for tool contexts (SPEC DELEG-04).
     pub(crate) sub_events: Option<SubRunSink>,
     /// The machine times streamed calls chunk by chunk (SPEC TIME-01): the
-    /// driver must stay free to feed it the deadline while one streams.
+    /// driver must stay free to feed it the deadline while one streams
+    /// (the async driver always is).
+    #[cfg_attr(not(feature = "blocking"), allow(dead_code))]
     pub(crate) chunk_limits: bool,
     /// The run's configuration, for the caps on tool results (SPEC CAP-01).
     pub(crate) config: golem_core::machine::PreparedConfig,
