@@ -135,7 +135,7 @@ mod tests {
             buckets[(((ms - 375.0) / 25.0) as usize).min(9)] += 1;
         }
         let chi2: f64 = buckets.iter().map(|&n| (f64::from(n) - 100.0).powi(2) / 100.0).sum();
-        // 9 degrees of freedom: 40 is passed by chance about once in 200,000.
+        // 9 degrees of freedom: 40 is passed by chance about once in 130,000.
         assert!(chi2 < 40.0, "first backoffs bunch: {buckets:?} (chi² {chi2:.1})");
         // Pairs that re-send within 5 ms of each other at retry 1 (about
         // 4 % of pairs) are no likelier than any pair to do so at retry 2
