@@ -31,6 +31,10 @@ impl Backoff {
     }
 }
 
+/// The default ceiling on Retry-After hints ([`RetryPolicy::max_retry_after`]):
+/// 10 min, above what providers ask for under ordinary rate limits.
+pub const DEFAULT_MAX_RETRY_AFTER: Duration = Duration::from_secs(600);
+
 /// Retry policy for model calls and the correction budgets (SPEC CFG-02).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -40,17 +44,23 @@ pub struct RetryPolicy {
     pub max_attempts: u32,
     /// The wait between attempts.
     pub backoff: Backoff,
-    /// Spread waits by up to ±25 %, drawn per run (SPEC RETRY-02): from the
-    /// run's own jitter phase ([`Start::jitter_phase`](crate::machine::Start::jitter_phase),
-    /// which the driver draws and the event log records) mixed with the
-    /// config seed, so a replayed run waits exactly as long while two runs
-    /// never wait in lockstep.
+    /// Spread waits by up to ±25 %, uniformly, drawn anew at every retry
+    /// (SPEC RETRY-02, JIT-01): from the run's own seed
+    /// ([`Start::jitter_seed`](crate::machine::Start::jitter_seed), random
+    /// bits the driver draws from the OS and the event log records) mixed
+    /// with the config seed, so a replayed run waits exactly as long while
+    /// two runs never wait in lockstep. See [`crate::jitter`].
     #[serde(default)]
     pub jitter: bool,
     /// With a custom backoff table, still wait at least the Retry-After hint.
     #[serde(default)]
     pub honor_retry_after: bool,
-    /// The largest Retry-After hint that is ever slept.
+    /// The ceiling on Retry-After hints (SPEC RETRY-03, TIME-02): a hint up
+    /// to it is waited in full — unless the wait would outlast the run's
+    /// deadline, when the run fails at once with the provider's error
+    /// ([`DeclineReason::RetryAfterPastDeadline`](crate::DeclineReason::RetryAfterPastDeadline));
+    /// a longer hint is never slept: the next attempt waits the ceiling.
+    /// Default [`DEFAULT_MAX_RETRY_AFTER`] (10 min).
     #[serde(with = "crate::time::duration_ms")]
     pub max_retry_after: Duration,
     /// Correctable tool rejections fed back to the model, run-wide.
@@ -73,7 +83,7 @@ impl Default for RetryPolicy {
             backoff: Backoff::Exponential,
             jitter: false,
             honor_retry_after: false,
-            max_retry_after: Duration::from_secs(60),
+            max_retry_after: DEFAULT_MAX_RETRY_AFTER,
             tool_retries: 0,
             output_retries: 0,
             discard_and_retry: false,
@@ -114,7 +124,8 @@ impl RetryPolicy {
         self
     }
 
-    /// Builder-style: the largest Retry-After hint that is ever slept.
+    /// Builder-style: the ceiling on Retry-After hints (SPEC TIME-02); see
+    /// [`RetryPolicy::max_retry_after`].
     pub fn max_retry_after(mut self, max: Duration) -> Self {
         self.max_retry_after = max;
         self
@@ -371,9 +382,21 @@ pub struct RunConfig {
     /// Usage bounds.
     #[serde(default)]
     pub limits: UsageLimits,
-    /// Deadline of each model call.
+    /// Deadline of each model call as a whole, streamed or not (the
+    /// optional total, SPEC TIME-01).
     #[serde(default, skip_serializing_if = "Option::is_none", with = "crate::time::duration_ms::option")]
     pub model_deadline: Option<Duration>,
+    /// How long a model call may take to its first chunk (SPEC TIME-01): a
+    /// streamed call's first delta, a plain call's answer — its first and
+    /// only chunk, so for plain calls this bounds the whole call. Over it,
+    /// the call is abandoned as a retryable timeout.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "crate::time::duration_ms::option")]
+    pub first_chunk_timeout: Option<Duration>,
+    /// How long a streamed call may stay silent between chunks (SPEC
+    /// TIME-01). A stream that keeps producing is never cut by it, however
+    /// long it runs; one silent past it is abandoned as a retryable timeout.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "crate::time::duration_ms::option")]
+    pub idle_timeout: Option<Duration>,
     /// Deadline of the whole run.
     #[serde(default, skip_serializing_if = "Option::is_none", with = "crate::time::duration_ms::option")]
     pub run_deadline: Option<Duration>,
@@ -382,18 +405,52 @@ pub struct RunConfig {
     /// of each one's usage priced at its rate.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub prices: Vec<Option<crate::price::Price>>,
-    /// Seed mixed into every run's jitter. Each run also draws a phase of
-    /// its own (SPEC RETRY-02), so a fixed seed alone never makes runs wait
-    /// alike; a fixed seed *and* phase are for tests.
+    /// Seed mixed into every run's jitter. Each run also draws a seed of
+    /// its own (SPEC RETRY-02, JIT-01), so this seed alone never makes runs
+    /// wait alike — unless [`fixed_seed`](Self::fixed_seed) is set.
     #[serde(default)]
     pub seed: u64,
+    /// The largest tool result the model is shown, in bytes of text (SPEC
+    /// CAP-01); a tool's own [`ToolSpec::max_result_bytes`] overrides it.
+    /// A longer result is cut (at a character boundary) and ends with a
+    /// note saying so, which the `tool_end` event and the history carry.
+    /// Default [`DEFAULT_MAX_TOOL_BYTES`] (1 MiB); `None` (and logs written
+    /// before caps): no cap.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tool_result_bytes: Option<u64>,
+    /// The largest tool arguments a call may carry, in bytes (SPEC CAP-01);
+    /// a tool's own [`ToolSpec::max_args_bytes`] overrides it. Larger
+    /// arguments are a correctable rejection: the model is told to send
+    /// less, charged to the tool-correction budget. Default
+    /// [`DEFAULT_MAX_TOOL_BYTES`]; `None`: no cap.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tool_args_bytes: Option<u64>,
+    /// Draw jitter from [`seed`](Self::seed) alone, ignoring each run's own
+    /// seed: every run waits exactly alike (SPEC JIT-01). For tests; what an
+    /// agent's `.seed(n)` sets.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fixed_seed: bool,
 }
 
-/// The production preset's bound on each model call ([`RunConfig::production`]).
-pub const PRODUCTION_MODEL_DEADLINE: Duration = Duration::from_secs(120);
+/// The default caps on a tool result's and a tool call's arguments' bytes
+/// ([`RunConfig::max_tool_result_bytes`], [`RunConfig::max_tool_args_bytes`]):
+/// 1 MiB, far above what a model can use, far below what exhausts a machine.
+pub const DEFAULT_MAX_TOOL_BYTES: u64 = 1 << 20;
+
+/// The production preset's bound on each model call as a whole
+/// ([`RunConfig::production`]): far above any real answer, a backstop only.
+pub const PRODUCTION_MODEL_DEADLINE: Duration = Duration::from_secs(30 * 60);
+
+/// The production preset's bound on a model call's first chunk
+/// ([`RunConfig::first_chunk_timeout`]; a plain call's whole answer).
+pub const PRODUCTION_FIRST_CHUNK_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// The production preset's bound on silence between a stream's chunks
+/// ([`RunConfig::idle_timeout`]).
+pub const PRODUCTION_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The production preset's bound on each run ([`RunConfig::production`]).
-pub const PRODUCTION_RUN_DEADLINE: Duration = Duration::from_secs(600);
+pub const PRODUCTION_RUN_DEADLINE: Duration = Duration::from_secs(60 * 60);
 
 impl Default for RunConfig {
     fn default() -> Self {
@@ -409,9 +466,14 @@ impl Default for RunConfig {
             output: OutputMode::Text,
             limits: UsageLimits::default(),
             model_deadline: Some(Duration::from_secs(300)),
+            first_chunk_timeout: None,
+            idle_timeout: None,
             run_deadline: None,
             prices: Vec::new(),
             seed: 0,
+            max_tool_result_bytes: Some(DEFAULT_MAX_TOOL_BYTES),
+            max_tool_args_bytes: Some(DEFAULT_MAX_TOOL_BYTES),
+            fixed_seed: false,
         }
     }
 }
@@ -436,13 +498,16 @@ impl RunConfig {
         total
     }
 
-    /// The production preset (issue 17): the defaults, with
-    /// [`RetryPolicy::recommended`], each model call bounded to
-    /// [`PRODUCTION_MODEL_DEADLINE`] (120 s) and the whole run to
-    /// [`PRODUCTION_RUN_DEADLINE`] (10 min). A stalled provider then holds a
-    /// run for at most 4 attempts × 120 s plus the backoff between them
-    /// (about 8 min), and nothing holds it past 10 min; the defaults alone
-    /// allow 4 × 300 s when retrying. Lower both for interactive use.
+    /// The production preset (issues 17, 32): the defaults, with
+    /// [`RetryPolicy::recommended`]; each model call must reach its first
+    /// chunk within [`PRODUCTION_FIRST_CHUNK_TIMEOUT`] (120 s — a plain
+    /// call its whole answer) and a stream may stay silent at most
+    /// [`PRODUCTION_IDLE_TIMEOUT`] (60 s) between chunks, so a stream that
+    /// keeps producing is never cut (SPEC TIME-01); a call as a whole is
+    /// bounded by [`PRODUCTION_MODEL_DEADLINE`] (30 min, a backstop) and the
+    /// run by [`PRODUCTION_RUN_DEADLINE`] (1 h). A stalled provider then
+    /// holds a run for 4 attempts × 120 s plus the backoff between them
+    /// (about 8 min). Lower them for interactive use.
     ///
     /// ```
     /// use golem_core::{RetryPolicy, RunConfig};
@@ -450,13 +515,17 @@ impl RunConfig {
     ///
     /// let config = RunConfig::production();
     /// assert_eq!(config.retry, RetryPolicy::recommended());
-    /// assert_eq!(config.model_deadline, Some(Duration::from_secs(120)));
-    /// assert_eq!(config.run_deadline, Some(Duration::from_secs(600)));
+    /// assert_eq!(config.first_chunk_timeout, Some(Duration::from_secs(120)));
+    /// assert_eq!(config.idle_timeout, Some(Duration::from_secs(60)));
+    /// assert_eq!(config.model_deadline, Some(Duration::from_secs(30 * 60)));
+    /// assert_eq!(config.run_deadline, Some(Duration::from_secs(60 * 60)));
     /// ```
     pub fn production() -> Self {
         RunConfig {
             retry: RetryPolicy::recommended(),
             model_deadline: Some(PRODUCTION_MODEL_DEADLINE),
+            first_chunk_timeout: Some(PRODUCTION_FIRST_CHUNK_TIMEOUT),
+            idle_timeout: Some(PRODUCTION_IDLE_TIMEOUT),
             run_deadline: Some(PRODUCTION_RUN_DEADLINE),
             ..RunConfig::default()
         }
@@ -600,6 +669,8 @@ impl RunConfig {
         for (what, d) in [
             ("the tool timeout", self.tool_timeout),
             ("the model deadline", self.model_deadline),
+            ("the first-chunk timeout", self.first_chunk_timeout),
+            ("the idle timeout", self.idle_timeout),
             ("the run deadline", self.run_deadline),
         ] {
             if d == Some(Duration::ZERO) {
@@ -610,6 +681,16 @@ impl RunConfig {
             return Err(BuildError::ZeroConcurrency);
         }
         Ok(())
+    }
+
+    /// The cap on tool `name`'s result bytes: its own, else the run's.
+    pub fn result_cap(&self, name: &str) -> Option<u64> {
+        self.tool(name).and_then(|t| t.max_result_bytes).or(self.max_tool_result_bytes)
+    }
+
+    /// The cap on tool `name`'s argument bytes: its own, else the run's.
+    pub fn args_cap(&self, name: &str) -> Option<u64> {
+        self.tool(name).and_then(|t| t.max_args_bytes).or(self.max_tool_args_bytes)
     }
 
     /// The spec of the registered tool `name`.

@@ -326,7 +326,8 @@ impl PartialResult {
     }
 }
 
-/// Why a run failed without the retry its policy allowed (SPEC RETRY-06).
+/// Why a run failed without the retry its policy allowed (SPEC RETRY-06,
+/// TIME-02).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
@@ -337,12 +338,18 @@ pub enum DeclineReason {
     /// Retrying the whole run would repeat what it already did — its tools
     /// included; continue from the partial evidence instead.
     FragmentsForwarded,
+    /// The provider's Retry-After hint asked for a wait that would end at or
+    /// past the run's deadline (SPEC TIME-02): the run fails at once with
+    /// the provider's error, its hint in the cause, rather than sleep into
+    /// the deadline.
+    RetryAfterPastDeadline,
 }
 
 impl fmt::Display for DeclineReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             DeclineReason::FragmentsForwarded => "fragments of the streamed turn had reached the caller",
+            DeclineReason::RetryAfterPastDeadline => "the provider's Retry-After wait would outlast the run's deadline",
         })
     }
 }

@@ -96,9 +96,14 @@ fn config(b: &mut Bytes<'_>) -> RunConfig {
             ..UsageLimits::default()
         },
         model_deadline: b.flag().then(|| Duration::from_millis(u64::from(b.byte()) + 1)),
+        first_chunk_timeout: None,
+        idle_timeout: None,
         run_deadline: b.flag().then(|| Duration::from_millis(u64::from(b.byte()) * 10 + 1)),
         prices: Vec::new(),
         seed: u64::from(b.byte()),
+        max_tool_result_bytes: Some(crate::config::DEFAULT_MAX_TOOL_BYTES),
+        max_tool_args_bytes: Some(crate::config::DEFAULT_MAX_TOOL_BYTES),
+        fixed_seed: false,
     }
 }
 

@@ -30,22 +30,33 @@ pub struct ModelReply {
     /// Fragments a streamed call delivers before its answer, halfway
     /// through the latency, in order (a plain call drops them).
     pub deltas: Vec<Delta>,
+    /// Deliver the fragments one every `pace` from the call's start
+    /// instead of all halfway (a stream making steady progress).
+    pub pace: Option<Duration>,
 }
 
 impl ModelReply {
     /// A response after `after`.
     pub fn ok(after: Duration, response: Response) -> Self {
-        ModelReply { after, result: Ok(response), deltas: Vec::new() }
+        ModelReply { after, result: Ok(response), deltas: Vec::new(), pace: None }
     }
 
     /// A failure after `after`.
     pub fn err(after: Duration, error: ModelError) -> Self {
-        ModelReply { after, result: Err(error), deltas: Vec::new() }
+        ModelReply { after, result: Err(error), deltas: Vec::new(), pace: None }
     }
 
     /// Builder-style: stream `deltas` before the answer (streamed calls only).
     pub fn with_deltas(mut self, deltas: Vec<Delta>) -> Self {
         self.deltas = deltas;
+        self
+    }
+
+    /// Builder-style: stream `deltas` one every `pace` from the call's
+    /// start (streamed calls only); the answer still comes after `after`.
+    pub fn with_paced_deltas(mut self, deltas: Vec<Delta>, pace: Duration) -> Self {
+        self.deltas = deltas;
+        self.pace = Some(pace);
         self
     }
 }
@@ -277,8 +288,10 @@ impl Sim {
                 self.requests.push(request);
                 if stream {
                     let halfway = self.now + reply.after / 2;
-                    for delta in reply.deltas {
-                        self.schedule(halfway, Input::ModelDelta { id, delta });
+                    let start = self.now;
+                    for (n, delta) in (1u32..).zip(reply.deltas) {
+                        let at = reply.pace.map_or(halfway, |pace| start + pace * n);
+                        self.schedule(at, Input::ModelDelta { id, delta });
                     }
                 }
                 let at = self.now + reply.after;

@@ -117,6 +117,16 @@ pub fn output_tool_cut_off(reason: &str, tool: &str) -> String {
     )
 }
 
+/// The note that ends a tool result cut to its cap (SPEC CAP-01).
+pub fn result_truncated(kept: usize, total: usize) -> String {
+    format!("\n[golem: the tool result was cut to its first {kept} of {total} bytes]")
+}
+
+/// The rejection of arguments over their cap (SPEC CAP-01).
+pub fn args_too_large(bytes: usize, cap: u64) -> String {
+    format!("the arguments are {bytes} bytes, over this tool's limit of {cap}; send smaller arguments")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -75,6 +75,14 @@ pub struct ToolSpec {
     /// What a crash resume does when this tool's outcome is unknown.
     #[serde(default)]
     pub on_unknown_outcome: UnknownOutcome,
+    /// This tool's cap on its result's text, in bytes (SPEC CAP-01);
+    /// overrides the run's [`RunConfig::max_tool_result_bytes`](crate::RunConfig::max_tool_result_bytes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_result_bytes: Option<u64>,
+    /// This tool's cap on the model's arguments, in bytes (SPEC CAP-01);
+    /// overrides the run's [`RunConfig::max_tool_args_bytes`](crate::RunConfig::max_tool_args_bytes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_args_bytes: Option<u64>,
 }
 
 impl ToolSpec {
@@ -88,6 +96,8 @@ impl ToolSpec {
             max_retries: None,
             on_timeout: TimeoutPolicy::FailRun,
             on_unknown_outcome: UnknownOutcome::Interrupt,
+            max_result_bytes: None,
+            max_args_bytes: None,
         }
     }
 

@@ -26,7 +26,7 @@ fn cfg_02_defaults() {
     assert_eq!(cfg.tool_choice, None);
     assert_eq!(cfg.limits, UsageLimits::default());
     assert_eq!(cfg.model_deadline, Some(Duration::from_secs(300)));
-    assert_eq!(cfg.retry.max_retry_after, Duration::from_secs(60));
+    assert_eq!(cfg.retry.max_retry_after, Duration::from_secs(600));
     assert_eq!(cfg.max_concurrency, None);
     let rec = RetryPolicy::recommended();
     assert_eq!((rec.max_attempts, rec.jitter, rec.tool_retries, rec.output_retries), (4, true, 2, 1));

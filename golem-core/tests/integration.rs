@@ -12,6 +12,7 @@ mod history;
 mod log_read;
 mod log_replay;
 mod machine_bad_output;
+mod machine_caps;
 mod machine_cost;
 mod machine_discard;
 mod machine_golden;

@@ -115,8 +115,8 @@ fn log_03_unknown_format_and_malformed_lines_fail_closed() {
     let mut live = sim(false, None);
     live.run();
     let text = live.log().to_jsonl();
-    let newer = text.replacen("\"format\":2", "\"format\":3", 1);
-    assert!(matches!(EventLog::parse(&newer), Err(LogError::UnknownFormat { found: 3 })));
+    let newer = text.replacen("\"format\":3", "\"format\":4", 1);
+    assert!(matches!(EventLog::parse(&newer), Err(LogError::UnknownFormat { found: 4 })));
     let mut lines: Vec<&str> = text.lines().collect();
     lines[2] = r#"{"at":5,"input":"teleport"}"#;
     assert!(matches!(EventLog::parse(&lines.join("\n")), Err(LogError::Record { line: 3, .. })));
@@ -152,8 +152,34 @@ fn log_03_committed_format_2_log_still_replays() {
     assert_eq!(log.header.format, 2);
     let replayed = replay(&log).unwrap();
     assert_eq!(output_text(replayed.machine.outcome().unwrap()), "done rolling");
+    // Its records are what this scenario records today (format 3 changed
+    // only the header), under the settings its header holds: the
+    // Retry-After ceiling of its time and no tool caps.
+    let mut config = config(false);
+    config.retry.max_retry_after = Duration::from_secs(60);
+    (config.max_tool_result_bytes, config.max_tool_args_bytes) = (None, None);
+    let mut live = Sim::new(config, Start::prompt("play"), Sim::scripted(replies()))
+        .unwrap()
+        .tool("roll", |_, _| ToolReply::output(7 * MS, "4"))
+        .tool("look", |_, _| ToolReply::output(3 * MS, "table"));
+    live.run();
+    let today = live.log().to_jsonl();
+    assert_eq!(today.lines().skip(1).collect::<Vec<_>>(), text.lines().skip(1).collect::<Vec<_>>());
+}
+
+#[test]
+fn log_03_committed_format_3_log_still_replays() {
+    let text = include_str!("fixtures/format-3.log.jsonl");
+    let log = EventLog::parse(text).unwrap();
+    assert_eq!(log.header.format, 3);
+    assert!(log.header.start.jitter_seed.is_some() && log.header.config.max_tool_result_bytes.is_some());
+    let replayed = replay(&log).unwrap();
+    assert_eq!(output_text(replayed.machine.outcome().unwrap()), "done rolling");
     // The fixture is what this scenario records today, byte for byte.
-    let mut live = sim(false, None);
+    let mut live = Sim::new(config(false), Start::prompt("play").with_jitter_seed(0x5eed), Sim::scripted(replies()))
+        .unwrap()
+        .tool("roll", |_, _| ToolReply::output(7 * MS, "4"))
+        .tool("look", |_, _| ToolReply::output(3 * MS, "table"));
     live.run();
     assert_eq!(live.log().to_jsonl(), text);
 }

@@ -353,30 +353,76 @@ fn hinted(hint: Duration) -> ModelReply {
 }
 
 #[test]
-fn retry_03_hint_above_the_maximum_waits_exactly_the_maximum() {
+fn retry_03_time_02_hint_above_the_ceiling_waits_exactly_the_ceiling() {
     let mut cfg = config(&[]);
     cfg.retry.max_attempts = 2;
-    let replies = vec![hinted(120 * SEC), text("ok")];
+    let replies = vec![hinted(700 * SEC), text("ok")];
     let mut sim = Sim::new(cfg, Start::prompt("hi"), Sim::scripted(replies)).unwrap();
     completed(sim.run());
-    assert_eq!(retry_delays(&sim), vec![60 * SEC]);
-    assert!(lines(&sim).contains(&"wait Backoff until 60001ms"));
+    assert_eq!(retry_delays(&sim), vec![600 * SEC]);
+    assert!(lines(&sim).contains(&"wait Backoff until 600001ms"));
+}
+
+#[test]
+fn time_02_hints_up_to_ten_minutes_are_waited_in_full() {
+    // The default ceiling is 10 min: a 5 min hint is not cut to 60 s.
+    assert_eq!(RetryPolicy::default().max_retry_after, 600 * SEC);
+    let mut cfg = config(&[]);
+    cfg.retry.max_attempts = 2;
+    let replies = vec![hinted(300 * SEC), text("ok")];
+    let mut sim = Sim::new(cfg, Start::prompt("hi"), Sim::scripted(replies)).unwrap();
+    completed(sim.run());
+    assert_eq!(retry_delays(&sim), vec![300 * SEC]);
+}
+
+#[test]
+fn time_02_the_ceiling_is_configurable() {
+    let mut cfg = config(&[]);
+    cfg.retry = RetryPolicy::new().max_attempts(2).max_retry_after(30 * SEC);
+    let replies = vec![hinted(45 * SEC), text("ok")];
+    let mut sim = Sim::new(cfg, Start::prompt("hi"), Sim::scripted(replies)).unwrap();
+    completed(sim.run());
+    assert_eq!(retry_delays(&sim), vec![30 * SEC]);
+}
+
+#[test]
+fn time_02_a_hint_the_run_cannot_outlast_fails_at_once_with_the_hint() {
+    let mut cfg = config(&[]);
+    cfg.retry.max_attempts = 3;
+    cfg.run_deadline = Some(120 * SEC);
+    let replies = vec![hinted(150 * SEC), text("never asked")];
+    let mut sim = Sim::new(cfg, Start::prompt("hi"), Sim::scripted(replies)).unwrap();
+    let error = failed(sim.run());
+    assert_eq!(error.stage, Stage::Model);
+    assert_eq!(error.retry_declined(), Some(DeclineReason::RetryAfterPastDeadline));
+    assert_eq!(error.model_error().unwrap().retry_after, Some(150 * SEC));
+    assert_eq!(error.requests, 1);
+    assert!(retry_delays(&sim).is_empty(), "no wait into the deadline");
+    assert!(sim.now() < Moment::ZERO + SEC, "failed at once, at {:?}", sim.now());
+    // A hint that ends before the deadline is waited.
+    let mut cfg = config(&[]);
+    cfg.retry.max_attempts = 2;
+    cfg.run_deadline = Some(120 * SEC);
+    let replies = vec![hinted(90 * SEC), text("ok")];
+    let mut sim = Sim::new(cfg, Start::prompt("hi"), Sim::scripted(replies)).unwrap();
+    completed(sim.run());
+    assert_eq!(retry_delays(&sim), vec![90 * SEC]);
 }
 
 #[test]
 fn retry_03_hint_above_the_maximum_with_no_attempt_left_fails_with_the_hint_in_the_cause() {
-    let replies = vec![hinted(120 * SEC)];
+    let replies = vec![hinted(700 * SEC)];
     let mut sim = Sim::new(config(&[]), Start::prompt("hi"), Sim::scripted(replies)).unwrap();
     let error = failed(sim.run());
     assert_eq!(error.stage, Stage::Model);
-    assert_eq!(error.model_error().unwrap().retry_after, Some(120 * SEC));
+    assert_eq!(error.model_error().unwrap().retry_after, Some(700 * SEC));
 }
 
 #[test]
 fn retry_03_hint_above_the_maximum_remaining_members_go_at_once() {
     let mut cfg = config(&[]);
     cfg.models = 2;
-    let replies = vec![hinted(120 * SEC), text("ok")];
+    let replies = vec![hinted(700 * SEC), text("ok")];
     let mut sim = Sim::new(cfg, Start::prompt("hi"), Sim::scripted(replies)).unwrap();
     completed(sim.run());
     assert!(lines(&sim).contains(&"call_model #1 member 1 deadline 300001ms"));

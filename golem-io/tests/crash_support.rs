@@ -96,7 +96,10 @@ pub fn agent(payload: usize, pace: Duration, note: Note) -> Agent<()> {
     let tool = |name: &'static str, note: &Note| {
         let note = Arc::clone(note);
         Tool::new(name, "", serde_json::json!({"type": "object"}), move |ctx: ToolContext<()>, _| {
-            note(&ctx.idempotency_key(), name);
+            // Executions are counted per run (each run's log holds its own
+            // tool_started records); an approved re-run's idempotency key
+            // names the paused run instead (SPEC PAUSE-01).
+            note(&format!("{}:{}", ctx.run_id(), ctx.call_id()), name);
             std::thread::sleep(pace);
             if name == "delete" && !ctx.is_approved() {
                 return Err(ToolError::approval("delete old.txt?"));

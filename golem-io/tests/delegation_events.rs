@@ -165,8 +165,8 @@ fn recorded_parent(forward: bool) -> (EventLog, Vec<RunEvent>, usize) {
         .unwrap();
     let mut log = EventLog::parse(std::str::from_utf8(&log).unwrap()).unwrap();
     log.header.started_at_unix_ms = 0;
-    // Each run draws its own jitter phase (SPEC RETRY-02); it is no event.
-    log.header.start.jitter_phase = None;
+    // Each run draws its own jitter seed (SPEC JIT-01); it is no event.
+    log.header.start.jitter_seed = None;
     let own = own.lock().unwrap().clone();
     let forwarded = forwarded.lock().unwrap().len();
     (log, own, forwarded)

@@ -63,6 +63,7 @@ mod observe_report;
 #[cfg(feature = "tracing")]
 mod observe_trace;
 mod output;
+mod pause_once;
 mod policy;
 mod record_replay;
 #[cfg(all(unix, feature = "restate"))]
@@ -81,6 +82,7 @@ mod setup;
 mod spec_checks;
 mod stream_discard;
 mod streaming;
+mod tool_caps;
 mod tool_handlers;
 mod tools_command;
 mod tools_documents;

@@ -164,3 +164,21 @@ fn issue_16_a_finished_log_gives_its_outcome_on_either_driver() {
     assert_eq!(result.output, "once");
     assert_eq!(std::fs::read(&path).unwrap(), whole, "nothing written");
 }
+
+#[cfg(unix)]
+#[test]
+fn log_08_log_files_are_created_readable_by_their_owner_alone() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch_dir();
+    let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+    let fresh = dir.path().join("fresh.jsonl");
+    let agent = Agent::<()>::builder(ScriptedModel::new().text("secret answer")).build().unwrap();
+    agent.run_with(()).prompt("a private prompt").record(LogFile::create(&fresh).unwrap()).call().unwrap();
+    assert_eq!(mode(&fresh), 0o600, "a new log");
+    // A world-readable file the log replaces is narrowed too.
+    let replaced = dir.path().join("replaced.jsonl");
+    write(&replaced, b"old");
+    std::fs::set_permissions(&replaced, std::fs::Permissions::from_mode(0o644)).unwrap();
+    drop(LogFile::create(&replaced).unwrap());
+    assert_eq!(mode(&replaced), 0o600, "a replaced file");
+}

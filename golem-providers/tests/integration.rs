@@ -59,6 +59,7 @@ mod secrets;
 mod secrets_reflected;
 mod sse;
 mod stream;
+mod stream_limits;
 mod structured_output;
 mod transport_async;
 mod transport_blocking;

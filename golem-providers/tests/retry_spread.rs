@@ -1,15 +1,10 @@
-//! Runs started at the same instant against a failing server retry apart
-//! (issue 17, SPEC RETRY-02): each run draws its own jitter phase, so ten
-//! runs — of one agent and of a second agent with the same seed, under both
-//! drivers — never wait within 5 ms of each other, while each run's log
-//! replays its waits exactly.
-//!
-//! The runs' phases are consecutive steps of their process's sequence, so
-//! the test runs alone in a child process: beside the other tests of this
-//! binary, whatever runs they started in between would take steps too.
+//! Runs started at the same instant against a failing server (issue 17,
+//! 32; SPEC RETRY-02, JIT-01), under both drivers: each run draws its own
+//! jitter seed from the OS, so runs of one agent wait apart — every wait in
+//! its ±25 % band, drawn independently — and each run's log replays its
+//! waits exactly; agents with a fixed `.seed(n)` wait alike, for tests.
 
 use crate::models::openai;
-use crate::proxy::run_in_child;
 use crate::server::{Reply, Server};
 
 use golem_core::log::{replay, EventLog};
@@ -20,7 +15,6 @@ use std::io::Write;
 use std::sync::{Arc, Barrier, Mutex};
 use std::time::Duration;
 
-const MARKER: &str = "GOLEM_RETRY_SPREAD_CHILD";
 const RUNS: usize = 10;
 const ATTEMPTS: u32 = 3;
 
@@ -69,58 +63,52 @@ fn waits(events: &[RunEvent]) -> Vec<Duration> {
         .collect()
 }
 
-#[test]
-fn runs_started_together_retry_apart_and_each_log_replays_its_waits() {
-    if std::env::var_os(MARKER).is_none() {
-        run_in_child(
-            "retry_spread::runs_started_together_retry_apart_and_each_log_replays_its_waits",
-            MARKER,
-            &[],
-            &[],
-        );
-        return;
-    }
-    let overloaded = || Reply::json(503, r#"{"error":{"message":"overloaded","type":"server_error"}}"#);
-    let server = Server::start((0..RUNS * ATTEMPTS as usize).map(|_| overloaded()).collect());
-    // Two agents with the same seed; the recommended jittered backoff.
-    let agent = || {
-        Agent::<()>::builder(openai(&server.url()))
-            .retry_policy(RetryPolicy::recommended().max_attempts(ATTEMPTS))
-            .seed(7)
-            .build()
-            .unwrap()
-    };
-    let agents = [agent(), agent()];
+/// Run `RUNS` runs of `agents` (taken in turn) at once, half on each driver.
+fn together(agents: &[Agent<()>]) -> Vec<(Vec<RunEvent>, String)> {
     let start = Barrier::new(RUNS);
-    let runs: Vec<(Vec<RunEvent>, String)> = std::thread::scope(|scope| {
+    std::thread::scope(|scope| {
         let handles: Vec<_> = (0..RUNS)
             .map(|i| {
                 scope.spawn({
-                    let (agent, start) = (&agents[i % 2], &start);
+                    let (agent, start) = (&agents[i % agents.len()], &start);
                     move || run(agent, i < RUNS / 2, start)
                 })
             })
             .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
-    });
+    })
+}
 
-    // Every retry of every run lies more than 5 ms from the same retry of
-    // every other run: the waits the runs computed, not wall time.
+fn overloaded_server() -> Server {
+    let overloaded = || Reply::json(503, r#"{"error":{"message":"overloaded","type":"server_error"}}"#);
+    Server::start((0..RUNS * ATTEMPTS as usize).map(|_| overloaded()).collect())
+}
+
+#[test]
+fn jit_01_runs_started_together_draw_their_own_waits_and_each_log_replays_them() {
+    let server = overloaded_server();
+    let agent = Agent::<()>::builder(openai(&server.url()))
+        .retry_policy(RetryPolicy::recommended().max_attempts(ATTEMPTS))
+        .build()
+        .unwrap();
+    let runs = together(std::slice::from_ref(&agent));
     let all: Vec<Vec<Duration>> = runs.iter().map(|(events, _)| waits(events)).collect();
     for retry in 0..(ATTEMPTS - 1) as usize {
+        let base = golem_core::Backoff::exponential(retry as u32 + 1);
         let mut at: Vec<Duration> = all.iter().map(|w| w[retry]).collect();
-        at.sort();
-        for pair in at.windows(2) {
-            assert!(pair[1] - pair[0] > Duration::from_millis(5), "retry {}: {at:?}", retry + 1);
+        for wait in &at {
+            assert!(*wait >= base.mul_f64(0.75) && *wait < base.mul_f64(1.25), "{wait:?} outside ±25 % of {base:?}");
         }
+        at.sort();
+        at.dedup();
+        assert_eq!(at.len(), RUNS, "retry {}: runs waited alike: {at:?}", retry + 1);
     }
-
-    // Each log names its run's phase and replays to exactly the events the
+    // Each log names its run's seed and replays to exactly the events the
     // run emitted, its waits included.
-    let mut phases = Vec::new();
+    let mut seeds = Vec::new();
     for (events, text) in &runs {
         let log = EventLog::parse(text).unwrap();
-        phases.push(log.header.start.jitter_phase.expect("a recorded phase"));
+        seeds.push(log.header.start.jitter_seed.expect("a recorded seed"));
         let replayed = replay(&log).expect("the log replays");
         let again: Vec<RunEvent> = replayed
             .outputs
@@ -133,7 +121,27 @@ fn runs_started_together_retry_apart_and_each_log_replays_its_waits() {
             .collect();
         assert_eq!(&again, events);
     }
-    phases.sort_unstable();
-    phases.dedup();
-    assert_eq!(phases.len(), RUNS, "every run drew its own phase");
+    seeds.sort_unstable();
+    seeds.dedup();
+    assert_eq!(seeds.len(), RUNS, "every run drew its own seed");
+}
+
+#[test]
+fn jit_01_agents_with_a_fixed_seed_wait_alike() {
+    let server = overloaded_server();
+    let agent = || {
+        Agent::<()>::builder(openai(&server.url()))
+            .retry_policy(RetryPolicy::recommended().max_attempts(ATTEMPTS))
+            .seed(7)
+            .build()
+            .unwrap()
+    };
+    let runs = together(&[agent(), agent()]);
+    let all: Vec<Vec<Duration>> = runs.iter().map(|(events, _)| waits(events)).collect();
+    assert!(all.iter().all(|w| *w == all[0]), "{all:?}");
+    for (events, text) in &runs {
+        let replayed = replay(&EventLog::parse(text).unwrap()).expect("the log replays");
+        let again = replayed.outputs.iter().flatten().filter(|o| matches!(o, Output::Event(_))).count();
+        assert_eq!(again, events.len());
+    }
 }

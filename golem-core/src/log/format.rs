@@ -12,7 +12,12 @@ use serde::{Deserialize, Serialize};
 ///   the output digests differ (inputs and header are unchanged), and a
 ///   format-1 log's digests are checked in format 1's shape
 ///   ([`outputs_digest_for`](super::outputs_digest_for)).
-pub const FORMAT_VERSION: u32 = 2;
+/// - 3 (issue 32): the header's start may carry a jitter seed
+///   (`jitterSeed`, SPEC JIT-01) and its config the first-chunk and idle
+///   limits (TIME-01) and the tool caps (CAP-01), which a format-2 reader
+///   would silently ignore and replay otherwise; records and digests are
+///   format 2's.
+pub const FORMAT_VERSION: u32 = 3;
 
 /// The first line of a log.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -126,6 +126,11 @@ impl RunMachine {
             let refusal = if !self.cfg.advertised_names().iter().any(|n| n == &call.name) {
                 let names: Vec<&str> = self.cfg.advertised_names().iter().map(String::as_str).collect();
                 Some(texts::unknown_tool(&call.name, &names))
+            } else if let Some(cap) = self.cfg.args_cap(&call.name).filter(|&cap| call.args.as_str().len() as u64 > cap)
+            {
+                // Checked before parsing: arguments past the cap are never
+                // read (SPEC CAP-01).
+                Some(texts::args_too_large(call.args.as_str().len(), cap))
             } else if call.args.object().is_none() {
                 Some(texts::INCOMPLETE_ARGS.to_string())
             } else {
@@ -284,6 +289,12 @@ impl RunMachine {
             self.late_result("tool", id.0);
             return Ok(());
         }
+        let tool = match &self.phase {
+            Phase::Tools(batch) => batch.running_call(id).map(|c| c.name.as_str()),
+            Phase::Resuming(resume) => resume.running_call(id).map(|c| c.name.as_str()),
+            _ => None,
+        };
+        let outcome = super::caps::cap_tool_result(outcome, tool.and_then(|t| self.cfg.result_cap(t)));
         if matches!(self.phase, Phase::Resuming(_)) {
             self.on_rerun_finished(id, outcome);
             return Ok(());

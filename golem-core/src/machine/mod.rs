@@ -15,6 +15,7 @@
 mod backoff;
 mod batch;
 mod cancel;
+mod caps;
 mod evidence;
 mod ids;
 mod limits;
@@ -26,6 +27,7 @@ mod resume;
 mod sub_run;
 mod vocabulary;
 
+pub use caps::cap_tool_result;
 pub use prepared::PreparedConfig;
 pub use vocabulary::*;
 
@@ -58,8 +60,8 @@ pub struct RunMachine {
     turns_total: u32,
     /// Retries so far, numbering jitter draws.
     retries: u64,
-    /// This run's jitter phase, from its start (SPEC RETRY-02).
-    jitter_phase: Option<u64>,
+    /// Where this run's jitter comes from (SPEC RETRY-02, JIT-01).
+    jitter: crate::jitter::Source,
     tool_rejections: u32,
     per_tool_rejections: BTreeMap<String, u32>,
     output_corrections: u32,
@@ -105,6 +107,7 @@ impl RunMachine {
         config.check()?;
         let run_deadline = config.run_deadline.map(|d| now + d);
         let limits = start.limits.map_or(config.limits, |inherited| config.limits.within(&inherited));
+        let jitter = crate::jitter::Source::of(config.seed, config.fixed_seed, start.jitter_seed, start.jitter_phase);
         let mut machine = RunMachine {
             cfg: config,
             limits,
@@ -123,7 +126,7 @@ impl RunMachine {
             turn: 0,
             turns_total: 0,
             retries: 0,
-            jitter_phase: start.jitter_phase,
+            jitter,
             tool_rejections: 0,
             per_tool_rejections: BTreeMap::new(),
             output_corrections: 0,

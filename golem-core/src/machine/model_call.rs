@@ -20,6 +20,9 @@ pub(crate) struct ModelPhase {
     attempt: u32,
     member: u32,
     call: Option<(ModelCallId, Option<Moment>)>,
+    /// When the call's next chunk is due: its first, then — streamed — the
+    /// next after each delta (SPEC TIME-01). `None`: no such limit.
+    chunk_due: Option<Moment>,
     backoff_until: Option<Moment>,
     /// The fragments of this call that reached the caller, assembled;
     /// `None` until the first (SPEC RETRY-06).
@@ -41,9 +44,14 @@ impl ModelPhase {
         if let Some(until) = self.backoff_until {
             return Some((until, WaitReason::Backoff));
         }
-        match self.call {
+        let total = match self.call {
             Some((_, Some(deadline))) => Some((deadline, WaitReason::ModelDeadline)),
             _ => None,
+        };
+        let chunk = self.call.and(self.chunk_due).map(|due| (due, WaitReason::ModelChunk));
+        match (total, chunk) {
+            (Some(t), Some(c)) if c.0 < t.0 => Some(c),
+            (t, c) => t.or(c),
         }
     }
 }
@@ -60,8 +68,14 @@ impl RunMachine {
             return;
         }
         self.turns_total += 1;
-        self.phase =
-            Phase::Model(ModelPhase { attempt: 1, member: 0, call: None, backoff_until: None, forwarded: None });
+        self.phase = Phase::Model(ModelPhase {
+            attempt: 1,
+            member: 0,
+            call: None,
+            chunk_due: None,
+            backoff_until: None,
+            forwarded: None,
+        });
         self.dispatch_model_call();
     }
 
@@ -85,11 +99,20 @@ impl RunMachine {
         self.ev.requests += 1;
         let id = ModelCallId(self.ids.mint(IdKind::Model));
         let deadline = self.cfg.model_deadline.map(|d| self.now + d);
+        let chunk_due = self.cfg.first_chunk_timeout.map(|d| self.now + d);
         if let Some(phase) = self.model_phase() {
             phase.call = Some((id, deadline));
+            phase.chunk_due = chunk_due;
         }
         self.emit(EventKind::ModelStart { turn: self.turn, attempt, member });
         let request = self.build_request();
+        // A plain call's answer is its first chunk: the driver may stop it
+        // by the earlier of its limits. A streamed one is watched chunk by
+        // chunk here, so the driver gets the total alone (SPEC TIME-01).
+        let deadline = match chunk_due {
+            Some(due) if !self.stream => Some(deadline.map_or(due, |d| d.min(due))),
+            _ => deadline,
+        };
         self.command(Command::CallModel { id, member, request, deadline, stream: self.stream });
     }
 
@@ -117,11 +140,15 @@ impl RunMachine {
         if !self.stream {
             return Err(ApiMisuse::UnexpectedDelta(id.0));
         }
+        // The stream made progress: its next chunk is due an idle limit
+        // from now, however long it has run (SPEC TIME-01).
+        let next_due = self.cfg.idle_timeout.map(|d| self.now + d);
         if let Some(phase) = self.model_phase() {
             // A delta past the assembler's bounds is still forwarded; the
             // evidence keeps what it can hold, and the provider's own
             // decoder fails the call on it.
             let _ = phase.forwarded.get_or_insert_with(StreamAssembler::new).push(&delta);
+            phase.chunk_due = next_due;
         }
         self.emit(EventKind::Delta { turn: self.turn, delta });
         Ok(())
@@ -138,6 +165,7 @@ impl RunMachine {
         }
         let Some(phase) = self.model_phase() else { return Ok(()) };
         phase.call = None;
+        phase.chunk_due = None;
         if result.is_ok() {
             // The turn completed: its fragments are no longer a broken turn's.
             phase.forwarded = None;
@@ -245,8 +273,17 @@ impl RunMachine {
             return;
         }
         self.retries += 1;
-        let delay =
-            backoff::delay(&self.cfg.retry, self.cfg.seed, self.jitter_phase, self.retries, attempt, error.retry_after);
+        let backoff::Delay { wait: delay, hinted } =
+            backoff::delay(&self.cfg.retry, self.jitter, self.retries, attempt, error.retry_after);
+        // The provider asked for a wait the run cannot outlast: failing now
+        // tells the caller so, instead of sleeping into the deadline or
+        // re-sending early (SPEC TIME-02).
+        if hinted && self.run_deadline.is_some_and(|end| self.now + delay >= end) {
+            let reason = DeclineReason::RetryAfterPastDeadline;
+            self.emit(EventKind::RetryDeclined { turn: self.turn, attempt, member, reason });
+            self.fail_declined(Stage::Model, Cause::Model(error), Some(reason));
+            return;
+        }
         self.emit(EventKind::Retrying { turn: self.turn, attempt: attempt + 1, delay, cause: error });
         let until = self.now + delay;
         let Some(phase) = self.model_phase() else { return };
@@ -266,16 +303,26 @@ impl RunMachine {
             self.dispatch_model_call();
             return;
         }
-        let Some((id, Some(deadline))) = phase.call else { return };
-        if deadline > now {
+        let Some((id, deadline)) = phase.call else { return };
+        let total_passed = deadline.is_some_and(|d| d <= now);
+        let chunk_late = phase.chunk_due.is_some_and(|d| d <= now);
+        if !total_passed && !chunk_late {
             return;
         }
+        let first_chunk = phase.forwarded.is_none();
         phase.call = None;
+        phase.chunk_due = None;
         let (attempt, member) = (phase.attempt, phase.member);
         self.ids.abandon(id.0);
         self.command(Command::CancelModel { id });
-        let limit = self.cfg.model_deadline.unwrap_or_default();
-        let error = ModelError::timeout(format!("model call exceeded its deadline of {} ms", limit.as_millis()));
-        self.on_model_error(attempt, member, error);
+        let ms = |d: Option<std::time::Duration>| d.unwrap_or_default().as_millis();
+        let message = if total_passed {
+            format!("model call exceeded its deadline of {} ms", ms(self.cfg.model_deadline))
+        } else if first_chunk {
+            format!("model call sent no first chunk within {} ms", ms(self.cfg.first_chunk_timeout))
+        } else {
+            format!("model stream was silent for {} ms", ms(self.cfg.idle_timeout))
+        };
+        self.on_model_error(attempt, member, ModelError::timeout(message));
     }
 }

@@ -96,13 +96,20 @@ pub struct Start {
     /// stamped like the run id. Empty: none.
     #[serde(default, skip_serializing_if = "Id::is_empty")]
     pub conversation_id: Id,
-    /// This run's jitter phase (SPEC RETRY-02): where on the unit interval
-    /// (as a 64-bit fraction) the run's sequence of jitter factors starts.
-    /// The machine has no randomness, so the driver draws it per run and
-    /// the event log records it (in the header's `start`), so a replay
-    /// waits exactly as the recording did. Runs whose phases differ never
-    /// wait in lockstep. `None` (logs written before it existed): the
-    /// jitter comes from the config seed alone, as it used to.
+    /// This run's jitter seed (SPEC RETRY-02, JIT-01): 64 random bits the
+    /// driver draws from the OS for each run, since the machine has no
+    /// randomness. Every retry's jitter hashes it with the config seed and
+    /// the retry's number ([`jitter::run_unit`](crate::jitter::run_unit)),
+    /// and the event log records it (in the header's `start`), so a replay
+    /// waits exactly as the recording did. Ignored under a fixed seed
+    /// ([`RunConfig::fixed_seed`](crate::RunConfig::fixed_seed)). `None`: the
+    /// jitter phase below, else the config seed alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jitter_seed: Option<u64>,
+    /// The jitter phase of logs written before run seeds (SPEC LOG-03):
+    /// such a log replays with the golden-ratio formula it was recorded
+    /// with ([`jitter::phase_unit`](crate::jitter::phase_unit)). Drivers set
+    /// [`jitter_seed`](Self::jitter_seed) instead.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub jitter_phase: Option<u64>,
     /// Bounds inherited from the run that delegated this one: what its
@@ -157,8 +164,15 @@ impl Start {
         self
     }
 
-    /// Builder-style: this run's jitter phase (SPEC RETRY-02). Drivers draw
-    /// one per run; a fixed phase is for tests.
+    /// Builder-style: this run's jitter seed (SPEC JIT-01). Drivers draw one
+    /// per run from the OS; a fixed one is for tests.
+    pub fn with_jitter_seed(mut self, seed: u64) -> Self {
+        self.jitter_seed = Some(seed);
+        self
+    }
+
+    /// Builder-style: a jitter phase, as logs written before run seeds
+    /// recorded (SPEC LOG-03); for tests of those logs.
     pub fn with_jitter_phase(mut self, phase: u64) -> Self {
         self.jitter_phase = Some(phase);
         self
@@ -374,6 +388,8 @@ pub enum WaitReason {
     ToolDeadline,
     /// A model call's deadline.
     ModelDeadline,
+    /// A model call's first chunk, or its next one, is due (SPEC TIME-01).
+    ModelChunk,
     /// The run deadline.
     RunDeadline,
 }

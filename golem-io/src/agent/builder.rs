@@ -377,6 +377,24 @@ impl<Deps: Send + Sync + 'static, O: 'static> AgentBuilder<Deps, O> {
         self
     }
 
+    /// The largest tool result the model is shown, in bytes (SPEC CAP-01;
+    /// default 1 MiB, `None` for no cap): a longer one is cut, ending with
+    /// a note saying so, which the history and the `tool_end` event carry.
+    /// A tool's own [`Tool::max_result_bytes`] overrides it.
+    pub fn max_tool_result_bytes(mut self, bytes: impl Into<Option<u64>>) -> Self {
+        self.settings.config.max_tool_result_bytes = bytes.into();
+        self
+    }
+
+    /// The largest arguments a tool call may carry, in bytes (SPEC CAP-01;
+    /// default 1 MiB, `None` for no cap): larger ones are a correctable
+    /// rejection, never parsed. A tool's own [`Tool::max_args_bytes`]
+    /// overrides it.
+    pub fn max_tool_args_bytes(mut self, bytes: impl Into<Option<u64>>) -> Self {
+        self.settings.config.max_tool_args_bytes = bytes.into();
+        self
+    }
+
     /// Run a response's independent tool calls concurrently (default off);
     /// results stay in the model's emission order (SPEC TOOL-08).
     pub fn parallel_tools(mut self, parallel: bool) -> Self {
@@ -662,6 +680,24 @@ impl<Deps: Send + Sync + 'static, O: 'static> AgentBuilder<Deps, O> {
         self
     }
 
+    /// How long each model call may take to its first chunk (default
+    /// none; 120 s in [`production`](Self::production)): a streamed call's
+    /// first fragment, a plain call's whole answer (SPEC TIME-01). Over it
+    /// the call is abandoned as a retryable timeout.
+    pub fn first_chunk_timeout(mut self, limit: impl Into<Option<Duration>>) -> Self {
+        self.settings.config.first_chunk_timeout = limit.into();
+        self
+    }
+
+    /// How long a streamed model call may stay silent between fragments
+    /// (default none; 60 s in [`production`](Self::production), SPEC
+    /// TIME-01). A stream that keeps producing is never cut by it; one
+    /// silent past it is abandoned as a retryable timeout and retried.
+    pub fn idle_timeout(mut self, limit: impl Into<Option<Duration>>) -> Self {
+        self.settings.config.idle_timeout = limit.into();
+        self
+    }
+
     /// The deadline of each whole run (default none): a `Duration`,
     /// `Some(d)`, or `None`. It fires as an immediate cancellation
     /// ([`Error::is_canceled`](crate::Error::is_canceled)).
@@ -692,8 +728,11 @@ impl<Deps: Send + Sync + 'static, O: 'static> AgentBuilder<Deps, O> {
     /// The production setup in one call ([`RunConfig::production`]):
     /// [`RetryPolicy::recommended`] — 4 attempts, jittered backoff,
     /// discard-and-retry for streamed turns, 2 tool and 1 output
-    /// corrections — with each model call bounded to 120 s and each run to
-    /// 10 min. Single-field methods called after it adjust it.
+    /// corrections — with each model call's first chunk due within 120 s
+    /// (a plain call's whole answer), at most 60 s of silence between a
+    /// stream's chunks (a stream that keeps producing is never cut, SPEC
+    /// TIME-01), each call bounded to 30 min as a whole and each run to
+    /// 1 h. Single-field methods called after it adjust it.
     ///
     /// ```
     /// use golem_core::testing::ScriptedModel;
@@ -704,8 +743,10 @@ impl<Deps: Send + Sync + 'static, O: 'static> AgentBuilder<Deps, O> {
     /// let agent = Agent::<()>::builder(ScriptedModel::new().text("ok")).production().build()?;
     /// let config = agent.config();
     /// assert_eq!(config.retry, RetryPolicy::recommended());
-    /// assert_eq!(config.model_deadline, Some(Duration::from_secs(120)));
-    /// assert_eq!(config.run_deadline, Some(Duration::from_secs(600)));
+    /// assert_eq!(config.first_chunk_timeout, Some(Duration::from_secs(120)));
+    /// assert_eq!(config.idle_timeout, Some(Duration::from_secs(60)));
+    /// assert_eq!(config.model_deadline, Some(Duration::from_secs(30 * 60)));
+    /// assert_eq!(config.run_deadline, Some(Duration::from_secs(60 * 60)));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn production(mut self) -> Self {
@@ -713,16 +754,20 @@ impl<Deps: Send + Sync + 'static, O: 'static> AgentBuilder<Deps, O> {
         let config = &mut self.settings.config;
         config.retry = preset.retry;
         config.model_deadline = preset.model_deadline;
+        config.first_chunk_timeout = preset.first_chunk_timeout;
+        config.idle_timeout = preset.idle_timeout;
         config.run_deadline = preset.run_deadline;
         self
     }
 
-    /// The seed mixed into every run's backoff jitter. Each run also draws
-    /// a jitter phase of its own (SPEC RETRY-02), so runs sharing a seed
-    /// still never wait in lockstep; the log records both, so a replay
-    /// waits exactly as the run did.
+    /// Fix the backoff jitter to `seed` (SPEC JIT-01): every run of the
+    /// agent then waits exactly alike, whatever the random seed the driver
+    /// drew for it — for tests. Without it each run's jitter comes from the
+    /// OS, so runs never wait in lockstep; either way the log records what
+    /// a replay needs to wait exactly as the run did.
     pub fn seed(mut self, seed: u64) -> Self {
         self.settings.config.seed = seed;
+        self.settings.config.fixed_seed = true;
         self
     }
 

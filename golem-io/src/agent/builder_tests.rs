@@ -208,6 +208,6 @@ fn production_then_single_fields_adjust_it() {
     assert!(!config.retry.discard_and_retry && config.retry.honor_retry_after);
     assert_eq!(
         (config.model_deadline, config.run_deadline),
-        (Some(Duration::from_secs(10)), Some(Duration::from_secs(600)))
+        (Some(Duration::from_secs(10)), Some(Duration::from_secs(3600)))
     );
 }

@@ -46,9 +46,16 @@ impl LogFile {
     /// Create the log of a new run at `path`, replacing any file there.
     /// The new directory entry is synced too, so a record on disk is never
     /// in a file a power loss can take away.
+    ///
+    /// On Unix the file is readable and writable by its owner alone (mode
+    /// `0600`, SPEC LOG-08): a log holds prompts, tool arguments and
+    /// results. A file it replaces is narrowed to that mode as well.
     pub fn create(path: impl AsRef<Path>) -> Result<LogFile, Error> {
         let path = path.as_ref();
-        let file = File::create(path).map_err(|e| io_error(path, &e))?;
+        let file = owner_only(OpenOptions::new().write(true).create(true).truncate(true))
+            .open(path)
+            .map_err(|e| io_error(path, &e))?;
+        narrow_to_owner(&file).map_err(|e| io_error(path, &e))?;
         sync_parent(path).map_err(|e| io_error(path, &e))?;
         Ok(LogFile { file })
     }
@@ -106,12 +113,37 @@ fn cut_back(file: &mut File, read: &ReadLog, len: usize) -> std::io::Result<()> 
     Ok(())
 }
 
+/// Options that create a file only its owner may read (SPEC LOG-08); the
+/// umask can only narrow the mode further.
+pub(crate) fn owner_only(options: &mut OpenOptions) -> &mut OpenOptions {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    options
+}
+
+/// An existing file keeps its mode when opened: narrow it to its owner.
+fn narrow_to_owner(file: &File) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        if file.metadata()?.permissions().mode() & 0o077 != 0 {
+            file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = file;
+    Ok(())
+}
+
 fn io_error(path: &Path, error: &std::io::Error) -> Error {
     Error::Record(format!("{}: {error}", path.display()))
 }
 
 /// Sync the directory holding `path`, where the platform can open one.
-fn sync_parent(path: &Path) -> std::io::Result<()> {
+pub(crate) fn sync_parent(path: &Path) -> std::io::Result<()> {
     let parent = match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
         _ => Path::new("."),

@@ -77,7 +77,7 @@ pub(crate) struct Ended<O> {
     pub(crate) log: String,
 }
 
-/// Journal the run's minted ids and jitter phase (a step, so a replay
+/// Journal the run's minted ids and jitter seed (a step, so a replay
 /// reads them back instead of minting new ones).
 pub(crate) async fn mint(ctx: &WorkflowContext<'_>, what: &str, live: &Live) -> Result<Minted, TerminalError> {
     let live = live.clone();

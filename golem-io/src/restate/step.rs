@@ -15,7 +15,13 @@ use serde::{Deserialize, Serialize};
 pub(crate) struct Minted {
     pub(crate) run_id: String,
     pub(crate) conversation_id: String,
-    pub(crate) jitter_phase: u64,
+    /// The run's jitter seed (SPEC JIT-01).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) jitter_seed: Option<u64>,
+    /// What journals written before jitter seeds hold instead: replayed as
+    /// it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) jitter_phase: Option<u64>,
     pub(crate) unix_ms: u64,
 }
 
@@ -24,7 +30,8 @@ impl Minted {
         Minted {
             run_id: crate::run::ids::uuid_v7(),
             conversation_id: crate::run::ids::uuid_v7(),
-            jitter_phase: crate::run::ids::jitter_phase(),
+            jitter_seed: Some(crate::run::ids::jitter_seed()),
+            jitter_phase: None,
             unix_ms: std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))

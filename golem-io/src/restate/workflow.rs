@@ -134,14 +134,15 @@ where
     }
 }
 
-/// The run's start with its journaled jitter phase, or the setup error as
+/// The run's start with its journaled jitter seed, or the setup error as
 /// a terminal one (the same request would fail the same way again).
 fn fresh(
     start: Result<golem_core::machine::Start, Error>,
     minted: &super::step::Minted,
 ) -> Result<golem_core::machine::Start, TerminalError> {
     let mut start = start.map_err(|e| TerminalError::new(e.to_string()))?;
-    start.jitter_phase = Some(minted.jitter_phase);
+    start.jitter_seed = minted.jitter_seed;
+    start.jitter_phase = minted.jitter_phase;
     Ok(start)
 }
 

@@ -59,6 +59,18 @@ pub enum Error {
     /// The event log replays, but cannot be resumed this way.
     #[error("the log cannot be resumed: {0}")]
     NotResumable(String),
+    /// The paused run's pause was already resumed (SPEC PAUSE-01): a pause
+    /// is used once, across processes, so an approval never runs its calls
+    /// twice. Nothing ran. See
+    /// [`RunBuilder::resume_log_file`](crate::RunBuilder::resume_log_file).
+    #[error("the paused run was already resumed{} (claim {})", if by_run.is_empty() { String::new() } else { format!(" by run {by_run}") }, claim.display())]
+    AlreadyResumed {
+        /// The claim file beside the paused log.
+        claim: std::path::PathBuf,
+        /// The run that resumed it, as its claim names it (empty while the
+        /// claim is being written).
+        by_run: String,
+    },
 }
 
 impl Error {

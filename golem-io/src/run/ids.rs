@@ -29,18 +29,18 @@ pub(crate) fn mint() -> Id {
     Id::from(&*uuid::Uuid::now_v7().hyphenated().encode_lower(&mut text))
 }
 
-/// A fresh run's jitter phase (SPEC RETRY-02): the next step of this
-/// process's golden-ratio sequence from a random base
-/// ([`golem_core::jitter::phase`]). Runs of one process — of one agent or of
-/// agents sharing a seed — started together thus retry far apart, and
-/// processes differ by their random bases.
-pub(crate) fn jitter_phase() -> u64 {
-    static BASE: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+/// A fresh run's jitter seed (SPEC RETRY-02, JIT-01): 64 bits from the
+/// operating system's randomness, one draw per run, so runs of one process
+/// and of a fleet of processes retry independently of one another.
+///
+/// The bits come from std's `RandomState`, whose keys the OS seeds (once
+/// per thread, then stepped for every new state), hashed through SipHash
+/// together with a process-wide counter: uniform 64-bit values, distinct
+/// for every run, with no generator of our own to seed or lock.
+pub(crate) fn jitter_seed() -> u64 {
+    use std::hash::BuildHasher;
     static RUNS: AtomicU64 = AtomicU64::new(0);
-    // The random bits of a fresh UUIDv7 (its last 8 bytes, minus the
-    // variant's 2) seed this process's base.
-    let base = *BASE.get_or_init(|| uuid::Uuid::now_v7().as_u64_pair().1);
-    golem_core::jitter::phase(base, RUNS.fetch_add(1, Ordering::Relaxed))
+    std::collections::hash_map::RandomState::new().hash_one(RUNS.fetch_add(1, Ordering::Relaxed))
 }
 
 /// The ids of one run as the driver hands them to tool contexts and the
@@ -49,11 +49,41 @@ pub(crate) fn jitter_phase() -> u64 {
 pub(crate) struct RunIds {
     pub(crate) run_id: Id,
     pub(crate) conversation_id: Id,
+    /// On a resume: the run that paused on each approved call, by call id
+    /// (SPEC PAUSE-01). An approved call's idempotency key names that run,
+    /// not the resuming one, so a tool sees one key however many times the
+    /// application resumes the pause.
+    pub(crate) paused_by: std::sync::Arc<std::collections::BTreeMap<String, Id>>,
 }
 
 impl RunIds {
     pub(crate) fn new(run_id: impl Into<Id>, conversation_id: impl Into<Id>) -> Self {
-        RunIds { run_id: run_id.into(), conversation_id: conversation_id.into() }
+        RunIds { run_id: run_id.into(), conversation_id: conversation_id.into(), paused_by: Default::default() }
+    }
+
+    /// These ids, knowing which run paused on each call `start` approves:
+    /// the run stamped on the history message that made the call.
+    pub(crate) fn resuming(mut self, start: &golem_core::machine::Start) -> Self {
+        let Some(resume) = &start.resume else { return self };
+        let paused_by = resume
+            .approvals
+            .keys()
+            .filter_map(|call_id| {
+                let message = start.history.iter().rev().find(|m| m.tool_calls.iter().any(|c| &c.id == call_id))?;
+                (!message.run_id.is_empty()).then(|| (call_id.clone(), message.run_id.clone()))
+            })
+            .collect();
+        self.paused_by = std::sync::Arc::new(paused_by);
+        self
+    }
+
+    /// The run an approved call's idempotency key names: the one that
+    /// paused on it, when known, else this run.
+    pub(crate) fn key_run(&self, call_id: &str, approved: bool) -> &Id {
+        match self.paused_by.get(call_id) {
+            Some(paused) if approved => paused,
+            _ => &self.run_id,
+        }
     }
 }
 
@@ -62,11 +92,67 @@ mod tests {
     use super::*;
 
     #[test]
-    fn consecutive_runs_get_consecutive_golden_steps() {
-        let (a, b) = (jitter_phase(), jitter_phase());
-        // Other tests may take phases in between; each is a whole step on.
-        let steps = (1..64u64).find(|n| a.wrapping_add(n.wrapping_mul(golem_core::jitter::STEP)) == b);
-        assert!(steps.is_some(), "{a:x} then {b:x}");
+    fn jit_01_every_run_draws_a_seed_of_its_own() {
+        let seeds: std::collections::BTreeSet<u64> = (0..1000).map(|_| jitter_seed()).collect();
+        assert_eq!(seeds.len(), 1000);
+        // Every bit varies: no bit is fixed the way a UUIDv7's are.
+        let (ones, zeros) = seeds.iter().fold((0u64, 0u64), |(o, z), s| (o | s, z | !s));
+        assert_eq!((ones, zeros), (u64::MAX, u64::MAX));
+    }
+
+    /// The first two retry waits of a run whose driver drew `seed`.
+    fn first_waits(seed: u64) -> [std::time::Duration; 2] {
+        use golem_core::sim::{ModelReply, Sim};
+        use golem_core::{EventKind, ModelError, Response, RetryPolicy, RunConfig};
+        let mut config = RunConfig::default();
+        config.retry = RetryPolicy::new().max_attempts(3).jitter(true);
+        let ms = std::time::Duration::from_millis(1);
+        let busy = || ModelReply::err(ms, ModelError::api(503, "busy"));
+        let replies = vec![busy(), busy(), ModelReply::ok(ms, Response::text("ok"))];
+        let start = golem_core::machine::Start::prompt("hi").with_jitter_seed(seed);
+        let mut sim = Sim::new(config, start, Sim::scripted(replies)).unwrap();
+        sim.run();
+        let waits: Vec<_> = sim
+            .events()
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::Retrying { delay, .. } => Some(*delay),
+                _ => None,
+            })
+            .collect();
+        [waits[0], waits[1]]
+    }
+
+    #[test]
+    fn jit_01_a_thousand_os_seeded_runs_cover_the_band_and_retry_independently() {
+        // What fleets of processes do: every run seeded from the OS.
+        let runs: Vec<[std::time::Duration; 2]> = (0..1000).map(|_| first_waits(jitter_seed())).collect();
+        // First backoffs: 500 ms ± 25 %, in ten 25 ms buckets of ~100 each.
+        let mut buckets = [0u32; 10];
+        for [first, _] in &runs {
+            let ms = first.as_secs_f64() * 1000.0;
+            assert!((375.0..625.0).contains(&ms), "{ms} ms outside the band");
+            buckets[(((ms - 375.0) / 25.0) as usize).min(9)] += 1;
+        }
+        let chi2: f64 = buckets.iter().map(|&n| (f64::from(n) - 100.0).powi(2) / 100.0).sum();
+        // 9 degrees of freedom: 40 is passed by chance about once in 130,000.
+        assert!(chi2 < 40.0, "first backoffs bunch: {buckets:?} (chi² {chi2:.1})");
+        // Pairs that re-send within 5 ms of each other at retry 1 (about
+        // 4 % of pairs) are no likelier than any pair to do so at retry 2
+        // (10 ms of its 500 ms band: about 4 %).
+        let ms5 = std::time::Duration::from_millis(5);
+        let (mut first, mut again) = (0u32, 0u32);
+        for (i, a) in runs.iter().enumerate() {
+            for b in &runs[i + 1..] {
+                if a[0].abs_diff(b[0]) < ms5 {
+                    first += 1;
+                    again += u32::from(a[1].abs_diff(b[1]) < 2 * ms5);
+                }
+            }
+        }
+        assert!(first > 10_000, "{first} colliding pairs");
+        let share = f64::from(again) / f64::from(first);
+        assert!(share < 0.08, "{again} of {first} pairs colliding at retry 1 collide at retry 2");
     }
 
     #[test]

@@ -423,6 +423,13 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
     /// Fails closed (SPEC DEFER-06): every resolution must name a call the
     /// logged run deferred and still holds at its pause, approvals only for
     /// approval requests and external results only for external ones.
+    ///
+    /// This reads a log already in memory, so it cannot know whether another
+    /// process resumed the same pause: resume a log file with
+    /// [`resume_log_file`](Self::resume_log_file), which makes the pause
+    /// single-use across processes (SPEC PAUSE-01). Either way an approved
+    /// call's [idempotency key](crate::ToolContext::idempotency_key) names
+    /// the paused run and the call, so a tool can refuse a second execution.
     pub fn resume_log(
         mut self,
         log: &golem_core::log::EventLog,
@@ -438,6 +445,64 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
             self.conversation_id = Some(log.header.conversation_id.clone());
         }
         Ok(self.history(history).resume(results))
+    }
+
+    /// Resume the paused run whose log is the file at `path`, once (SPEC
+    /// LOG-04, PAUSE-01): as [`resume_log`](Self::resume_log), after
+    /// claiming the pause. The claim is a file created beside the log
+    /// (`<path>.resumed`, naming the resuming run) with an exclusive create,
+    /// which the operating system makes atomic: of any number of resumes of
+    /// one log — in this process or others, racing or years apart — exactly
+    /// one goes on; every other is [`Error::AlreadyResumed`] and runs
+    /// nothing. The resolutions are checked first, so a refused one uses up
+    /// nothing. The claim is on disk before the run starts: a crash after
+    /// it loses the resumption rather than allow a second (continue the
+    /// resuming run's own log instead, [`continue_log`](Self::continue_log)).
+    ///
+    /// Approved calls are keyed by the paused run either way
+    /// ([`ToolContext::idempotency_key`](crate::ToolContext::idempotency_key)).
+    ///
+    /// ```
+    /// use golem_core::testing::ScriptedModel;
+    /// use golem_core::{Approval, DeferredResults};
+    /// use golem_io::{Agent, Error, LogFile, RunOutcome, Tool, ToolError};
+    /// use serde_json::json;
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("paused.jsonl");
+    /// let model = ScriptedModel::new().tool_call("refund", "{}").text("refunded");
+    /// let refund = Tool::new("refund", "Refund the order.", json!({"type": "object"}), |ctx, _args| {
+    ///     if !ctx.is_approved() {
+    ///         return Err(ToolError::approval("refunds need a human"));
+    ///     }
+    ///     Ok("done")
+    /// });
+    /// let agent = Agent::<()>::builder(model).tool(refund).build()?;
+    /// let outcome = agent.run_with(()).prompt("refund it").record(LogFile::create(&path)?).call_pausable()?;
+    /// let RunOutcome::Paused(paused) = outcome else { panic!("the refund waits for approval") };
+    /// let call_id = paused.deferred.approvals[0].call_id.clone();
+    /// let approved = DeferredResults::new().approval(call_id, Approval::approve());
+    ///
+    /// let done = agent.run_with(()).resume_log_file(&path, approved.clone())?.call()?;
+    /// assert_eq!(done.output, "refunded");
+    /// // The same approval again: refused, and nothing runs.
+    /// let again = agent.run_with(()).resume_log_file(&path, approved);
+    /// assert!(matches!(again, Err(Error::AlreadyResumed { .. })));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn resume_log_file(
+        mut self,
+        path: impl AsRef<std::path::Path>,
+        results: golem_core::DeferredResults,
+    ) -> Result<Self, Error> {
+        let path = path.as_ref();
+        let bytes = std::fs::read(path).map_err(|e| Error::Record(format!("{}: {e}", path.display())))?;
+        let log = golem_core::log::EventLog::read_bytes(&bytes)?.log;
+        self = self.resume_log(&log, results)?;
+        // The claim names the resuming run, so its id is fixed now.
+        let run_id = self.run_id.clone().unwrap_or_else(crate::run::ids::uuid_v7);
+        crate::record::pause_claim::claim(path, &run_id)?;
+        Ok(self.run_id(run_id))
     }
 
     /// Run to the end on the calling thread (the blocking driver: no async
@@ -604,8 +669,9 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
             .with_stream(self.stream)
             .with_ids(ids.run_id, ids.conversation_id);
         start.resume = self.resume;
-        // Each run its own jitter (SPEC RETRY-02), recorded in its log.
-        start.jitter_phase = Some(crate::run::ids::jitter_phase());
+        // Each run its own jitter from the OS (SPEC RETRY-02, JIT-01),
+        // recorded in its log; the machine ignores it under a fixed seed.
+        start.jitter_seed = Some(crate::run::ids::jitter_seed());
         start.limits = self.limits;
         let clock = self.clock.unwrap_or_else(|| Arc::new(SystemClock::new()));
         let observers = Observers::new(&inner.observers, self.observers, self.on_delta);

@@ -33,6 +33,9 @@ pub struct ToolContext<Deps> {
     /// of this call spent (issue 31): shared by the context's clones, read
     /// by the driver when the call ends.
     pub(crate) sub_run: Arc<SubRunSlot>,
+    /// The cap on this call's result text (SPEC CAP-01), applied by the
+    /// driver before the result is fed and logged; the machine caps too.
+    pub(crate) result_cap: Option<u64>,
 }
 
 /// The budget a call's sub-run may spend, and what it reported spending.
@@ -62,7 +65,19 @@ impl<Deps> ToolContext<Deps> {
     ) -> Self {
         let (call_id, tool_name) = (call.id.clone(), call.name.clone());
         let sub_run = Arc::default();
-        ToolContext { deps, call_id, tool_name, deadline, cancel, approved, clock, ids, sub_events: None, sub_run }
+        ToolContext {
+            deps,
+            call_id,
+            tool_name,
+            deadline,
+            cancel,
+            approved,
+            clock,
+            ids,
+            sub_events: None,
+            sub_run,
+            result_cap: None,
+        }
     }
 
     /// This context with what the run's limits left when the call started.
@@ -152,8 +167,14 @@ impl<Deps> ToolContext<Deps> {
     /// payment API's `Idempotency-Key` header, a unique column, and so on.
     /// It is unique as long as the provider's call ids are unique within a
     /// run, as providers make them.
+    ///
+    /// A call approved on a resume of a paused run (SPEC PAUSE-01) is keyed
+    /// by the run that paused on it — `"{paused_run_id}:{call_id}"` — not by
+    /// the resuming run: should the application resume one pause twice by
+    /// mistake, the tool sees the same key both times and can refuse the
+    /// second.
     pub fn idempotency_key(&self) -> String {
-        format!("{}:{}", self.ids.run_id, self.call_id)
+        format!("{}:{}", self.ids.key_run(&self.call_id, self.approved), self.call_id)
     }
 
     /// The name the model called this tool by.
@@ -221,6 +242,7 @@ impl<Deps> Clone for ToolContext<Deps> {
             ids: self.ids.clone(),
             sub_events: self.sub_events.clone(),
             sub_run: Arc::clone(&self.sub_run),
+            result_cap: self.result_cap,
         }
     }
 }

@@ -278,6 +278,23 @@ impl<Deps> Tool<Deps> {
         self
     }
 
+    /// Builder-style: this tool's own cap on its result's text, in bytes
+    /// (SPEC CAP-01); over it the model reads the result cut, with a note
+    /// saying so. Overrides the agent's
+    /// [`max_tool_result_bytes`](crate::AgentBuilder::max_tool_result_bytes).
+    pub fn max_result_bytes(mut self, bytes: u64) -> Self {
+        self.spec.max_result_bytes = Some(bytes);
+        self
+    }
+
+    /// Builder-style: this tool's own cap on the model's arguments, in bytes
+    /// (SPEC CAP-01); over it the call is a correctable rejection. Overrides
+    /// the agent's [`max_tool_args_bytes`](crate::AgentBuilder::max_tool_args_bytes).
+    pub fn max_args_bytes(mut self, bytes: u64) -> Self {
+        self.spec.max_args_bytes = Some(bytes);
+        self
+    }
+
     /// The declaration and policy.
     pub fn spec(&self) -> &ToolSpec {
         &self.spec

@@ -241,6 +241,9 @@ impl Drop for Threads {
 /// cannot run on the driver's thread.
 fn needs_thread<Deps>(run: &RunResources<Deps>, task: &Task) -> bool {
     match task {
+        // A stream the machine times chunk by chunk: only the machine
+        // knows when the next chunk is due (SPEC TIME-01).
+        Task::Model { stream: true, .. } if run.chunk_limits => true,
         Task::Model { deadline: Some(_), member, .. } => !run.model(*member).is_ok_and(|m| m.honours_timeout()),
         Task::Model { deadline: None, .. } => false,
         Task::Tool { deadline, .. } => deadline.is_some(),

@@ -75,8 +75,15 @@ impl<'a, Deps: Send + Sync + 'static, O> RunSetup<'a, Deps, O> {
         place: impl FnOnce(Option<CancellationToken>, &golem_core::RunConfig) -> (P, Option<Input>),
     ) -> Result<Opened<'a, Deps, O, P>, Error> {
         let RunSetup { agent, deps, begin, observers, sub_events, clock, cancel, log } = self;
+        let start = match &begin {
+            Origin::Fresh(start) => start,
+            Origin::Continue { header, .. } => &header.start,
+        };
+        // Approved calls are keyed by the run that paused on them (SPEC PAUSE-01).
+        let paused_by = crate::run::ids::RunIds::default().resuming(start).paused_by;
         let (machine, next) = start_machine(&agent.config, begin, clock.as_ref(), log, cancel.as_ref(), &agent.trace)?;
-        let resources = RunResources::new(agent, deps, clock, machine.ids(), sub_events);
+        let ids = crate::run::ids::RunIds { paused_by, ..machine.ids() };
+        let resources = RunResources::new(agent, deps, clock, ids, sub_events);
         let (place, first) = place(cancel, &agent.config);
         let work = Dispatcher::new(resources, place, first);
         let carried = std::collections::VecDeque::new();

@@ -22,6 +22,13 @@ pub(crate) struct RunResources<Deps> {
     pub(crate) ids: RunIds,
     /// The run's sub-run observers, for tool contexts (SPEC DELEG-04).
     pub(crate) sub_events: Option<SubRunSink>,
+    /// The machine times streamed calls chunk by chunk (SPEC TIME-01): the
+    /// driver must stay free to feed it the deadline while one streams
+    /// (the async driver always is).
+    #[cfg_attr(not(feature = "blocking"), allow(dead_code))]
+    pub(crate) chunk_limits: bool,
+    /// The run's configuration, for the caps on tool results (SPEC CAP-01).
+    pub(crate) config: golem_core::machine::PreparedConfig,
 }
 
 impl<Deps> RunResources<Deps> {
@@ -39,6 +46,11 @@ impl<Deps> RunResources<Deps> {
             clock,
             ids,
             sub_events,
+            config: agent.config.clone(),
+            chunk_limits: {
+                let config = agent.config.config();
+                config.first_chunk_timeout.is_some() || config.idle_timeout.is_some()
+            },
         }
     }
 
@@ -62,8 +74,10 @@ impl<Deps> RunResources<Deps> {
         token: CancellationToken,
     ) -> ToolContext<Deps> {
         let (deps, clock) = (Arc::clone(&self.deps), Arc::clone(&self.clock));
-        ToolContext::for_call(deps, call, deadline, approved, token, clock, self.ids.clone())
+        let mut ctx = ToolContext::for_call(deps, call, deadline, approved, token, clock, self.ids.clone())
             .forwarding(self.sub_events.clone())
-            .with_limits_left(limits_left.map_or_else(UsageLimits::new, |l| *l))
+            .with_limits_left(limits_left.map_or_else(UsageLimits::new, |l| *l));
+        ctx.result_cap = self.config.result_cap(&call.name);
+        ctx
     }
 }

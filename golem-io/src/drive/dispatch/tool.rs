@@ -35,6 +35,12 @@ impl ToolAnswer {
     }
 }
 
+/// A result cut to its cap before it is fed and logged (SPEC CAP-01): a
+/// huge result never reaches the log, the machine or the model whole.
+fn capped((outcome, error): (ToolOutcome, Option<BoxError>), cap: Option<u64>) -> (ToolOutcome, Option<BoxError>) {
+    (golem_core::machine::cap_tool_result(outcome, cap), error)
+}
+
 /// Run the call on this thread. `None`: an async handler was dropped because
 /// the call was canceled, so there is no answer.
 #[cfg(feature = "blocking")]
@@ -52,7 +58,7 @@ pub(crate) fn call_tool_blocking<Deps: Send + Sync + 'static>(
         Ok(Some(result)) => result,
         Err(panicked) => Err(ToolError::fatal(panicked)),
     };
-    Some(ToolAnswer::of(into_outcome(result), ctx.sub_run_slot().take()))
+    Some(ToolAnswer::of(capped(into_outcome(result), ctx.result_cap), ctx.sub_run_slot().take()))
 }
 
 /// The call as a `'static` future; dropping it abandons the call.
@@ -66,7 +72,7 @@ pub(crate) fn call_tool_async<Deps: Send + Sync + 'static>(
         Ok(found) => found,
         Err(answer) => return Box::pin(std::future::ready(*answer)),
     };
-    let slot = ctx.sub_run_slot();
+    let (slot, cap) = (ctx.sub_run_slot(), ctx.result_cap);
     // Building the future runs handler code too, so it is contained as well.
     let future = contain("the tool", || tool.handler.run_async(ctx, args));
     Box::pin(async move {
@@ -74,7 +80,7 @@ pub(crate) fn call_tool_async<Deps: Send + Sync + 'static>(
             Ok(future) => contain_async("the tool", future).await.unwrap_or_else(|p| Err(ToolError::fatal(p))),
             Err(panicked) => Err(ToolError::fatal(panicked)),
         };
-        ToolAnswer::of(into_outcome(result), slot.take())
+        ToolAnswer::of(capped(into_outcome(result), cap), slot.take())
     })
 }
 
