@@ -139,6 +139,26 @@ impl RetryPolicy {
         self
     }
 
+    /// The wait after failed attempt `attempt` (1-based) given the
+    /// provider's Retry-After `hint`: the same rule the run machine
+    /// applies between model-call attempts (SPEC RETRY-02, RETRY-03), for
+    /// callers that retry outside a run (the embedding clients). `seed`
+    /// spreads the wait when [`jitter`](Self::jitter) is on; without jitter
+    /// it is ignored.
+    ///
+    /// ```
+    /// use golem_core::RetryPolicy;
+    /// use std::time::Duration;
+    ///
+    /// let policy = RetryPolicy::new().max_attempts(3);
+    /// assert_eq!(policy.delay(1, None, 0), Duration::from_millis(500));
+    /// assert_eq!(policy.delay(2, Some(Duration::from_secs(3)), 0), Duration::from_secs(3));
+    /// assert_eq!(policy.delay(1, Some(Duration::from_secs(600)), 0), Duration::from_secs(60));
+    /// ```
+    pub fn delay(&self, attempt: u32, hint: Option<Duration>, seed: u64) -> Duration {
+        crate::machine::backoff::delay(self, seed, None, u64::from(attempt), attempt, hint)
+    }
+
     /// The recommended preset: 4 attempts with jittered exponential backoff,
     /// streamed turns discarded and retried like plain ones (SPEC RETRY-06),
     /// 2 tool corrections and 1 output correction. It bounds attempts, not

@@ -12,7 +12,7 @@
 //! batches), `output` (decoding and correction rounds), `resume` (the
 //! preamble and deferred resolutions) and `cancel`.
 
-mod backoff;
+pub(crate) mod backoff;
 mod batch;
 mod cancel;
 mod evidence;
