@@ -140,11 +140,11 @@ impl RetryPolicy {
     }
 
     /// The wait after failed attempt `attempt` (1-based) given the
-    /// provider's Retry-After `hint`: the same rule the run machine
-    /// applies between model-call attempts (SPEC RETRY-02, RETRY-03), for
-    /// callers that retry outside a run (the embedding clients). `seed`
-    /// spreads the wait when [`jitter`](Self::jitter) is on; without jitter
-    /// it is ignored.
+    /// provider's Retry-After `hint`: the rule the run machine applies
+    /// between model-call attempts (SPEC RETRY-02, RETRY-03), for callers
+    /// that retry outside a run (the embedding clients). `seed` spreads the
+    /// wait when [`jitter`](Self::jitter) is on; without jitter it is
+    /// ignored.
     ///
     /// ```
     /// use golem_core::RetryPolicy;
@@ -156,7 +156,40 @@ impl RetryPolicy {
     /// assert_eq!(policy.delay(1, Some(Duration::from_secs(600)), 0), Duration::from_secs(60));
     /// ```
     pub fn delay(&self, attempt: u32, hint: Option<Duration>, seed: u64) -> Duration {
-        crate::machine::backoff::delay(self, seed, None, u64::from(attempt), attempt, hint)
+        self.delay_in_run(seed, None, u64::from(attempt), attempt, hint)
+    }
+
+    /// [`delay`](Self::delay) inside a run: `draw` numbers the run's
+    /// retries so each gets its own jitter; `seed` and `phase` are the
+    /// run's (see [`jitter`](crate::jitter)).
+    pub(crate) fn delay_in_run(
+        &self,
+        seed: u64,
+        phase: Option<u64>,
+        draw: u64,
+        attempt: u32,
+        hint: Option<Duration>,
+    ) -> Duration {
+        let (base, hint_counts) = match &self.backoff {
+            Backoff::Exponential => (Backoff::exponential(attempt), true),
+            Backoff::Table { delays } => {
+                let idx = usize::try_from(attempt.saturating_sub(1)).unwrap_or(usize::MAX);
+                let d = delays.get(idx).or(delays.last()).copied().unwrap_or(Duration::ZERO);
+                (d, self.honor_retry_after)
+            }
+        };
+        let base = if self.jitter && !base.is_zero() {
+            // ±25 %: factor in [0.75, 1.25).
+            base.mul_f64(0.75 + crate::jitter::unit(seed, phase, draw) * 0.5)
+        } else {
+            base
+        };
+        match hint {
+            // A hint above the maximum is never slept: wait the maximum.
+            Some(h) if hint_counts && h > self.max_retry_after => self.max_retry_after,
+            Some(h) if hint_counts => base.max(h),
+            _ => base,
+        }
     }
 
     /// The recommended preset: 4 attempts with jittered exponential backoff,

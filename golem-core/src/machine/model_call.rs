@@ -1,7 +1,6 @@
 //! Turns and model calls: iteration limit, attempts, fallback members,
 //! backoff and call deadlines (SPEC RUN-05, RUN-07, RETRY).
 
-use super::backoff;
 use super::ids::{Answer, IdKind};
 use super::limits;
 use super::vocabulary::{ApiMisuse, Command, ModelCallId, WaitReason};
@@ -246,7 +245,7 @@ impl RunMachine {
         }
         self.retries += 1;
         let delay =
-            backoff::delay(&self.cfg.retry, self.cfg.seed, self.jitter_phase, self.retries, attempt, error.retry_after);
+            self.cfg.retry.delay_in_run(self.cfg.seed, self.jitter_phase, self.retries, attempt, error.retry_after);
         self.emit(EventKind::Retrying { turn: self.turn, attempt: attempt + 1, delay, cause: error });
         let until = self.now + delay;
         let Some(phase) = self.model_phase() else { return };
