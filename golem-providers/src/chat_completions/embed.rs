@@ -137,15 +137,16 @@ impl<O: ChatFamily> EmbedCodec for ChatCodec<O> {
         if !head.is_success() {
             return Err(self.error(head, body));
         }
-        // A compatible server may answer 200 with an error object.
-        if let Ok(value) = serde_json::from_slice::<Value>(body) {
-            if value.get("data").is_none() {
-                if let Some(error) = ErrorBody::from_value(&value) {
-                    return Err(wire_error::in_band(head, &error, key));
-                }
-            }
-        }
-        decode_embeddings(body, key)?.checked(request.inputs.len(), request.dimensions)
+        let answer = decode_embeddings(body, key).map_err(|undecodable| {
+            // A compatible server may answer 200 with an error object: that
+            // error says more than "no data".
+            serde_json::from_slice::<Value>(body)
+                .ok()
+                .filter(|value| value.get("data").is_none())
+                .and_then(|value| ErrorBody::from_value(&value))
+                .map_or(undecodable, |error| wire_error::in_band(head, &error, key))
+        })?;
+        answer.checked(request.inputs.len(), request.dimensions)
     }
 }
 
@@ -161,6 +162,16 @@ mod tests {
         assert_eq!(decode_embeddings(body.as_bytes(), None).unwrap().vectors, [vec![1.0, -0.5]]);
         let cut = r#"{"data":[{"index":0,"embedding":"AACAPw=="},{"index":1,"embedding":"AACA"}]}"#;
         assert!(decode_embeddings(cut.as_bytes(), None).is_err(), "three bytes are no f32");
+    }
+
+    #[test]
+    fn an_error_object_in_a_200_is_that_error() {
+        let config = crate::openai::Config::builder(crate::openai::Preset::ollama(), "m").build().unwrap();
+        let codec = crate::openai::Codec::new(config);
+        let body = br#"{"error":{"message":"model not loaded","type":"server_error"}}"#;
+        let request = EmbedRequest::query("hi");
+        let error = codec.decode_embed(&request, &HttpResponseHead::new(200, vec![]), body).unwrap_err();
+        assert!(error.message.contains("model not loaded") && error.retryable, "{error}");
     }
 
     #[test]

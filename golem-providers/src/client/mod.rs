@@ -8,7 +8,9 @@
 //! absent. [`OpenAi`] (OpenAI and every OpenAI-compatible preset, feature
 //! `openai`), [`AzureOpenAi`] (feature `azure`), [`Bedrock`] (feature
 //! `bedrock`), [`Gemini`] (feature `gemini`) and [`Anthropic`] (feature
-//! `anthropic`) are its instances.
+//! `anthropic`) are its instances. Over a codec that embeds
+//! ([`EmbedCodec`](crate::codec::EmbedCodec): OpenAI, Azure, Gemini,
+//! Bedrock) it is also a golem `Embedder` and `AsyncEmbedder`.
 //!
 //! A call succeeds or fails as a unit. Transport faults, resets, bodies cut
 //! after the head, undecodable JSON, malformed SSE lines and streams
