@@ -147,3 +147,40 @@ impl<C: EmbedCodec> AsyncEmbedder for Client<C> {
         })
     }
 }
+
+#[cfg(all(test, feature = "openai"))]
+mod tests {
+    use super::*;
+    use crate::openai::{Codec, Config, Preset};
+    use golem_core::model::ModelErrorKind;
+    use golem_core::Backoff;
+
+    fn client(policy: RetryPolicy) -> Client<Codec> {
+        let config = Config::builder(Preset::ollama(), "nomic-embed-text").build().unwrap();
+        Client::with_codec(Codec::new(config)).embed_retry(policy)
+    }
+
+    #[test]
+    fn retryable_errors_wait_the_policy_s_delay_until_the_attempts_run_out() {
+        let policy = RetryPolicy::new()
+            .max_attempts(3)
+            .backoff(Backoff::Table { delays: vec![Duration::from_millis(10)] })
+            .honor_retry_after(true);
+        let client = client(policy);
+        let busy = ModelError::api(429, "slow down").with_retry_after(Duration::from_secs(2));
+        assert_eq!(client.embed_wait(&busy, 1), Some(Duration::from_secs(2)), "Retry-After over the table");
+        let flaky = ModelError::api(503, "overloaded");
+        assert_eq!(client.embed_wait(&flaky, 2), Some(Duration::from_millis(10)));
+        assert_eq!(client.embed_wait(&flaky, 3), None, "the third attempt was the last");
+        let refused = ModelError::new(ModelErrorKind::Decode, "2 embeddings for 3 inputs");
+        assert_eq!(client.embed_wait(&refused, 1), None, "not retryable");
+    }
+
+    #[test]
+    fn the_default_policy_retries_three_times_with_jitter() {
+        let client = client(default_embed_retry());
+        let wait = client.embed_wait(&ModelError::api(500, "boom"), 1).unwrap();
+        assert!(wait >= Duration::from_millis(375) && wait < Duration::from_millis(625), "{wait:?}");
+        assert_eq!(client.embed_retry_policy().max_attempts, 3);
+    }
+}
