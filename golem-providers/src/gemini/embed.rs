@@ -118,8 +118,6 @@ impl EmbedCodec for Codec {
         if !head.is_success() {
             return Err(error_from_response(head, body, key));
         }
-        decode_embed_body(body, key)?
-            .with_model(self.config.model())
-            .checked(request.inputs.len(), request.dimensions)
+        decode_embed_body(body, key)?.with_model(self.config.model()).checked(request.inputs.len(), request.dimensions)
     }
 }
