@@ -1,10 +1,14 @@
 //! Embeddings and retrieval (SPEC EXTRA-02, EX-29): a small corpus embedded
 //! into an in-memory index, and a `search` tool that embeds the model's
 //! query and returns the closest passages — retrieval as an ordinary golem
-//! tool. Offline it runs on the `TestEmbedder` (texts sharing words land
-//! close together) and a fake model that searches, then answers from what
-//! it found; a provider's embeddings client implements the same `Embedder`
-//! trait and drops in unchanged.
+//! tool. The passages are embedded by a real provider when the environment
+//! names one — `OPENAI_API_KEY` or `OPENAI_BASE_URL` (an Ollama or
+//! llama.cpp server too; model `OPENAI_EMBEDDING_MODEL`, default
+//! `text-embedding-3-small`), else `GEMINI_API_KEY` (model
+//! `gemini-embedding-001`) — and offline by the `TestEmbedder` (texts
+//! sharing words land close together): every provider client implements the
+//! same `Embedder` trait. The model is a fake that searches, then answers
+//! from what it found.
 //!
 //! The index is a plain vector of (passage, vector) pairs scored by cosine
 //! similarity: enough for a few thousand passages. A real knowledge base
@@ -14,7 +18,32 @@
 use golem_io::embed::cosine;
 use golem_io::testing::{FnModel, TestEmbedder};
 use golem_io::{Agent, EmbedRequest, Embedder, Response, Role, Tool, ToolCall, ToolContext, ToolError};
+use golem_providers::{Gemini, OpenAi};
 use std::sync::Arc;
+
+/// A provider's embeddings client when the environment names one, else
+/// the offline test embedder; with a label saying which.
+fn embedder() -> Result<(Arc<dyn Embedder>, String), Box<dyn std::error::Error>> {
+    let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+    let (openai_key, openai_url) = (var("OPENAI_API_KEY"), var("OPENAI_BASE_URL"));
+    if openai_key.is_some() || openai_url.is_some() {
+        let model = var("OPENAI_EMBEDDING_MODEL").unwrap_or_else(|| "text-embedding-3-small".into());
+        let mut builder = OpenAi::builder().model(&model);
+        if let Some(key) = openai_key {
+            builder = builder.api_key(key);
+        }
+        if let Some(url) = openai_url {
+            builder = builder.base_url(url);
+        }
+        return Ok((Arc::new(builder.build()?), format!("{model} (OpenAI-compatible)")));
+    }
+    if let Some(key) = var("GEMINI_API_KEY") {
+        let client = Gemini::builder().model("gemini-embedding-001").api_key(key).build()?;
+        return Ok((Arc::new(client), "gemini-embedding-001 (Gemini)".into()));
+    }
+    let offline = "the offline TestEmbedder (set OPENAI_API_KEY, OPENAI_BASE_URL or GEMINI_API_KEY for a real one)";
+    Ok((Arc::new(TestEmbedder::new(256)), offline.into()))
+}
 
 /// Passages and their vectors, searched by cosine similarity.
 struct Index {
@@ -68,7 +97,8 @@ const CORPUS: &[&str] = &[
 ];
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let embedder: Arc<dyn Embedder> = Arc::new(TestEmbedder::new(256));
+    let (embedder, label) = embedder()?;
+    println!("embedder: {label}");
     let index = Index::build(embedder, CORPUS)?;
     println!("indexed {} passages", index.passages.len());
 

@@ -150,6 +150,61 @@ impl RetryPolicy {
         self
     }
 
+    /// The wait after failed attempt `attempt` (1-based) given the
+    /// provider's Retry-After `hint`: the rule the run machine applies
+    /// between model-call attempts (SPEC RETRY-02, RETRY-03), for callers
+    /// that retry outside a run (the embedding clients). `seed` spreads the
+    /// wait when [`jitter`](Self::jitter) is on; without jitter it is
+    /// ignored.
+    ///
+    /// ```
+    /// use golem_core::RetryPolicy;
+    /// use std::time::Duration;
+    ///
+    /// let policy = RetryPolicy::new().max_attempts(3);
+    /// assert_eq!(policy.delay(1, None, 0), Duration::from_millis(500));
+    /// assert_eq!(policy.delay(2, Some(Duration::from_secs(3)), 0), Duration::from_secs(3));
+    /// assert_eq!(policy.delay(1, Some(Duration::from_secs(900)), 0), Duration::from_secs(600));
+    /// ```
+    pub fn delay(&self, attempt: u32, hint: Option<Duration>, seed: u64) -> Duration {
+        self.delay_in_run(crate::jitter::Source::Seed(seed), u64::from(attempt), attempt, hint).0
+    }
+
+    /// [`delay`](Self::delay) inside a run: `draw` numbers the run's
+    /// retries so each gets its own jitter from the run's jitter `source`
+    /// (see [`jitter`](crate::jitter)). Also says whether the provider's
+    /// hint set the wait: a hinted wait is never cut short by golem (SPEC
+    /// TIME-02).
+    pub(crate) fn delay_in_run(
+        &self,
+        source: crate::jitter::Source,
+        draw: u64,
+        attempt: u32,
+        hint: Option<Duration>,
+    ) -> (Duration, bool) {
+        let (base, hint_counts) = match &self.backoff {
+            Backoff::Exponential => (Backoff::exponential(attempt), true),
+            Backoff::Table { delays } => {
+                let idx = usize::try_from(attempt.saturating_sub(1)).unwrap_or(usize::MAX);
+                let d = delays.get(idx).or(delays.last()).copied().unwrap_or(Duration::ZERO);
+                (d, self.honor_retry_after)
+            }
+        };
+        let base = if self.jitter && !base.is_zero() {
+            // ±25 %: factor in [0.75, 1.25).
+            base.mul_f64(0.75 + source.unit(draw) * 0.5)
+        } else {
+            base
+        };
+        match hint {
+            // A hint above the ceiling is never slept: wait the ceiling
+            // (SPEC RETRY-03, TIME-02).
+            Some(h) if hint_counts && h > self.max_retry_after => (self.max_retry_after, true),
+            Some(h) if hint_counts && h >= base => (h, true),
+            _ => (base, false),
+        }
+    }
+
     /// The recommended preset: 4 attempts with jittered exponential backoff,
     /// streamed turns discarded and retried like plain ones (SPEC RETRY-06),
     /// 2 tool corrections and 1 output correction. It bounds attempts, not

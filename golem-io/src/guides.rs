@@ -30,6 +30,10 @@ pub struct StructuredOutput;
 #[doc = include_str!("../../docs/guides/self-correction.md")]
 pub struct SelfCorrection;
 
+/// `docs/guides/embeddings.md`
+#[doc = include_str!("../../docs/guides/embeddings.md")]
+pub struct Embeddings;
+
 /// `docs/guides/retries.md`
 #[doc = include_str!("../../docs/guides/retries.md")]
 pub struct Retries;

@@ -44,6 +44,7 @@
 //! ```
 
 use crate::http::{HttpRequest, HttpResponseHead};
+use golem_core::embed::{EmbedRequest, Embeddings};
 use golem_core::message::{Message, Role};
 use golem_core::model::{Capabilities, Delta, ModelError, Request, Response};
 use std::time::SystemTime;
@@ -125,6 +126,53 @@ pub trait TokenCounting: HttpCodec {
 
     /// The count from a whole response, or the classified error.
     fn decode_count_tokens(&self, head: &HttpResponseHead, body: &[u8]) -> Result<u64, ModelError>;
+}
+
+/// A codec whose provider embeds texts (SPEC EXTRA-02): OpenAI and the
+/// compatible presets, Azure, Gemini and Bedrock (Titan and Cohere embed
+/// models). Every [`Client`](crate::client::Client) over such a codec is a
+/// golem [`Embedder`](golem_core::embed::Embedder) and
+/// [`AsyncEmbedder`](golem_core::embed::AsyncEmbedder): the client refuses
+/// an empty request, splits it to [`Self::embed_batch_limit`], retries
+/// each batch and joins the answers.
+///
+/// ```
+/// use golem_providers::codec::EmbedCodec;
+/// use golem_providers::http::HttpResponseHead;
+/// use golem_providers::openai::{Codec, Config, Preset};
+/// use golem_core::embed::EmbedRequest;
+///
+/// let codec = Codec::new(Config::builder(Preset::openai(), "text-embedding-3-small").api_key("sk-test").build()?);
+/// let request = EmbedRequest::documents(["hello"]).with_dimensions(2);
+/// let http = codec.encode_embed(&request)?;
+/// assert_eq!(http.url, "https://api.openai.com/v1/embeddings");
+///
+/// let body = br#"{"data":[{"index":0,"embedding":[0.6,0.8]}],"model":"m","usage":{"prompt_tokens":1}}"#;
+/// let answer = codec.decode_embed(&request, &HttpResponseHead::new(200, vec![]), body)?;
+/// assert_eq!(answer.vectors, [vec![0.6, 0.8]]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub trait EmbedCodec: HttpCodec {
+    /// The most inputs one call may carry: the provider's documented limit
+    /// for the configured model (OpenAI 2048, Gemini 100, Cohere 96, Titan
+    /// 1).
+    fn embed_batch_limit(&self) -> usize;
+
+    /// The request embedding every input of `request` (one batch: at most
+    /// [`Self::embed_batch_limit`] inputs), authorized afterwards like any
+    /// other (see [`HttpCodec::authorize`]).
+    fn encode_embed(&self, request: &EmbedRequest) -> Result<HttpRequest, ModelError>;
+
+    /// The vectors of a whole response to `request`, checked: one per
+    /// input, all of one non-zero length (the asked `dimensions`, if any),
+    /// finite — anything else is a decode error. A non-2xx `head` yields
+    /// the classified error.
+    fn decode_embed(
+        &self,
+        request: &EmbedRequest,
+        head: &HttpResponseHead,
+        body: &[u8],
+    ) -> Result<Embeddings, ModelError>;
 }
 
 /// The turn a response to `messages` answers: the assistant messages

@@ -174,6 +174,44 @@ pub fn bedrock_response(data: &[u8]) {
     let _ = crate::codec::HttpCodec::decode(&codec, &request, &head, body);
 }
 
+/// The embeddings decoders (OpenAI `/embeddings`, Gemini
+/// `batchEmbedContents`, Bedrock Titan and Cohere) on arbitrary bytes: the
+/// first byte picks the family and the number of inputs asked, the second
+/// the status. Never a panic; an answer accepted is one finite vector per
+/// input, all of one non-zero length.
+#[cfg(all(feature = "openai", feature = "gemini", feature = "bedrock"))]
+pub fn embeddings(data: &[u8]) {
+    use crate::codec::EmbedCodec;
+    use golem_core::embed::EmbedRequest;
+
+    let (pick, rest) = data.split_first().map_or((0, data), |(first, rest)| (*first, rest));
+    let (code, body) = rest.split_first().map_or((0, rest), |(first, rest)| (*first, rest));
+    let status = if code < 192 { 200 } else { 208 + u16::from(code) };
+    let inputs = 1 + usize::from(pick / 4 % 4);
+    let request = EmbedRequest::documents((0..inputs).map(|i| format!("text {i}")));
+    let head = HttpResponseHead::new(status, vec![("x-amzn-bedrock-input-token-count".into(), "7".into())]);
+    let bedrock = |model: &str| {
+        let credentials = crate::sigv4::Credentials::new("AKIDFUZZ", "fuzz-secret");
+        let config = crate::bedrock::Config::builder("us-east-1", model)
+            .credentials(credentials)
+            .build()
+            .unwrap_or_else(|e| panic!("fixture config: {e}"));
+        crate::bedrock::Codec::new(config)
+    };
+    let answer = match pick % 4 {
+        0 => fixture().0.decode_embed(&request, &head, body),
+        1 => gemini_fixture().0.decode_embed(&request, &head, body),
+        2 => bedrock("amazon.titan-embed-text-v2:0").decode_embed(&request, &head, body),
+        _ => bedrock("cohere.embed-english-v3").decode_embed(&request, &head, body),
+    };
+    if let Ok(answer) = answer {
+        assert_eq!(answer.vectors.len(), inputs, "one vector per input");
+        let width = answer.vectors[0].len();
+        assert!(width > 0 && answer.vectors.iter().all(|v| v.len() == width), "vectors of one non-zero length");
+        assert!(answer.vectors.iter().flatten().all(|x| x.is_finite()), "finite values");
+    }
+}
+
 /// The Gemini stream decoder (SSE or JSON-array framing): whole input
 /// versus two chunks, and the deltas of a successful stream assemble to
 /// its response.

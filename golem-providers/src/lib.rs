@@ -128,7 +128,7 @@ pub mod tuning;
 
 #[cfg(any(feature = "openai", feature = "azure"))]
 pub use chat_completions::Tuning;
-pub use codec::{HttpCodec, StreamDecoder, TokenCounting};
+pub use codec::{EmbedCodec, HttpCodec, StreamDecoder, TokenCounting};
 #[cfg(any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini", feature = "anthropic"))]
 pub use config::ConfigError;
 pub use secret::Secret;

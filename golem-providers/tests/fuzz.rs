@@ -237,6 +237,7 @@ proptest! {
         golem_providers::fuzzing::bedrock_stream(&data);
         golem_providers::fuzzing::bedrock_events(&data);
         golem_providers::fuzzing::bedrock_response(&data);
+        golem_providers::fuzzing::embeddings(&data);
     }
 
     /// Bedrock event lines shaped like real ones, through the structured

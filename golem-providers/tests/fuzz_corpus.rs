@@ -38,5 +38,6 @@ seed_tests!(
     gemini_stream,
     gemini_response,
     anthropic_stream,
-    anthropic_response
+    anthropic_response,
+    embeddings
 );

@@ -38,6 +38,8 @@ mod client_builder;
 mod client_openai;
 mod config;
 mod decode;
+mod embeddings_client;
+mod embeddings_recorded;
 mod encode;
 mod encode_reuse;
 mod error_kinds;

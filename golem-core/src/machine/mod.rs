@@ -8,7 +8,8 @@
 //! [`Input::Tick`].
 //!
 //! The policy of a run lives here, split by concern into private modules:
-//! `model_call` (turns, attempts, fallback, backoff), `batch` (tool
+//! `model_call` (turns, attempts, fallback, backoff: the wait itself is
+//! `RetryPolicy::delay`'s rule), `batch` (tool
 //! batches), `output` (decoding and correction rounds), `resume` (the
 //! preamble and deferred resolutions) and `cancel`.
 

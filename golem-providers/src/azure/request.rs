@@ -5,14 +5,20 @@
 //! header.
 
 use super::config::{Auth, AzureOptions, Config};
-use crate::chat_completions::{ChatFamily, Dialect, Endpoint};
+use crate::chat_completions::{ChatFamily, Dialect, EmbedRoute, Endpoint};
 use crate::percent;
 use crate::secret::Secret;
+use golem_core::model::ModelError;
 
 /// The chat-completions URL of the configured deployment.
 pub fn url(config: &Config) -> String {
+    deployment_url(config, "chat/completions")
+}
+
+/// The URL of `operation` on the configured deployment.
+fn deployment_url(config: &Config, operation: &str) -> String {
     format!(
-        "{}/openai/deployments/{}/chat/completions?api-version={}",
+        "{}/openai/deployments/{}/{operation}?api-version={}",
         config.endpoint(),
         percent::encode(config.deployment()),
         percent::encode(config.api_version())
@@ -35,5 +41,20 @@ impl ChatFamily for AzureOptions {
 
     fn dialect(config: &Config) -> &Dialect {
         config.dialect()
+    }
+
+    /// The deployment's `embeddings` (the deployment names the model), or
+    /// with api-version `v1` the v1 API of Azure AI Foundry:
+    /// `{endpoint}/openai/v1/embeddings` with the model (the deployment
+    /// setting) in the body.
+    fn embed_route(config: &Config) -> Result<EmbedRoute, ModelError> {
+        Ok(if config.api_version() == "v1" {
+            EmbedRoute::new(
+                format!("{}/openai/v1/embeddings", config.endpoint()),
+                Some(config.deployment().to_string()),
+            )
+        } else {
+            EmbedRoute::new(deployment_url(config, "embeddings"), None)
+        })
     }
 }

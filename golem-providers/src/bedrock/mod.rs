@@ -34,6 +34,7 @@
 
 mod config;
 mod credentials;
+mod embed;
 mod media;
 mod request;
 mod response;
@@ -43,6 +44,7 @@ mod tuning;
 pub use crate::config::{ConfigError, Thinking};
 pub use config::{BedrockOptions, Config, ConfigBuilder, ENV_VARS, REQUIRED_ENV_VARS, SERVICE};
 pub use credentials::{CredentialsError, CredentialsProvider};
+pub use embed::{cohere_input_type, decode_embed_body, encode_embed_body, EmbedModel, COHERE_BATCH_LIMIT};
 pub use request::{encode_body, encode_count_tokens_body};
 use response::scrubbed;
 pub use response::{content_deltas, decode_body, error_from_response, finish_reason, usage};

@@ -24,6 +24,36 @@ pub trait ChatFamily: Options<Codec = ChatCodec<Self>, Extras = super::ChatExtra
 
     /// The dialect in force.
     fn dialect(config: &Config<Self>) -> &Dialect;
+
+    /// Where embeddings requests go and their shape (SPEC EXTRA-02); an
+    /// `Unsupported` error for a service without an embeddings endpoint.
+    fn embed_route(config: &Config<Self>) -> Result<EmbedRoute, ModelError>;
+}
+
+/// Where a family's `/embeddings` requests go and how their body is shaped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct EmbedRoute {
+    /// The URL, query included.
+    pub url: String,
+    /// The `model` the body names; `None` where the URL names a deployment.
+    pub model: Option<String>,
+    /// Ask for `encoding_format: base64` (little-endian `f32`s: a fifth of
+    /// the bytes of decimal text) rather than the default floats.
+    pub base64: bool,
+}
+
+impl EmbedRoute {
+    /// Requests to `url` naming `model` in the body, vectors as floats.
+    pub fn new(url: String, model: Option<String>) -> Self {
+        EmbedRoute { url, model, base64: false }
+    }
+
+    /// Builder-style: ask for base64 vectors.
+    pub fn with_base64(mut self, base64: bool) -> Self {
+        self.base64 = base64;
+        self
+    }
 }
 
 /// Where every request of a codec goes, and the header that
@@ -65,6 +95,16 @@ impl<O: ChatFamily> ChatCodec<O> {
         &self.config
     }
 
+    /// A JSON POST to `url` with the codec's credential and the config's
+    /// extra headers.
+    pub(super) fn post(&self, url: String, body: Vec<u8>, stream: bool) -> HttpRequest {
+        let mut http = HttpRequest::post_json(url, body, stream);
+        if let Some((name, value)) = &self.endpoint.auth {
+            http = http.with_header(*name, HeaderValue::Secret(value.clone()));
+        }
+        http.with_headers(self.config.headers())
+    }
+
     /// The classified error for a non-2xx response (SPEC PROV-COMMON-04).
     pub fn error(&self, head: &HttpResponseHead, body: &[u8]) -> ModelError {
         wire_error::from_response(head, body, self.config.api_key())
@@ -81,11 +121,7 @@ impl<O: ChatFamily> HttpCodec for ChatCodec<O> {
         let config = &self.config;
         let model = O::names_model().then(|| config.model());
         let body = encode_body_reusing(request, model, config.tuning(), O::dialect(config), stream, &self.cache)?;
-        let mut http = HttpRequest::post_json(self.endpoint.url.clone(), body, stream);
-        if let Some((name, value)) = &self.endpoint.auth {
-            http = http.with_header(*name, HeaderValue::Secret(value.clone()));
-        }
-        Ok(http.with_headers(config.headers()))
+        Ok(self.post(self.endpoint.url.clone(), body, stream))
     }
 
     fn decode(&self, request: &Request, head: &HttpResponseHead, body: &[u8]) -> Result<Response, ModelError> {

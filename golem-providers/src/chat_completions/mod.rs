@@ -10,6 +10,7 @@
 
 mod chunk;
 mod codec;
+mod embed;
 mod envelope;
 pub mod error;
 pub mod ids;
@@ -23,7 +24,8 @@ mod tools_cache;
 pub mod tuning;
 mod wire;
 
-pub use codec::{ChatCodec, ChatFamily, Endpoint};
+pub use codec::{ChatCodec, ChatFamily, EmbedRoute, Endpoint};
+pub use embed::{decode_embeddings, encode_embeddings, OPENAI_BATCH_LIMIT};
 pub use request::encode_body;
 pub use response::{decode_body, DecodeContext};
 pub use stream::ChatStream;

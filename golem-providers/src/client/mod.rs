@@ -8,7 +8,9 @@
 //! absent. [`OpenAi`] (OpenAI and every OpenAI-compatible preset, feature
 //! `openai`), [`AzureOpenAi`] (feature `azure`), [`Bedrock`] (feature
 //! `bedrock`), [`Gemini`] (feature `gemini`) and [`Anthropic`] (feature
-//! `anthropic`) are its instances.
+//! `anthropic`) are its instances. Over a codec that embeds
+//! ([`EmbedCodec`](crate::codec::EmbedCodec): OpenAI, Azure, Gemini,
+//! Bedrock) it is also a golem `Embedder` and `AsyncEmbedder`.
 //!
 //! A call succeeds or fails as a unit. Transport faults, resets, bodies cut
 //! after the head, undecodable JSON, malformed SSE lines and streams
@@ -17,8 +19,10 @@
 //! A streamed request answered with a plain JSON body is a decode error
 //! that says the server did not stream, and is not retried (another
 //! attempt would get the same answer).
-//! Clients never retry by themselves: the run machine does, so a retry
-//! never re-runs a tool. Every attempt is bounded by the machine's
+//! Model calls are never retried by the client: the run machine does, so a
+//! retry never re-runs a tool. (Embedding calls, which have no run around
+//! them, are retried by the client by the same kind of policy: see
+//! [`Client::embed_retry`].) Every attempt is bounded by the machine's
 //! model-call deadline (SPEC RETRY-07) and by the transport's own connect
 //! and read timeouts.
 //!
@@ -46,8 +50,10 @@
 #[cfg(any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini", feature = "anthropic"))]
 mod builder;
 mod call;
+mod embed;
 
 use call::Call;
+pub use embed::default_embed_retry;
 #[cfg(any(feature = "anthropic", feature = "gemini", feature = "bedrock"))]
 mod count_tokens;
 #[cfg(any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini", feature = "anthropic"))]
@@ -97,6 +103,7 @@ use std::sync::Arc;
 /// implementation.
 pub struct Client<C> {
     codec: C,
+    embed_retry: golem_core::RetryPolicy,
     #[cfg(feature = "blocking")]
     blocking: Arc<dyn Transport>,
     #[cfg(feature = "async")]
@@ -108,6 +115,7 @@ impl<C: HttpCodec> Client<C> {
     pub fn with_codec(codec: C) -> Self {
         Client {
             codec,
+            embed_retry: embed::default_embed_retry(),
             #[cfg(feature = "blocking")]
             blocking: shared_blocking(),
             #[cfg(feature = "async")]
@@ -193,6 +201,7 @@ impl<C: Clone> Clone for Client<C> {
     fn clone(&self) -> Self {
         Client {
             codec: self.codec.clone(),
+            embed_retry: self.embed_retry.clone(),
             #[cfg(feature = "blocking")]
             blocking: Arc::clone(&self.blocking),
             #[cfg(feature = "async")]

@@ -33,6 +33,7 @@
 
 mod answer;
 mod config;
+mod embed;
 mod json_array;
 mod media;
 mod metadata;
@@ -45,6 +46,7 @@ mod tuning;
 
 pub use crate::config::ConfigError;
 pub use config::{Config, ConfigBuilder, GeminiOptions, API_VERSION, DEFAULT_BASE_URL, DEFAULT_MODEL, ENV_VARS};
+pub use embed::{decode_embed_body, encode_embed_body, task_type, BATCH_LIMIT};
 pub use metadata::{finish_reason, usage};
 pub use request::{encode_body, encode_count_tokens_body};
 pub use response::decode_body;

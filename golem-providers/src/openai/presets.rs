@@ -185,6 +185,24 @@ impl Preset {
         Preset::all().into_iter().find(|p| p.name.eq_ignore_ascii_case(name))
     }
 
+    /// Whether the service has an OpenAI-shaped `/embeddings` endpoint
+    /// (OpenAI, OpenRouter, Mistral, Fireworks, Together, Cohere's
+    /// compatibility API, vLLM, Ollama, LM Studio; a llama.cpp server
+    /// started with `--embeddings` is reached through a custom base URL on
+    /// the default preset). Groq, DeepSeek, xAI, Perplexity and Cerebras
+    /// have none: an embeddings request to them is refused before it is
+    /// sent.
+    ///
+    /// ```
+    /// use golem_providers::openai::Preset;
+    ///
+    /// assert!(Preset::ollama().serves_embeddings());
+    /// assert!(!Preset::groq().serves_embeddings());
+    /// ```
+    pub fn serves_embeddings(&self) -> bool {
+        !matches!(self.name, "groq" | "deepseek" | "xai" | "perplexity" | "cerebras")
+    }
+
     /// What a client on this preset reports (SPEC MODEL-03).
     pub fn capabilities(&self) -> golem_core::model::Capabilities {
         self.dialect.capabilities()
