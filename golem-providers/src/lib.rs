@@ -83,6 +83,7 @@
     feature = "bedrock",
     feature = "gemini",
     feature = "anthropic",
+    feature = "responses",
     feature = "blocking",
     feature = "async"
 ))]
@@ -94,18 +95,39 @@ pub mod anthropic;
 pub mod azure;
 #[cfg(feature = "bedrock")]
 pub mod bedrock;
-#[cfg(any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini", feature = "anthropic"))]
+#[cfg(any(
+    feature = "openai",
+    feature = "azure",
+    feature = "bedrock",
+    feature = "gemini",
+    feature = "anthropic",
+    feature = "responses"
+))]
 mod blocks;
-#[cfg(any(feature = "openai", feature = "azure"))]
+#[cfg(any(feature = "openai", feature = "azure", feature = "responses"))]
 pub mod chat_completions;
 pub mod classify;
 pub mod codec;
-#[cfg(any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini", feature = "anthropic"))]
+#[cfg(any(
+    feature = "openai",
+    feature = "azure",
+    feature = "bedrock",
+    feature = "gemini",
+    feature = "anthropic",
+    feature = "responses"
+))]
 pub mod config;
-#[cfg(any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini", feature = "anthropic"))]
+#[cfg(any(
+    feature = "openai",
+    feature = "azure",
+    feature = "bedrock",
+    feature = "gemini",
+    feature = "anthropic",
+    feature = "responses"
+))]
 pub mod decoder;
 // The codecs that reuse encoded history prefixes (issue 20).
-#[cfg(any(feature = "openai", feature = "azure"))]
+#[cfg(any(feature = "openai", feature = "azure", feature = "responses"))]
 mod encoded_prefix;
 #[cfg(feature = "bedrock")]
 pub mod eventstream;
@@ -118,18 +140,34 @@ pub mod http_date;
 #[cfg(feature = "openai")]
 pub mod openai;
 pub mod percent;
+#[cfg(feature = "responses")]
+pub mod responses;
 pub mod retry_after;
 pub mod secret;
 #[cfg(feature = "bedrock")]
 pub mod sigv4;
 pub mod sse;
-#[cfg(any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini", feature = "anthropic"))]
+#[cfg(any(
+    feature = "openai",
+    feature = "azure",
+    feature = "bedrock",
+    feature = "gemini",
+    feature = "anthropic",
+    feature = "responses"
+))]
 pub mod tuning;
 
-#[cfg(any(feature = "openai", feature = "azure"))]
+#[cfg(any(feature = "openai", feature = "azure", feature = "responses"))]
 pub use chat_completions::Tuning;
 pub use codec::{HttpCodec, StreamDecoder, TokenCounting};
-#[cfg(any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini", feature = "anthropic"))]
+#[cfg(any(
+    feature = "openai",
+    feature = "azure",
+    feature = "bedrock",
+    feature = "gemini",
+    feature = "anthropic",
+    feature = "responses"
+))]
 pub use config::ConfigError;
 pub use secret::Secret;
 #[cfg(any(feature = "blocking", feature = "async"))]
@@ -146,12 +184,21 @@ pub use client::Bedrock;
 pub use client::Client;
 #[cfg(all(
     any(feature = "blocking", feature = "async"),
-    any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini", feature = "anthropic")
+    any(
+        feature = "openai",
+        feature = "azure",
+        feature = "bedrock",
+        feature = "gemini",
+        feature = "anthropic",
+        feature = "responses"
+    )
 ))]
 pub use client::ClientBuilder;
 #[cfg(all(feature = "gemini", any(feature = "blocking", feature = "async")))]
 pub use client::Gemini;
 #[cfg(all(feature = "openai", any(feature = "blocking", feature = "async")))]
 pub use client::OpenAi;
+#[cfg(all(feature = "responses", any(feature = "blocking", feature = "async")))]
+pub use client::OpenAiResponses;
 #[cfg(any(feature = "blocking", feature = "async"))]
 pub use transport::{Proxy, TransportConfig};

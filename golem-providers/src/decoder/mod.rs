@@ -166,7 +166,7 @@ fn not_streamed(head: &crate::http::HttpResponseHead, body: &[u8]) -> ModelError
 /// Invalid UTF-8 at the very end is a character cut in two: the stream
 /// was truncated, not garbled; invalid UTF-8 elsewhere is damage (a
 /// retryable decode error); a line past its bound is not.
-#[cfg(any(feature = "anthropic", feature = "gemini"))]
+#[cfg(any(feature = "anthropic", feature = "gemini", feature = "responses"))]
 pub(crate) fn sse_failure(error: &crate::sse::SseError, ended: bool, unit: &str) -> ModelError {
     use crate::sse::SseError;
     match error {
@@ -182,7 +182,7 @@ pub(crate) fn sse_failure(error: &crate::sse::SseError, ended: bool, unit: &str)
 /// JSON that does not parse: cut short at the end of the body, the stream
 /// was truncated inside its last `unit`; anywhere else it is damage (a
 /// retryable decode error at `stage`).
-#[cfg(any(feature = "anthropic", feature = "gemini"))]
+#[cfg(any(feature = "anthropic", feature = "gemini", feature = "responses"))]
 pub(crate) fn invalid_json(error: &serde_json::Error, ended: bool, stage: &str, unit: &str) -> ModelError {
     if error.is_eof() && ended {
         ModelError::new(
