@@ -292,7 +292,7 @@ macro_rules! configured {
         $crate::config::configured!($codec, $options);
     };
 }
-#[cfg(any(feature = "anthropic", feature = "gemini", feature = "bedrock"))]
+#[cfg(any(feature = "anthropic", feature = "gemini", feature = "bedrock", feature = "responses"))]
 pub(crate) use configured;
 
 /// Implements [`Reasons`] for a family's options `$options`, which hold
