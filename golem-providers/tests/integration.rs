@@ -55,6 +55,7 @@ mod no_choices;
 mod not_streamed;
 mod openapi;
 mod recorded;
+mod responses_client;
 mod responses_codec;
 mod responses_recorded;
 mod retry_after;
