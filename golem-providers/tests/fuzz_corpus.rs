@@ -38,5 +38,7 @@ seed_tests!(
     gemini_stream,
     gemini_response,
     anthropic_stream,
-    anthropic_response
+    anthropic_response,
+    responses_stream,
+    responses_response
 );
