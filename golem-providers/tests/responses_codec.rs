@@ -353,3 +353,47 @@ fn azure_gets_its_v1_url_and_api_key_header_or_a_bearer_token() {
     assert!(Config::builder("gpt-oss").base_url("http://localhost:8000/v1").build().is_ok());
     assert!(Config::builder("gpt-5").build().is_err());
 }
+
+/// `chain_responses`: a history that continues an answer this codec
+/// decoded (plain or streamed) sends its id and what follows; any other
+/// history goes whole.
+#[test]
+fn a_chained_codec_continues_its_own_answers_and_sends_any_other_history_whole() {
+    let config = Config::builder("gpt-5").api_key("k").chain_responses(true).build().unwrap();
+    assert!(config.store());
+    let chained = Codec::new(config);
+    let call = json!({"type": "function_call", "call_id": "call_1", "name": "f", "arguments": "{}"});
+    let answer = json!({"id": "resp_A", "status": "completed", "output": [call]});
+    for streamed in [false, true] {
+        let codec = chained.clone();
+        let first = hello();
+        let response = if streamed {
+            let body = stream(&[json!({"type": "response.completed", "response": answer})]);
+            run_stream(&codec, &first, &ok(), [body]).1.unwrap()
+        } else {
+            codec.decode(&first, &ok(), answer.to_string().as_bytes()).unwrap()
+        };
+        // What a run keeps is stamped with its ids: they do not count.
+        let mut kept = response.message.clone();
+        kept.run_id = golem_core::Id::from("run-1");
+        let next = Request::new(vec![Message::user("hi"), kept, Message::tool_result("call_1", "f", "42")]);
+        let body = body_of(&codec, &next);
+        assert_eq!(body["previous_response_id"], "resp_A", "streamed: {streamed}");
+        assert_eq!(body["input"], json!([{"type": "function_call_output", "call_id": "call_1", "output": "42"}]));
+        assert_eq!(body["store"], true);
+        // Another history — an edited first message — goes whole.
+        let edited = Request::new(vec![
+            Message::user("hello"),
+            response.message.clone(),
+            Message::tool_result("call_1", "f", "42"),
+        ]);
+        let body = body_of(&codec, &edited);
+        assert!(body.get("previous_response_id").is_none());
+        assert_eq!(body["input"].as_array().unwrap().len(), 3);
+    }
+    // Without chaining nothing is remembered.
+    let plain = codec();
+    let response = plain.decode(&hello(), &ok(), answer.to_string().as_bytes()).unwrap();
+    let next = Request::new(vec![Message::user("hi"), response.message, Message::tool_result("call_1", "f", "42")]);
+    assert!(body_of(&plain, &next).get("previous_response_id").is_none());
+}

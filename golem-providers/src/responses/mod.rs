@@ -41,6 +41,7 @@
 //! assert!(response.message.thinking[0].signature.contains("gAAA"));
 //! ```
 
+mod chain;
 mod config;
 mod error;
 mod items;
@@ -63,6 +64,7 @@ pub use tuning::{ResponsesExtras, Tuning};
 use crate::codec::{response_turn, HttpCodec};
 use crate::http::{HeaderValue, HttpRequest, HttpResponseHead};
 use golem_core::model::{Capabilities, ModelError, Request, Response};
+use std::sync::Arc;
 
 /// The codec family stamped on the thinking blocks this codec produced
 /// (SPEC MSG-04, THINK-04): only these, and blocks of no family that carry
@@ -73,9 +75,21 @@ pub const FAMILY: &str = "openai-responses";
 #[derive(Clone, Debug)]
 pub struct Codec {
     config: Config,
+    /// The answers decoded, when chaining them (shared by clones).
+    chain: chain::Chain,
 }
 
 impl Codec {
+    /// A codec for `config`.
+    pub fn new(config: Config) -> Self {
+        Codec { config, chain: chain::Chain::default() }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
     /// The classified error for a non-2xx response.
     pub fn error(&self, head: &HttpResponseHead, body: &[u8]) -> ModelError {
         error_from_response(head, body, self.config.api_key())
@@ -86,7 +100,10 @@ impl HttpCodec for Codec {
     type Stream = ResponsesStream;
 
     fn encode(&self, request: &Request, stream: bool) -> Result<HttpRequest, ModelError> {
-        let body = request::encode(request, &self.config, stream, None)?;
+        let continued = self.config.chains().then(|| self.chain.continued(&request.messages)).flatten();
+        let continuing =
+            continued.as_ref().map(|(id, from)| request::Continuing { response_id: id.as_str(), from: *from });
+        let body = request::encode(request, &self.config, stream, continuing)?;
         let mut http = HttpRequest::post_json(self.config.url(), body, stream);
         if let Some((name, value)) = self.config.auth() {
             http = http.with_header(name, HeaderValue::Secret(value));
@@ -95,11 +112,22 @@ impl HttpCodec for Codec {
     }
 
     fn decode(&self, request: &Request, head: &HttpResponseHead, body: &[u8]) -> Result<Response, ModelError> {
-        decode_body(head, body, response_turn(&request.messages), self.config.api_key())
+        if !self.config.chains() {
+            return decode_body(head, body, response_turn(&request.messages), self.config.api_key());
+        }
+        let (response, id) = response::decode(head, body, response_turn(&request.messages), self.config.api_key())?;
+        if let Some(id) = id {
+            self.chain.remember(&request.messages, response.message.clone(), &id);
+        }
+        Ok(response)
     }
 
     fn stream_decoder(&self, request: &Request, head: &HttpResponseHead) -> ResponsesStream {
-        ResponsesStream::new(head, response_turn(&request.messages), self.config.api_key().cloned())
+        let stream = ResponsesStream::new(head, response_turn(&request.messages), self.config.api_key().cloned());
+        if !self.config.chains() {
+            return stream;
+        }
+        stream.remembering(self.chain.clone(), Arc::clone(&request.messages))
     }
 
     /// A native output schema next to tools, and forced tool choice: the
@@ -109,4 +137,4 @@ impl HttpCodec for Codec {
     }
 }
 
-crate::config::configured!(Codec, ResponsesOptions, and new);
+crate::config::configured!(Codec, ResponsesOptions);

@@ -41,6 +41,16 @@ pub fn decode_body(
     turn: usize,
     key: Option<&Secret>,
 ) -> Result<Response, ModelError> {
+    decode(head, body, turn, key).map(|(response, _)| response)
+}
+
+/// [`decode_body`], and the response's id.
+pub(crate) fn decode(
+    head: &HttpResponseHead,
+    body: &[u8],
+    turn: usize,
+    key: Option<&Secret>,
+) -> Result<(Response, Option<String>), ModelError> {
     if !head.is_success() {
         return Err(error_from_response(head, body, key));
     }
@@ -63,7 +73,8 @@ pub fn decode_body(
     }
     items.close(None, &mut deltas).map_err(fail)?;
     let outcome = Outcome { usage: usage(value.get("usage")), finish_reason: items.finish_reason(&value) };
-    book.whole(deltas, outcome)
+    let id = value.get("id").and_then(Value::as_str).map(str::to_string);
+    Ok((book.whole(deltas, outcome)?, id))
 }
 
 /// A response that failed, or an error object in place of one.

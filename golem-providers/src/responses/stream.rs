@@ -18,6 +18,7 @@
 //! undecodable event is a retryable decode error, like a dropped
 //! connection. The bookkeeping is the shared [`Stream`]'s.
 
+use super::chain::Chain;
 use super::error::in_band;
 use super::items::Items;
 use super::response::usage;
@@ -27,8 +28,10 @@ use crate::decoder::{invalid_json, sse_failure, Book, Outcome, Parser, Stream};
 use crate::http::HttpResponseHead;
 use crate::secret::Secret;
 use crate::sse::SseDecoder;
+use golem_core::message::Message;
 use golem_core::model::{ModelError, ModelErrorKind};
 use serde_json::Value;
+use std::sync::Arc;
 
 /// The incremental decoder for one streamed Responses answer.
 ///
@@ -57,9 +60,16 @@ impl ResponsesStream {
             items: Items::new(turn, key.clone()),
             key: key.clone(),
             outcome: None,
-            response_id: None,
+            remember: None,
         };
         Stream::with_parser(parser, Book::new(head, FAMILY, key))
+    }
+
+    /// This decoder telling `chain` of the answer to `history` once the
+    /// stream completes it.
+    pub(crate) fn remembering(mut self, chain: Chain, history: Arc<Vec<Message>>) -> Self {
+        self.parser.remember = Some((chain, history));
+        self
     }
 }
 
@@ -71,8 +81,8 @@ pub struct EventParser {
     key: Option<Secret>,
     /// Set by the terminal event.
     outcome: Option<Outcome>,
-    /// The id of the finished response.
-    pub(crate) response_id: Option<String>,
+    /// Where to remember the answer, and the history it answers.
+    remember: Option<(Chain, Arc<Vec<Message>>)>,
 }
 
 impl Parser for EventParser {
@@ -144,11 +154,16 @@ impl EventParser {
                     decode_error("stream event", &format!("{} without a response", text("type")), false, key)
                 })?;
                 self.items.close(response.get("output"), out)?;
-                self.response_id = response.get("id").and_then(Value::as_str).map(str::to_string);
                 self.outcome = Some(Outcome {
                     usage: usage(response.get("usage")),
                     finish_reason: self.items.finish_reason(response),
                 });
+                deltas.into_iter().try_for_each(|delta| book.emit(delta, "stream event"))?;
+                let id = response.get("id").and_then(Value::as_str);
+                if let (Some((chain, history)), Some(id)) = (&self.remember, id) {
+                    chain.remember(history, book.assembler.snapshot(), id);
+                }
+                return Ok(());
             }
             "response.failed" => {
                 let response = event.get("response").unwrap_or(&Value::Null);
