@@ -27,7 +27,9 @@
 //!
 //! Providers: [`openai`] (OpenAI and the OpenAI-compatible presets) and
 //! [`azure`] (Azure OpenAI deployments), both speaking the
-//! [`chat_completions`] wire format, [`bedrock`] (AWS Bedrock
+//! [`chat_completions`] wire format, [`responses`] (OpenAI's Responses API
+//! on OpenAI, Azure and compatible servers: the [`OpenAiResponses`]
+//! client), [`bedrock`] (AWS Bedrock
 //! Converse, on [`sigv4`] signing and the [`eventstream`] decoder), and
 //! [`gemini`] (Google Gemini `generateContent`), and [`anthropic`]
 //! (Anthropic Messages, thinking with signatures).
@@ -45,10 +47,11 @@
 //! | `azure` | the [`azure`] codec, the [`AzureOpenAi`] client (with a transport feature) |
 //! | `bedrock` | the [`bedrock`] codec, [`sigv4`] and [`eventstream`] (sha2, hmac, crc32fast), the [`Bedrock`] client (with a transport feature) |
 //! | `gemini` | the [`gemini`] codec, the [`Gemini`] client (with a transport feature) |
+//! | `responses` | the [`responses`] codec (OpenAI's Responses API), the [`OpenAiResponses`] client (with a transport feature) |
 //! | `blocking` | [`transport::Transport`], [`transport::UreqTransport`] (ureq, rustls), and the clients' `Model` impl |
 //! | `async` | [`transport::AsyncTransport`], [`transport::AsyncIoTransport`] (ureq-proto over async-io, futures-rustls), and the clients' `AsyncModel` impl |
 //!
-//! [`chat_completions`] comes with either provider. [`Client`] exists with
+//! [`chat_completions`] comes with `openai`, `azure` or `responses`. [`Client`] exists with
 //! either transport feature and implements each model trait whose transport
 //! is compiled in; with both it offers each face from the other, so both of
 //! golem's drivers call it natively.
