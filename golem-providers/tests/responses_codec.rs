@@ -135,7 +135,7 @@ fn streams_that_break_the_item_rules_are_decode_errors_not_panics() {
     assert_eq!(result.unwrap_err().kind, ModelErrorKind::Decode);
     let error = codec().decode(&hello(), &ok(), br#"{"id": "resp_1", "status": "completed"}"#).unwrap_err();
     assert_eq!((error.kind, error.retryable), (ModelErrorKind::Decode, false));
-    assert_eq!(codec().decode(&hello(), &ok(), b"{\"output\": [").unwrap_err().retryable, true);
+    assert!(codec().decode(&hello(), &ok(), b"{\"output\": [").unwrap_err().retryable);
 }
 
 #[test]

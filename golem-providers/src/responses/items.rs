@@ -319,13 +319,10 @@ impl Items {
     /// that skip `output_item.added` for text and reasoning).
     fn open_lazily(&mut self, at: u64, kind: &str) -> Result<(), ModelError> {
         self.bound("output", at)?;
-        if !self.slots.contains_key(&at) {
-            let slot = match kind {
-                "message" => Slot::Message { has_text: false, done: false },
-                _ => Slot::Reasoning { parts: BTreeMap::new(), done: false },
-            };
-            self.slots.insert(at, slot);
-        }
+        self.slots.entry(at).or_insert_with(|| match kind {
+            "message" => Slot::Message { has_text: false, done: false },
+            _ => Slot::Reasoning { parts: BTreeMap::new(), done: false },
+        });
         Ok(())
     }
 

@@ -39,9 +39,12 @@ pub fn recorded(case: &str, file: &str) -> Vec<u8> {
     read(&case_dir(case).join(file))
 }
 
-/// The recorded cases of the Responses API: (family/case, interactions
-/// as (n, status, response file)).
-pub fn cases() -> Vec<(String, Vec<(usize, u16, String)>)> {
+/// A recorded interaction: its number, status and response file.
+pub type Interaction = (usize, u16, String);
+
+/// The recorded cases of the Responses API: family/case and its
+/// interactions with `/responses`.
+pub fn cases() -> Vec<(String, Vec<Interaction>)> {
     let mut out = Vec::new();
     for (family, prefix) in [("openai", "responses_"), ("azure", "azure_responses_"), ("errors", "openai_responses_")] {
         let dir = crate::support::fixtures_dir().join("recorded").join(family);
@@ -338,7 +341,7 @@ pub fn final_response(sse: &[u8]) -> Value {
         .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
         .filter(|e| e["type"] == "response.completed" || e["type"] == "response.incomplete")
         .map(|e| e["response"].clone())
-        .last()
+        .next_back()
         .expect("a terminal event")
 }
 
