@@ -4,8 +4,8 @@
 //! servers that serve `/v1/responses` (vLLM, llama.cpp, LiteLLM, …).
 //!
 //! [`Codec`] is the pure half of the `OpenAiResponses` client. Its shapes
-//! stay in here: golem's history as input items ([`request`]), the output
-//! items as golem's message ([`items`](reasoning_token)), the typed SSE
+//! stay in here: golem's history as input items ([`encode_body`]), the output
+//! items as golem's message ([`decode_body`], [`reasoning_token`]), the typed SSE
 //! events ([`ResponsesStream`]), errors as Chat Completions reports them
 //! plus the in-band ones ([`error_from_response`]).
 //!
