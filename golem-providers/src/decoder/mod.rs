@@ -162,6 +162,40 @@ fn not_streamed(head: &crate::http::HttpResponseHead, body: &[u8]) -> ModelError
     crate::classify::decode_error("stream", &detail, false, None)
 }
 
+/// Implements [`Parser`] for a family whose stream is SSE events of JSON
+/// (Anthropic, the Responses API): the framing is this, what an event
+/// means is the family's. `$parser` holds its `SseDecoder` in `sse`, and
+/// has `event(&mut self, data: &str, book: &mut Book) -> Result<(),
+/// ModelError>` and `finished(&self) -> Result<Outcome, ModelError>` (what
+/// [`Parser::outcome`] returns).
+#[cfg(any(feature = "anthropic", feature = "responses"))]
+macro_rules! sse_events_parser {
+    ($parser:ty) => {
+        impl $crate::decoder::Parser for $parser {
+            fn feed(&mut self, chunk: &[u8]) {
+                self.sse.feed(chunk);
+            }
+
+            fn end(&mut self) {
+                self.sse.finish();
+            }
+
+            fn step(&mut self, book: &mut $crate::decoder::Book) -> Option<Result<(), golem_core::model::ModelError>> {
+                Some(match self.sse.next()? {
+                    Ok(event) => self.event(&event.data, book),
+                    Err(error) => Err($crate::decoder::sse_failure(&error, book.ended(), "event")),
+                })
+            }
+
+            fn outcome(&self) -> Result<$crate::decoder::Outcome, golem_core::model::ModelError> {
+                self.finished()
+            }
+        }
+    };
+}
+#[cfg(any(feature = "anthropic", feature = "responses"))]
+pub(crate) use sse_events_parser;
+
 /// An SSE failure in a family whose events are JSON (Anthropic, Gemini).
 /// Invalid UTF-8 at the very end is a character cut in two: the stream
 /// was truncated, not garbled; invalid UTF-8 elsewhere is damage (a
