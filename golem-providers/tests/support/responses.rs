@@ -117,12 +117,7 @@ pub fn request_from_recorded(body: &Value) -> Request {
             }
             ("function_call_output", _) => {
                 let id = item["call_id"].as_str().unwrap();
-                let name = messages
-                    .iter()
-                    .flat_map(|m| &m.tool_calls)
-                    .find(|c| c.id == id)
-                    .map(|c| c.name.clone())
-                    .unwrap_or_default();
+                let name = crate::support::tool_name(&messages, id);
                 messages.push(Message::tool_result(id, name, content_text(&item["output"])));
             }
             ("reasoning", _) => {
