@@ -14,7 +14,7 @@
 //! the environment or a clock; the [`transport`]s move the bytes and pass
 //! in whatever the outside world knows (the response head, the wall clock).
 //!
-//! **Clients:** [`OpenAi`], [`AzureOpenAi`] and [`Bedrock`] (see
+//! **Clients:** [`OpenAi`], [`AzureOpenAi`], [`OpenAiResponses`] and [`Bedrock`] (see
 //! [`client`]) glue a codec to a blocking and an async transport and
 //! implement golem's `Model` and `AsyncModel`, streaming included (per
 //! the features below). `OpenAi` and `AzureOpenAi` are made by one builder ([`ClientBuilder`]: `OpenAi::builder()

@@ -5,7 +5,7 @@
 //! second request carries the first answer's reasoning item, encrypted
 //! content byte for byte, streamed and plain alike; and the same agent
 //! moved between Chat Completions and Responses by its client line alone.
-//! SPEC STREAM-01, MODEL-04, THINK-01/03, RETRY-03, ERR-06.
+//! SPEC PROV-RESP-01/03/04, STREAM-01, MODEL-04, THINK-01/03, RETRY-03, ERR-06.
 
 use crate::drivers::{run, streamed_equals_plain, DRIVERS};
 use crate::models::{collect, generate, openai, FACES};

@@ -4,7 +4,7 @@
 //! and requests — tools and their strictness, forced tool choice, the
 //! output schema, media, failed tool results, the thinking of other
 //! families, Azure's URL and header, the settings.
-//! SPEC PROV-COMMON-03/04/05, MM-01..04, THINK-04, ERR-06, STREAM-07/08.
+//! SPEC PROV-RESP-01..04, PROV-COMMON-03/04/05, MM-01..04, THINK-04, ERR-06, STREAM-07/08.
 
 use crate::responses::{codec, recorded, KEY};
 use crate::support::run_stream;
@@ -85,6 +85,8 @@ fn errors_inside_a_200_are_classified_by_their_code_and_carry_the_request_id() {
         (server_error, true, "server_error"),
         (failed("rate_limit_exceeded"), true, "rate_limit_exceeded"),
         (failed("invalid_prompt"), false, "invalid_prompt"),
+        // A compatible server's error object, without a type.
+        (json!({"error": {"message": "overloaded", "type": "server_error", "code": null}}), true, "server_error"),
     ] {
         let body = stream(&[json!({"type": "response.created", "response": {"status": "in_progress"}}), event]);
         let (_, result) = run_stream(&codec(), &hello(), &ok(), [&body]);

@@ -8,7 +8,7 @@
 //! each recorded request is what our encoder makes of the same history,
 //! with what we decoded from the turn before in place of the recorder's
 //! copy — the reasoning items going back with their encrypted content
-//! byte for byte. SPEC STREAM-05/06/07, THINK-01/03/04, USAGE-02.
+//! byte for byte. SPEC PROV-RESP-01..03, STREAM-05/06/07, THINK-01/03/04, USAGE-02.
 
 use crate::responses::{
     cases, codec_for_recorded, essential_input, expected, final_response, recorded, request_from_recorded,
@@ -88,39 +88,51 @@ fn every_recorded_answer_decodes_to_what_its_items_say() {
 }
 
 /// STREAM-06/07 on every recorded stream: the same deltas and response
-/// byte by byte and split in two at every byte (every 13th byte past 16
-/// KB, where every byte would take minutes), and cut before the terminal
+/// byte by byte and split in two at every byte (at some 2,000 places past
+/// 16 KB, where every byte would take minutes), and cut before the terminal
 /// event a retryable truncation.
 #[test]
 fn every_recorded_stream_decodes_the_same_at_every_split_and_cut_short_is_truncated() {
-    for (case, interactions) in cases() {
-        for (n, _, file) in interactions.iter().filter(|(_, s, f)| *s == 200 && f.ends_with(".sse")) {
-            let body = recorded(&case, file);
-            let request = request_from_recorded(&request_body(&case, *n));
-            let codec = codec_for_recorded(&request_body(&case, *n));
-            let what = format!("{case} {file}");
-            let head = HttpResponseHead::new(200, vec![]);
-            let (deltas, whole) = run_stream(&codec, &request, &head, [&body]);
-            let whole = whole.unwrap_or_else(|e| panic!("{what}: {e}"));
-            let (bytewise, result) = run_stream(&codec, &request, &head, body.chunks(1));
-            assert_eq!((bytewise, result.unwrap()), (deltas.clone(), whole.clone()), "{what}: byte by byte");
-            let step = if body.len() > 16 * 1024 { 13 } else { 1 };
-            for cut in (0..=body.len()).step_by(step) {
-                let (split, result) = run_stream(&codec, &request, &head, support::split_at(&body, &[cut]));
-                assert_eq!(split, deltas, "{what}: split at {cut}");
-                assert_eq!(result.as_ref().unwrap(), &whole, "{what}: split at {cut}");
-            }
-            let terminal = terminal_event_start(&body);
-            for cut in (0..terminal).step_by(step) {
-                let (_, result) = run_stream(&codec, &request, &head, [&body[..cut]]);
-                let error = result.expect_err("a cut stream");
-                assert_eq!(
-                    (error.kind, error.retryable),
-                    (ModelErrorKind::Truncated, true),
-                    "{what}: cut at {cut}: {error}"
-                );
-            }
+    let streams: Vec<(String, usize, String)> = cases()
+        .into_iter()
+        .flat_map(|(case, interactions)| {
+            interactions
+                .into_iter()
+                .filter(|(_, s, f)| *s == 200 && f.ends_with(".sse"))
+                .map(move |(n, _, file)| (case.clone(), n, file))
+        })
+        .collect();
+    // Each stream on its own thread: thousands of decodes each.
+    std::thread::scope(|scope| {
+        for (case, n, file) in &streams {
+            scope.spawn(move || splits_and_cuts(case, *n, file));
         }
+    });
+}
+
+fn splits_and_cuts(case: &str, n: usize, file: &str) {
+    let body = recorded(case, file);
+    let request = request_from_recorded(&request_body(case, n));
+    let codec = codec_for_recorded(&request_body(case, n));
+    let what = format!("{case} {file}");
+    let head = HttpResponseHead::new(200, vec![]);
+    let (deltas, whole) = run_stream(&codec, &request, &head, [&body]);
+    let whole = whole.unwrap_or_else(|e| panic!("{what}: {e}"));
+    let (bytewise, result) = run_stream(&codec, &request, &head, body.chunks(1));
+    assert_eq!((bytewise, result.unwrap()), (deltas.clone(), whole.clone()), "{what}: byte by byte");
+    // Every byte up to 16 KB; past that some 2,000 places spread over the
+    // body (the byte-by-byte run above crosses every boundary once).
+    let step = if body.len() > 16 * 1024 { body.len() / 2048 } else { 1 };
+    for cut in (0..=body.len()).step_by(step) {
+        let (split, result) = run_stream(&codec, &request, &head, support::split_at(&body, &[cut]));
+        assert_eq!(split, deltas, "{what}: split at {cut}");
+        assert_eq!(result.as_ref().unwrap(), &whole, "{what}: split at {cut}");
+    }
+    let terminal = terminal_event_start(&body);
+    for cut in (0..terminal).step_by(step) {
+        let (_, result) = run_stream(&codec, &request, &head, [&body[..cut]]);
+        let error = result.expect_err("a cut stream");
+        assert_eq!((error.kind, error.retryable), (ModelErrorKind::Truncated, true), "{what}: cut at {cut}: {error}");
     }
 }
 

@@ -1,4 +1,4 @@
-//! Errors (SPEC PROV-COMMON-04/05, ERR-06): the Responses API reports
+//! Errors (SPEC PROV-RESP-04, PROV-COMMON-04/05, ERR-06): the Responses API reports
 //! them as Chat Completions does — `{"error": {"message", "type", "param",
 //! "code"}}` on a non-2xx response, classified by
 //! [`crate::chat_completions::error`] (429 with its Retry-After, 5xx,

@@ -1,4 +1,4 @@
-//! OpenAI's Responses API (`POST {base}/responses`): reasoning carried end
+//! OpenAI's Responses API (`POST {base}/responses`; SPEC PROV-RESP-01..04): reasoning carried end
 //! to end for OpenAI's reasoning models, on OpenAI, on an Azure OpenAI
 //! resource (`{endpoint}/openai/v1/responses`) and on OpenAI-compatible
 //! servers that serve `/v1/responses` (vLLM, llama.cpp, LiteLLM, …).

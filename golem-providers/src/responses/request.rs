@@ -1,5 +1,6 @@
 //! Request bodies: golem's history as input items, its tools, its output
-//! schema, and the settings (SPEC MM-02..04, THINK-03/04, HIST-06).
+//! schema, and the settings (SPEC PROV-RESP-01/02, MM-02..04, THINK-03/04,
+//! HIST-06).
 //!
 //! System, user and assistant texts are input messages in their place (a
 //! system message mid-conversation stays where it is); an assistant turn

@@ -1,4 +1,4 @@
-//! Streamed responses (SPEC STREAM-04..08).
+//! Streamed responses (SPEC PROV-RESP-03, STREAM-04..08).
 //!
 //! An SSE stream of typed events, each `data` naming its `type`:
 //! `response.created` / `in_progress`, `response.output_item.added` /
@@ -156,6 +156,8 @@ impl EventParser {
                 return Err(in_band(book.head(), response, key));
             }
             "error" => return Err(in_band(book.head(), &event, key)),
+            // A compatible server's error without a type: `{"error": {…}}`.
+            "" if event.get("error").is_some_and(Value::is_object) => return Err(in_band(book.head(), &event, key)),
             _ => {} // lifecycle, content parts, service tools, annotations, later types
         }
         deltas.into_iter().try_for_each(|delta| book.emit(delta, "stream event"))
