@@ -399,3 +399,34 @@ fn a_chained_codec_continues_its_own_answers_and_sends_any_other_history_whole()
     let next = Request::new(vec![Message::user("hi"), response.message, Message::tool_result("call_1", "f", "42")]);
     assert!(body_of(&plain, &next).get("previous_response_id").is_none());
 }
+
+/// An open model on a compatible server (gpt-oss on vLLM) reasons in
+/// `reasoning_text` content with no summary: that text is shown, and the
+/// item goes back as it came, its content inside, no summary made up.
+#[test]
+fn reasoning_text_content_is_shown_and_goes_back_in_the_item_not_as_a_summary() {
+    let item = json!({"type": "reasoning", "id": "rs_9", "summary": [],
+        "content": [{"type": "reasoning_text", "text": "The user greets; greet back."}]});
+    let message =
+        json!({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Hello!"}]});
+    let response = json!({"id": "resp_9", "status": "completed", "output": [item, message]});
+    let plain = codec().decode(&hello(), &ok(), response.to_string().as_bytes()).unwrap();
+    let added = |at: u64, item: &Value| json!({"type": "response.output_item.added", "output_index": at, "item": item});
+    let events = [
+        added(0, &json!({"type": "reasoning", "id": "rs_9", "summary": [], "content": []})),
+        json!({"type": "response.reasoning_text.delta", "output_index": 0, "content_index": 0, "delta": "The user greets; "}),
+        json!({"type": "response.reasoning_text.delta", "output_index": 0, "content_index": 0, "delta": "greet back."}),
+        json!({"type": "response.output_item.done", "output_index": 0, "item": response["output"][0]}),
+        added(1, &json!({"type": "message", "role": "assistant", "content": []})),
+        json!({"type": "response.output_text.delta", "output_index": 1, "content_index": 0, "delta": "Hello!"}),
+        json!({"type": "response.completed", "response": response}),
+    ];
+    let (_, streamed) = run_stream(&codec(), &hello(), &ok(), [stream(&events)]);
+    assert_eq!(streamed.unwrap(), plain);
+    let thinking = &plain.message.thinking;
+    assert_eq!((thinking.len(), thinking[0].text.as_str()), (1, "The user greets; greet back."));
+    let next = Request::new(vec![Message::user("hi"), plain.message.clone(), Message::user("and?")]);
+    let body = body_of(&codec(), &next);
+    assert_eq!(body["input"][1], response["output"][0], "the item as it came");
+    assert_eq!(body["input"][2], json!({"role": "assistant", "content": "Hello!"}));
+}

@@ -21,6 +21,9 @@
 //!   summary is empty, and goes back to the API as it came
 //!   (`request.rs`). A reasoning item with neither an id nor encrypted
 //!   content can go nowhere: its summary is shown and never sent back.
+//!   An item without a summary but with `reasoning_text` content (open
+//!   models on compatible servers) shows that text instead; the content
+//!   travels in the kept item, so those texts never go back as a summary.
 //! - any other item (the service's tools) → a `redacted` block holding the
 //!   whole item, replayed in its place to this family only: golem has no
 //!   part for provider-executed tools yet, and the API wants the output
@@ -52,9 +55,9 @@ enum Slot {
         has_args: bool,
         done: bool,
     },
-    /// Summary index → the thinking block holding that part.
+    /// Summary or content part → the thinking block holding it.
     Reasoning {
-        parts: BTreeMap<u64, u32>,
+        parts: BTreeMap<Part, u32>,
         done: bool,
     },
     Other {
@@ -80,6 +83,14 @@ impl Slot {
             Slot::Other { .. } => "tool",
         }
     }
+}
+
+/// A text part of a reasoning item: of its summary, or of its content
+/// (`reasoning_text`), by index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Part {
+    Summary(u64),
+    Content(u64),
 }
 
 /// What the items of one answer said so far.
@@ -174,17 +185,18 @@ impl Items {
         }
     }
 
-    /// `reasoning_summary_text.delta` (`whole`: a `.done` text, used only
-    /// when no fragment of that part came).
-    pub(crate) fn summary(
+    /// `reasoning_summary_text.delta` or `reasoning_text.delta` (`whole`:
+    /// a `.done` text, used only when no fragment of that part came).
+    pub(crate) fn reasoning_text(
         &mut self,
         at: u64,
-        part: u64,
+        part: Part,
         delta: &str,
         whole: bool,
         out: &mut Vec<Delta>,
     ) -> Result<(), ModelError> {
-        self.bound("summary", part)?;
+        let (Part::Summary(index) | Part::Content(index)) = part;
+        self.bound("reasoning part", index)?;
         self.open_lazily(at, "reasoning")?;
         let next = self.blocks;
         let opened = match self.slots.get_mut(&at) {
@@ -199,7 +211,7 @@ impl Items {
             }
             other => {
                 let kind = other.map(|slot| slot.kind());
-                return Err(self.misplaced(at, "summary", kind));
+                return Err(self.misplaced(at, "reasoning text", kind));
             }
         };
         if opened {
@@ -290,13 +302,20 @@ impl Items {
         }
     }
 
-    /// A reasoning item closed: summary parts no delta carried, then the
-    /// item itself, on the first part's block or a block of its own.
+    /// A reasoning item closed: text parts no delta carried (its summary,
+    /// else its `reasoning_text` content), then the item itself, on the
+    /// first part's block or a block of its own.
     fn reasoning_done(&mut self, at: u64, item: &Value, out: &mut Vec<Delta>) -> Result<(), ModelError> {
-        let summary = item.get("summary").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
-        for (part, entry) in summary.iter().enumerate() {
-            let part = u64::try_from(part).unwrap_or(u64::MAX);
-            self.summary(at, part, text(entry, "text"), true, out)?;
+        let parts = |field: &str| item.get(field).and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+        let numbered = |n: usize| u64::try_from(n).unwrap_or(u64::MAX);
+        if has_summary(item) {
+            for (n, entry) in parts("summary").iter().enumerate() {
+                self.reasoning_text(at, Part::Summary(numbered(n)), text(entry, "text"), true, out)?;
+            }
+        } else {
+            for (n, entry) in parts("content").iter().enumerate().filter(|(_, e)| text(e, "type") == "reasoning_text") {
+                self.reasoning_text(at, Part::Content(numbered(n)), text(entry, "text"), true, out)?;
+            }
         }
         let Some(token) = reasoning_token(item) else {
             return Ok(());
@@ -354,9 +373,10 @@ impl Items {
 }
 
 /// What a thinking block keeps of a reasoning item: the item without its
-/// summary (which the blocks' texts hold), as compact JSON — or `None`
-/// when it has neither an `id` nor `encrypted_content`, and so cannot be
-/// sent back.
+/// summary (which the blocks' texts hold), as compact JSON — with an empty
+/// summary kept as it is, so that texts shown from its content never go
+/// back as a summary — or `None` when it has neither an `id` nor
+/// `encrypted_content`, and so cannot be sent back.
 ///
 /// ```
 /// use golem_providers::responses::reasoning_token;
@@ -366,6 +386,10 @@ impl Items {
 ///                   "summary": [{"type": "summary_text", "text": "**Plan**"}]});
 /// assert_eq!(reasoning_token(&item).unwrap(), r#"{"encrypted_content":"gAAA","id":"rs_1","type":"reasoning"}"#);
 /// assert_eq!(reasoning_token(&json!({"type": "reasoning", "summary": []})), None);
+/// let open_model = json!({"type": "reasoning", "id": "rs_2", "summary": [],
+///                         "content": [{"type": "reasoning_text", "text": "Think."}]});
+/// assert_eq!(reasoning_token(&open_model).unwrap(),
+///            r#"{"content":[{"text":"Think.","type":"reasoning_text"}],"id":"rs_2","summary":[],"type":"reasoning"}"#);
 /// ```
 pub fn reasoning_token(item: &Value) -> Option<String> {
     let mut fields: Map<String, Value> = item.as_object()?.clone();
@@ -373,8 +397,17 @@ pub fn reasoning_token(item: &Value) -> Option<String> {
     if !kept("id") && !kept("encrypted_content") {
         return None;
     }
-    fields.remove("summary");
+    if has_summary(item) {
+        fields.remove("summary");
+    } else {
+        fields.insert("summary".into(), Value::Array(Vec::new()));
+    }
     Some(compact(Value::Object(fields)))
+}
+
+/// True when a reasoning item has summary text.
+fn has_summary(item: &Value) -> bool {
+    item.get("summary").and_then(Value::as_array).is_some_and(|parts| parts.iter().any(|p| !text(p, "text").is_empty()))
 }
 
 fn compact(value: Value) -> String {

@@ -31,7 +31,9 @@ pub(crate) fn assistant_items(
     out: &mut Vec<Value>,
 ) -> Result<(), ModelError> {
     no_parts(message, index, WHO)?;
-    let mut open: Option<(Map<String, Value>, Vec<Value>)> = None;
+    // The reasoning item being rebuilt, and its summary from the blocks'
+    // texts (none when the item kept its own: texts shown from content).
+    let mut open: Option<(Map<String, Value>, Option<Vec<Value>>)> = None;
     for block in &message.thinking {
         if !block.provider.is_empty() && block.provider != FAMILY {
             continue;
@@ -40,13 +42,14 @@ pub(crate) fn assistant_items(
             Some(item) => {
                 close(open.take(), out);
                 if item.get("type").and_then(Value::as_str) == Some("reasoning") {
-                    open = Some((item, summary_part(block).into_iter().collect()));
+                    let summary = (!item.contains_key("summary")).then(|| summary_part(block).into_iter().collect());
+                    open = Some((item, summary));
                 } else {
                     out.push(Value::Object(item));
                 }
             }
             None => {
-                if let (Some((_, parts)), Some(part)) = (open.as_mut(), summary_part(block)) {
+                if let (Some((_, Some(parts))), Some(part)) = (open.as_mut(), summary_part(block)) {
                     parts.push(part);
                 }
             }
@@ -84,9 +87,11 @@ fn summary_part(block: &ThinkingBlock) -> Option<Value> {
 }
 
 /// A reasoning item with its summary back in place.
-fn close(open: Option<(Map<String, Value>, Vec<Value>)>, out: &mut Vec<Value>) {
-    if let Some((mut item, parts)) = open {
-        item.insert("summary".into(), Value::Array(parts));
+fn close(open: Option<(Map<String, Value>, Option<Vec<Value>>)>, out: &mut Vec<Value>) {
+    if let Some((mut item, summary)) = open {
+        if let Some(parts) = summary {
+            item.insert("summary".into(), Value::Array(parts));
+        }
         out.push(Value::Object(item));
     }
 }

@@ -6,7 +6,8 @@
 //! `response.output_text.delta` and `response.refusal.delta` (text),
 //! `response.function_call_arguments.delta` / `.done` (a call's
 //! arguments), `response.reasoning_summary_text.delta` / `.done`
-//! (thinking), and one terminal event: `response.completed` or
+//! and `response.reasoning_text.delta` / `.done` (thinking), and one
+//! terminal event: `response.completed` or
 //! `response.incomplete` (usage, status, why it stopped short),
 //! `response.failed` or `error` (the service's error, classified). The
 //! events of the service's own tools (`web_search_call.*`,
@@ -20,7 +21,7 @@
 
 use super::chain::Chain;
 use super::error::in_band;
-use super::items::Items;
+use super::items::{Items, Part};
 use super::response::usage;
 use super::FAMILY;
 use crate::classify::decode_error;
@@ -130,10 +131,20 @@ impl EventParser {
                 self.items.arguments_done(index("output_index")?, text("arguments"), out)?
             }
             "response.reasoning_summary_text.delta" => {
-                self.items.summary(index("output_index")?, index("summary_index")?, text("delta"), false, out)?
+                let part = Part::Summary(index("summary_index")?);
+                self.items.reasoning_text(index("output_index")?, part, text("delta"), false, out)?
             }
             "response.reasoning_summary_text.done" => {
-                self.items.summary(index("output_index")?, index("summary_index")?, text("text"), true, out)?
+                let part = Part::Summary(index("summary_index")?);
+                self.items.reasoning_text(index("output_index")?, part, text("text"), true, out)?
+            }
+            "response.reasoning_text.delta" => {
+                let part = Part::Content(index("content_index")?);
+                self.items.reasoning_text(index("output_index")?, part, text("delta"), false, out)?
+            }
+            "response.reasoning_text.done" => {
+                let part = Part::Content(index("content_index")?);
+                self.items.reasoning_text(index("output_index")?, part, text("text"), true, out)?
             }
             "response.completed" | "response.incomplete" => {
                 let response = event.get("response").filter(|r| r.is_object()).ok_or_else(|| {
