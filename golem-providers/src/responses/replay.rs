@@ -19,6 +19,10 @@ use golem_core::message::{Message, ThinkingBlock};
 use golem_core::model::ModelError;
 use serde_json::{json, Map, Value};
 
+/// A reasoning item being rebuilt, and its summary from the blocks' texts
+/// (none when the item kept its own: texts shown from its content).
+type Rebuilt = (Map<String, Value>, Option<Vec<Value>>);
+
 /// Who takes media where, for the refusal of parts on assistant turns.
 pub(crate) const WHO: &str = "the Responses API accepts";
 
@@ -31,9 +35,7 @@ pub(crate) fn assistant_items(
     out: &mut Vec<Value>,
 ) -> Result<(), ModelError> {
     no_parts(message, index, WHO)?;
-    // The reasoning item being rebuilt, and its summary from the blocks'
-    // texts (none when the item kept its own: texts shown from content).
-    let mut open: Option<(Map<String, Value>, Option<Vec<Value>>)> = None;
+    let mut open: Option<Rebuilt> = None;
     for block in &message.thinking {
         if !block.provider.is_empty() && block.provider != FAMILY {
             continue;
@@ -87,7 +89,7 @@ fn summary_part(block: &ThinkingBlock) -> Option<Value> {
 }
 
 /// A reasoning item with its summary back in place.
-fn close(open: Option<(Map<String, Value>, Option<Vec<Value>>)>, out: &mut Vec<Value>) {
+fn close(open: Option<Rebuilt>, out: &mut Vec<Value>) {
     if let Some((mut item, summary)) = open {
         if let Some(parts) = summary {
             item.insert("summary".into(), Value::Array(parts));
