@@ -112,7 +112,14 @@ pub fn request_id(head: &HttpResponseHead, key: Option<&Secret>) -> String {
 
 /// `error` with its request id set from `head` when it has none yet,
 /// scrubbed of `key`. Only the provider codecs build errors from a response.
-#[cfg(any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini", feature = "anthropic"))]
+#[cfg(any(
+    feature = "openai",
+    feature = "azure",
+    feature = "bedrock",
+    feature = "gemini",
+    feature = "anthropic",
+    feature = "responses"
+))]
 pub(crate) fn with_request_id(mut error: ModelError, head: &HttpResponseHead, key: Option<&Secret>) -> ModelError {
     if error.request_id.is_empty() {
         error.request_id = request_id(head, key);

@@ -275,6 +275,44 @@ pub fn anthropic_response(data: &[u8]) {
     let _ = crate::codec::HttpCodec::decode(&codec, &request, &HttpResponseHead::new(status, vec![]), body);
 }
 
+/// The Responses API stream decoder: whole input versus two chunks, and
+/// the deltas of a successful stream assemble to its response.
+#[cfg(feature = "responses")]
+pub fn responses_stream(data: &[u8]) {
+    let (cut, body) = split(data);
+    let (codec, request) = responses_fixture();
+    let whole = stream_outcome(&codec, &request, &[body]);
+    let chunked = stream_outcome(&codec, &request, &[&body[..cut], &body[cut..]]);
+    assert_eq!(whole, chunked, "stream outcome depends on chunking");
+    if let (deltas, Ok(response)) = &whole {
+        let mut assembler = golem_core::stream::StreamAssembler::new().with_provider(crate::responses::FAMILY);
+        for delta in deltas.iter().flatten() {
+            let _ = assembler.push(delta);
+        }
+        assert_eq!(assembler.finish(), response.message, "deltas assemble to the response");
+    }
+}
+
+/// The Responses API body decoder, under a status chosen by the first
+/// byte (2xx half the time); a body that decodes, re-encoded as history,
+/// encodes.
+#[cfg(feature = "responses")]
+pub fn responses_response(data: &[u8]) {
+    let (first, body) = match data.split_first() {
+        Some((first, body)) => (*first, body),
+        None => (0, data),
+    };
+    let status = if first < 128 { 200 } else { 300 + u16::from(first) };
+    let (codec, request) = responses_fixture();
+    let decoded = crate::codec::HttpCodec::decode(&codec, &request, &HttpResponseHead::new(status, vec![]), body);
+    if let Ok(response) = decoded {
+        // What was decoded goes back as history without a panic.
+        let mut history = request.messages.to_vec();
+        history.push(response.message);
+        let _ = crate::codec::HttpCodec::encode(&codec, &golem_core::model::Request::new(history), false);
+    }
+}
+
 /// The HTTP-date parser and Retry-After reading.
 pub fn http_date(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
@@ -339,11 +377,21 @@ fn anthropic_fixture() -> (crate::anthropic::Codec, golem_core::model::Request) 
     (crate::anthropic::Codec::new(config), request)
 }
 
-#[cfg(any(feature = "openai", feature = "bedrock", feature = "gemini", feature = "anthropic"))]
+#[cfg(feature = "responses")]
+fn responses_fixture() -> (crate::responses::Codec, golem_core::model::Request) {
+    let config = crate::responses::Config::builder("fuzz")
+        .api_key("fuzz-key")
+        .build()
+        .unwrap_or_else(|e| panic!("fixture config: {e}"));
+    let request = golem_core::model::Request::new(vec![golem_core::Message::user("fuzz")]);
+    (crate::responses::Codec::new(config), request)
+}
+
+#[cfg(any(feature = "openai", feature = "bedrock", feature = "gemini", feature = "anthropic", feature = "responses"))]
 type Outcome =
     (Vec<Result<golem_core::Delta, golem_core::ModelError>>, Result<golem_core::Response, golem_core::ModelError>);
 
-#[cfg(any(feature = "openai", feature = "bedrock", feature = "gemini", feature = "anthropic"))]
+#[cfg(any(feature = "openai", feature = "bedrock", feature = "gemini", feature = "anthropic", feature = "responses"))]
 fn stream_outcome<C: crate::codec::HttpCodec>(
     codec: &C,
     request: &golem_core::model::Request,

@@ -14,7 +14,7 @@
 //! the environment or a clock; the [`transport`]s move the bytes and pass
 //! in whatever the outside world knows (the response head, the wall clock).
 //!
-//! **Clients:** [`OpenAi`], [`AzureOpenAi`] and [`Bedrock`] (see
+//! **Clients:** [`OpenAi`], [`AzureOpenAi`], [`OpenAiResponses`] and [`Bedrock`] (see
 //! [`client`]) glue a codec to a blocking and an async transport and
 //! implement golem's `Model` and `AsyncModel`, streaming included (per
 //! the features below). `OpenAi` and `AzureOpenAi` are made by one builder ([`ClientBuilder`]: `OpenAi::builder()
@@ -27,7 +27,9 @@
 //!
 //! Providers: [`openai`] (OpenAI and the OpenAI-compatible presets) and
 //! [`azure`] (Azure OpenAI deployments), both speaking the
-//! [`chat_completions`] wire format, [`bedrock`] (AWS Bedrock
+//! [`chat_completions`] wire format, [`responses`] (OpenAI's Responses API
+//! on OpenAI, Azure and compatible servers: the [`OpenAiResponses`]
+//! client), [`bedrock`] (AWS Bedrock
 //! Converse, on [`sigv4`] signing and the [`eventstream`] decoder), and
 //! [`gemini`] (Google Gemini `generateContent`), and [`anthropic`]
 //! (Anthropic Messages, thinking with signatures).
@@ -45,10 +47,11 @@
 //! | `azure` | the [`azure`] codec, the [`AzureOpenAi`] client (with a transport feature) |
 //! | `bedrock` | the [`bedrock`] codec, [`sigv4`] and [`eventstream`] (sha2, hmac, crc32fast), the [`Bedrock`] client (with a transport feature) |
 //! | `gemini` | the [`gemini`] codec, the [`Gemini`] client (with a transport feature) |
+//! | `responses` | the [`responses`] codec (OpenAI's Responses API), the [`OpenAiResponses`] client (with a transport feature) |
 //! | `blocking` | [`transport::Transport`], [`transport::UreqTransport`] (ureq, rustls), and the clients' `Model` impl |
 //! | `async` | [`transport::AsyncTransport`], [`transport::AsyncIoTransport`] (ureq-proto over async-io, futures-rustls), and the clients' `AsyncModel` impl |
 //!
-//! [`chat_completions`] comes with either provider. [`Client`] exists with
+//! [`chat_completions`] comes with `openai`, `azure` or `responses`. [`Client`] exists with
 //! either transport feature and implements each model trait whose transport
 //! is compiled in; with both it offers each face from the other, so both of
 //! golem's drivers call it natively.
@@ -83,6 +86,7 @@
     feature = "bedrock",
     feature = "gemini",
     feature = "anthropic",
+    feature = "responses",
     feature = "blocking",
     feature = "async"
 ))]
@@ -94,18 +98,39 @@ pub mod anthropic;
 pub mod azure;
 #[cfg(feature = "bedrock")]
 pub mod bedrock;
-#[cfg(any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini", feature = "anthropic"))]
+#[cfg(any(
+    feature = "openai",
+    feature = "azure",
+    feature = "bedrock",
+    feature = "gemini",
+    feature = "anthropic",
+    feature = "responses"
+))]
 mod blocks;
-#[cfg(any(feature = "openai", feature = "azure"))]
+#[cfg(any(feature = "openai", feature = "azure", feature = "responses"))]
 pub mod chat_completions;
 pub mod classify;
 pub mod codec;
-#[cfg(any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini", feature = "anthropic"))]
+#[cfg(any(
+    feature = "openai",
+    feature = "azure",
+    feature = "bedrock",
+    feature = "gemini",
+    feature = "anthropic",
+    feature = "responses"
+))]
 pub mod config;
-#[cfg(any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini", feature = "anthropic"))]
+#[cfg(any(
+    feature = "openai",
+    feature = "azure",
+    feature = "bedrock",
+    feature = "gemini",
+    feature = "anthropic",
+    feature = "responses"
+))]
 pub mod decoder;
 // The codecs that reuse encoded history prefixes (issue 20).
-#[cfg(any(feature = "openai", feature = "azure"))]
+#[cfg(any(feature = "openai", feature = "azure", feature = "responses"))]
 mod encoded_prefix;
 #[cfg(feature = "bedrock")]
 pub mod eventstream;
@@ -118,18 +143,34 @@ pub mod http_date;
 #[cfg(feature = "openai")]
 pub mod openai;
 pub mod percent;
+#[cfg(feature = "responses")]
+pub mod responses;
 pub mod retry_after;
 pub mod secret;
 #[cfg(feature = "bedrock")]
 pub mod sigv4;
 pub mod sse;
-#[cfg(any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini", feature = "anthropic"))]
+#[cfg(any(
+    feature = "openai",
+    feature = "azure",
+    feature = "bedrock",
+    feature = "gemini",
+    feature = "anthropic",
+    feature = "responses"
+))]
 pub mod tuning;
 
-#[cfg(any(feature = "openai", feature = "azure"))]
+#[cfg(any(feature = "openai", feature = "azure", feature = "responses"))]
 pub use chat_completions::Tuning;
 pub use codec::{EmbedCodec, HttpCodec, StreamDecoder, TokenCounting};
-#[cfg(any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini", feature = "anthropic"))]
+#[cfg(any(
+    feature = "openai",
+    feature = "azure",
+    feature = "bedrock",
+    feature = "gemini",
+    feature = "anthropic",
+    feature = "responses"
+))]
 pub use config::ConfigError;
 pub use secret::Secret;
 #[cfg(any(feature = "blocking", feature = "async"))]
@@ -146,12 +187,21 @@ pub use client::Bedrock;
 pub use client::Client;
 #[cfg(all(
     any(feature = "blocking", feature = "async"),
-    any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini", feature = "anthropic")
+    any(
+        feature = "openai",
+        feature = "azure",
+        feature = "bedrock",
+        feature = "gemini",
+        feature = "anthropic",
+        feature = "responses"
+    )
 ))]
 pub use client::ClientBuilder;
 #[cfg(all(feature = "gemini", any(feature = "blocking", feature = "async")))]
 pub use client::Gemini;
 #[cfg(all(feature = "openai", any(feature = "blocking", feature = "async")))]
 pub use client::OpenAi;
+#[cfg(all(feature = "responses", any(feature = "blocking", feature = "async")))]
+pub use client::OpenAiResponses;
 #[cfg(any(feature = "blocking", feature = "async"))]
 pub use transport::{Proxy, TransportConfig};

@@ -18,6 +18,10 @@
 //!   arguments, an unknown tool, an empty reply) are typed tool and decode
 //!   failures.
 //!
+//! The streamed rows run twice: on Chat Completions, and on the Responses
+//! API's typed events (`Mode::ResponsesStreamed`, the `OpenAiResponses`
+//! client; issue 35).
+//!
 //! Rows run concurrently, each with its own server, so the suite takes the
 //! time of its slowest row (a stall), not the sum; a watchdog turns a hang
 //! into a failure.
@@ -91,6 +95,8 @@ enum At {
 enum Mode {
     Plain,
     Streamed,
+    /// Streamed on the Responses API.
+    ResponsesStreamed,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -115,6 +121,43 @@ const STALL_DEADLINE: Duration = Duration::from_secs(3);
 const ANSWER: &str = "It is sunny in Paris.";
 
 // ---- what the server says ----
+
+/// A Responses API event.
+fn event(data: serde_json::Value) -> Vec<u8> {
+    format!("event: {}\ndata: {data}\n\n", data["type"].as_str().unwrap()).into_bytes()
+}
+
+/// The Responses events opening output item 0.
+fn item_added(item: serde_json::Value) -> Vec<u8> {
+    let created = event(json!({"type": "response.created", "response": {"id": "resp_1", "status": "in_progress"}}));
+    [created, event(json!({"type": "response.output_item.added", "output_index": 0, "item": item}))].concat()
+}
+
+/// The Responses events closing output item 0, and the answer.
+fn item_done(item: serde_json::Value) -> Vec<u8> {
+    let done = event(json!({"type": "response.output_item.done", "output_index": 0, "item": item}));
+    let usage = json!({"input_tokens": 20, "output_tokens": 5, "total_tokens": 25});
+    let output = if item.is_null() { json!([]) } else { json!([item]) };
+    let completed = json!({"type": "response.completed",
+        "response": {"id": "resp_1", "status": "completed", "output": output, "usage": usage}});
+    if item.is_null() {
+        return event(completed);
+    }
+    [done, event(completed)].concat()
+}
+
+fn function_call(name: &str, args: &str) -> serde_json::Value {
+    json!({"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": name, "arguments": args})
+}
+
+fn message(text: &str) -> serde_json::Value {
+    json!({"type": "message", "id": "msg_1", "role": "assistant",
+        "content": [{"type": "output_text", "text": text, "annotations": []}]})
+}
+
+fn text_delta(text: &str) -> Vec<u8> {
+    event(json!({"type": "response.output_text.delta", "output_index": 0, "content_index": 0, "delta": text}))
+}
 
 fn chunk(delta: serde_json::Value, finish: Option<&str>) -> Vec<u8> {
     sse_event(&json!({"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}).to_string())
@@ -143,6 +186,10 @@ fn tool_turn(mode: Mode, name: &str, args: &str) -> Reply {
         Mode::Streamed => {
             Reply::sse([call_opened(name), call_args(args), chunk(json!({}), Some("tool_calls")), done()])
         }
+        Mode::ResponsesStreamed => {
+            let delta = json!({"type": "response.function_call_arguments.delta", "output_index": 0, "delta": args});
+            Reply::sse([item_added(function_call(name, "")), event(delta), item_done(function_call(name, args))])
+        }
     }
 }
 
@@ -160,6 +207,11 @@ fn answer_turn(mode: Mode, text: &str) -> Reply {
             let (head, tail) = text.split_at(text.len() / 2);
             Reply::sse([chunk(json!({"content": head}), None), chunk(json!({"content": tail}), None), stream_end()])
         }
+        Mode::ResponsesStreamed if text.is_empty() => Reply::sse([item_done(serde_json::Value::Null)]),
+        Mode::ResponsesStreamed => {
+            let (head, tail) = text.split_at(text.len() / 2);
+            Reply::sse([item_added(message("")), text_delta(head), text_delta(tail), item_done(message(text))])
+        }
     }
 }
 
@@ -173,10 +225,12 @@ fn good(mode: Mode, at: At) -> Reply {
 
 /// What a streamed call `at` had sent before it broke: the opening of the
 /// tool call, or the start of the answer.
-fn fragment(at: At) -> Vec<u8> {
-    match at {
-        At::First => call_opened("lookup"),
-        At::Second => chunk(json!({"content": "It is "}), None),
+fn fragment(at: At, mode: Mode) -> Vec<u8> {
+    match (at, mode) {
+        (At::First, Mode::ResponsesStreamed) => item_added(function_call("lookup", "")),
+        (At::Second, Mode::ResponsesStreamed) => [item_added(message("")), text_delta("It is ")].concat(),
+        (At::First, _) => call_opened("lookup"),
+        (At::Second, _) => chunk(json!({"content": "It is "}), None),
     }
 }
 
@@ -198,22 +252,27 @@ fn faulty(fault: Fault, mode: Mode, at: At, gate: mpsc::Receiver<()>) -> Reply {
         (Fault::ResetMidBody, Mode::Plain) => {
             Reply::new(200).framing(Framing::DeclaredLength(4096)).data(cut_json).then(Part::Reset)
         }
-        (Fault::ResetMidBody, Mode::Streamed) => Reply::sse([fragment(at)]).then(Part::Reset),
+        (Fault::ResetMidBody, _) => Reply::sse([fragment(at, mode)]).then(Part::Reset),
         (Fault::BodyCutShort, Mode::Plain) => Reply::new(200)
             .header("content-type", "application/json")
             .framing(Framing::DeclaredLength(4096))
             .data(cut_json),
-        (Fault::BodyCutShort, Mode::Streamed) => Reply::new(200)
+        (Fault::BodyCutShort, _) => Reply::new(200)
             .header("content-type", "text/event-stream")
             .framing(Framing::DeclaredLength(4096))
-            .data(fragment(at)),
+            .data(fragment(at, mode)),
         (Fault::JsonCutShort, Mode::Plain) => Reply::json(200, cut_json),
         // The body ends, properly framed, inside an event.
         (Fault::JsonCutShort, Mode::Streamed) => {
-            Reply::sse([fragment(at), br#"data: {"choices":[{"index":0,"del"#.to_vec()])
+            Reply::sse([fragment(at, mode), br#"data: {"choices":[{"index":0,"del"#.to_vec()])
         }
-        (Fault::MalformedSse, Mode::Plain) => Reply::json(200, [fragment(at), b"data: [DONE]\n\n".to_vec()].concat()),
-        (Fault::MalformedSse, Mode::Streamed) => Reply::sse([fragment(at), b"data: {\"choices\": oops\n\n".to_vec()]),
+        (Fault::JsonCutShort, Mode::ResponsesStreamed) => {
+            Reply::sse([fragment(at, mode), br#"data: {"type":"response.output_te"#.to_vec()])
+        }
+        (Fault::MalformedSse, Mode::Plain) => {
+            Reply::json(200, [fragment(at, mode), b"data: [DONE]\n\n".to_vec()].concat())
+        }
+        (Fault::MalformedSse, _) => Reply::sse([fragment(at, mode), b"data: {\"choices\": oops\n\n".to_vec()]),
         (Fault::BadToolArgs, _) => tool_turn(mode, "lookup", r#"{"city": "Par"#),
         (Fault::UnknownTool, _) => tool_turn(mode, "weather_v2", r#"{"city":"Paris"}"#),
         (Fault::EmptyReply, _) => answer_turn(mode, ""),
@@ -313,7 +372,11 @@ struct Heard {
 fn row(policy: Policy, fault: Fault, at: At, mode: Mode, driver: Driver) -> Seen {
     let (hold, gate) = mpsc::channel();
     let server = Server::start(script(fault, mode, at, gate));
-    let mut builder = Agent::builder(openai(&server.url())).tool(lookup_tool());
+    let mut builder = match mode {
+        Mode::ResponsesStreamed => Agent::builder(crate::responses::client(&server.url())),
+        Mode::Plain | Mode::Streamed => Agent::builder(openai(&server.url())),
+    }
+    .tool(lookup_tool());
     if policy == Policy::Recommended {
         builder = builder.retry_policy(RetryPolicy::recommended());
     }
@@ -340,7 +403,7 @@ fn row(policy: Policy, fault: Fault, at: At, mode: Mode, driver: Driver) -> Seen
         let tag = serde_json::to_value(&e.kind).unwrap()["event"].as_str().unwrap().to_string();
         heard.events.push(tag);
     });
-    if mode == Mode::Streamed {
+    if mode != Mode::Plain {
         run = run.on_delta(|d: StreamDelta<'_>| {
             if d.discarded {
                 discard_signals += 1;
@@ -378,7 +441,7 @@ fn row(policy: Policy, fault: Fault, at: At, mode: Mode, driver: Driver) -> Seen
 
 /// Did the faulty streamed call forward a fragment before it broke?
 fn forwarded(fault: Fault, mode: Mode) -> bool {
-    mode == Mode::Streamed
+    mode != Mode::Plain
         && matches!(fault, Fault::ResetMidBody | Fault::BodyCutShort | Fault::JsonCutShort | Fault::MalformedSse)
 }
 
@@ -394,7 +457,7 @@ fn check_recommended(fault: Fault, at: At, mode: Mode, seen: &Seen) {
     let discards = usize::from(forwarded(fault, mode));
     assert_eq!(seen.events.iter().filter(|t| *t == "turn_discarded").count(), discards, "{row}");
     assert_eq!(seen.discard_signals, discards, "the callback heard each discard: {row}");
-    if mode == Mode::Streamed {
+    if mode != Mode::Plain {
         assert_eq!(seen.shown, ANSWER, "what survives the discards is the answer: {row}");
     }
     // The evidence: the tool exchange and the answer, plus a corrected
@@ -421,7 +484,7 @@ fn classified(fault: Fault, mode: Mode) -> (ModelErrorKind, Option<u16>, Option<
         (Fault::Unavailable, _) => (Api, Some(503), None),
         (Fault::ResetBeforeResponse | Fault::ResetMidBody | Fault::BodyCutShort, _) => (Transport, None, None),
         (Fault::JsonCutShort, Mode::Plain) => (Decode, None, None),
-        (Fault::JsonCutShort, Mode::Streamed) => (Truncated, None, None),
+        (Fault::JsonCutShort, _) => (Truncated, None, None),
         (Fault::MalformedSse, _) => (Decode, None, None),
         (Fault::Stall, _) => (Timeout, None, None),
         _ => unreachable!("{fault:?} is not transient"),
@@ -523,4 +586,14 @@ fn defaults_plain_every_transient_row_is_a_typed_retryable_error_with_its_eviden
 #[test]
 fn defaults_streamed_every_transient_row_is_a_typed_retryable_error_with_its_evidence() {
     matrix(Policy::Defaults, Mode::Streamed);
+}
+
+#[test]
+fn recommended_responses_streamed_every_row_recovers_discarding_what_it_streamed() {
+    matrix(Policy::Recommended, Mode::ResponsesStreamed);
+}
+
+#[test]
+fn defaults_responses_streamed_every_transient_row_is_a_typed_retryable_error_with_its_evidence() {
+    matrix(Policy::Defaults, Mode::ResponsesStreamed);
 }

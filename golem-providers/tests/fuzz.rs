@@ -266,3 +266,34 @@ fn bedrock_line() -> impl Strategy<Value = String> {
         "[a-zA-Z]{0,12} \\{.{0,20}",
     ]
 }
+
+/// Bytes that look like a Responses API stream often enough to reach the
+/// item rules (issue 35).
+fn responses_streamish() -> impl Strategy<Value = Vec<u8>> {
+    let piece = prop_oneof![
+        Just(b"data: ".to_vec()),
+        Just(b"\n\n".to_vec()),
+        Just(br#"{"type":"response.output_item.added","output_index":0,"item":{"type":"function_call","call_id":"c","name":"f"}}"#.to_vec()),
+        Just(br#"{"type":"response.output_item.added","output_index":1,"item":{"type":"reasoning","id":"rs_1"}}"#.to_vec()),
+        Just(br#"{"type":"response.function_call_arguments.delta","output_index":0,"delta":"{\"a\":"}"#.to_vec()),
+        Just(br#"{"type":"response.reasoning_summary_text.delta","output_index":1,"summary_index":2,"delta":"think"}"#.to_vec()),
+        Just(br#"{"type":"response.output_text.delta","output_index":2,"delta":"hi"}"#.to_vec()),
+        Just(br#"{"type":"response.output_item.done","output_index":1,"item":{"type":"reasoning","id":"rs_1","encrypted_content":"e","summary":[]}}"#.to_vec()),
+        Just(br#"{"type":"response.completed","response":{"status":"incomplete","incomplete_details":{"reason":"max_output_tokens"}}}"#.to_vec()),
+        Just(br#"{"type":"error","code":"server_error","message":"x"}"#.to_vec()),
+        proptest::collection::vec(any::<u8>(), 0..12),
+    ];
+    proptest::collection::vec(piece, 0..24).prop_map(|pieces| pieces.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn the_responses_decoders_never_panic_and_ignore_chunking(body in responses_streamish(), cut in any::<u8>()) {
+        let mut data = vec![cut];
+        data.extend_from_slice(&body);
+        golem_providers::fuzzing::responses_stream(&data);
+        golem_providers::fuzzing::responses_response(&data);
+    }
+}

@@ -39,5 +39,7 @@ seed_tests!(
     gemini_response,
     anthropic_stream,
     anthropic_response,
-    embeddings
+    embeddings,
+    responses_stream,
+    responses_response
 );

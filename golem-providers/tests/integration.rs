@@ -16,6 +16,8 @@ mod gemini;
 mod models;
 #[path = "support/proxy.rs"]
 mod proxy;
+#[path = "support/responses.rs"]
+mod responses;
 #[path = "support/server.rs"]
 mod server;
 mod support;
@@ -55,6 +57,9 @@ mod no_choices;
 mod not_streamed;
 mod openapi;
 mod recorded;
+mod responses_client;
+mod responses_codec;
+mod responses_recorded;
 mod retry_after;
 mod retry_spread;
 mod secrets;

@@ -20,7 +20,7 @@ use super::answer::Answer;
 use super::status::in_band;
 use super::FAMILY;
 use crate::classify::decode_error;
-use crate::decoder::{invalid_json, sse_failure, Book, Outcome, Parser, Stream};
+use crate::decoder::{invalid_json, Book, Outcome, Stream};
 use crate::http::HttpResponseHead;
 use crate::secret::Secret;
 use crate::sse::SseDecoder;
@@ -65,23 +65,11 @@ pub struct EventParser {
     key: Option<Secret>,
 }
 
-impl Parser for EventParser {
-    fn feed(&mut self, chunk: &[u8]) {
-        self.sse.feed(chunk);
-    }
+crate::decoder::sse_events_parser!(EventParser);
 
-    fn end(&mut self) {
-        self.sse.finish();
-    }
-
-    fn step(&mut self, book: &mut Book) -> Option<Result<(), ModelError>> {
-        Some(match self.sse.next()? {
-            Ok(event) => self.event(&event.data, book),
-            Err(error) => Err(sse_failure(&error, book.ended(), "event")),
-        })
-    }
-
-    fn outcome(&self) -> Result<Outcome, ModelError> {
+impl EventParser {
+    /// What the stream reported at its end, or why it is not a whole answer.
+    fn finished(&self) -> Result<Outcome, ModelError> {
         if !self.answer.stopped {
             let missing = if self.answer.started {
                 "the stream ended before message_stop"
@@ -92,9 +80,7 @@ impl Parser for EventParser {
         }
         Ok(Outcome { usage: self.answer.usage(), finish_reason: self.answer.finish_reason() })
     }
-}
 
-impl EventParser {
     /// One event's data.
     fn event(&mut self, data: &str, book: &mut Book) -> Result<(), ModelError> {
         if data.trim().is_empty() || self.answer.stopped {

@@ -140,3 +140,39 @@ pub type Anthropic = Client<crate::anthropic::Codec>;
 /// ```
 #[cfg(feature = "gemini")]
 pub type Gemini = Client<crate::gemini::Codec>;
+
+/// An OpenAI Responses API client (`/responses`, typed SSE events;
+/// reasoning carried from turn to turn): OpenAI by default, an Azure
+/// OpenAI resource with [`azure_endpoint`](crate::config::Builder::azure_endpoint),
+/// any server that serves `/v1/responses` with `base_url`. A model is
+/// required, a key at OpenAI's endpoint and Azure's. `from_env()` reads
+/// what [`OpenAi`]'s does: `OPENAI_API_KEY`, `OPENAI_MODEL` (default
+/// [`crate::responses::DEFAULT_MODEL`]) and `OPENAI_BASE_URL` — so an
+/// agent moves between the two APIs by its client line alone.
+///
+/// ```
+/// use golem_providers::responses::Tuning;
+/// use golem_providers::OpenAiResponses;
+///
+/// let model = OpenAiResponses::builder()
+///     .model("gpt-5-mini")
+///     .api_key("sk-test")
+///     .tuning(Tuning::new().reasoning_effort("medium").reasoning_summary("auto"))
+///     .build()?;
+/// assert_eq!(model.config().url(), "https://api.openai.com/v1/responses");
+///
+/// // Azure OpenAI: the deployment is the model.
+/// let azure = OpenAiResponses::builder()
+///     .azure_endpoint("https://example.openai.azure.com")
+///     .model("gpt-5-nano")
+///     .api_key("azure-key")
+///     .build()?;
+/// assert_eq!(azure.config().url(), "https://example.openai.azure.com/openai/v1/responses");
+///
+/// // A local server; it decides whether it wants a key.
+/// let local = OpenAiResponses::builder().model("gpt-oss-20b").base_url("http://localhost:8000/v1").build()?;
+/// assert!(local.config().api_key().is_none());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[cfg(feature = "responses")]
+pub type OpenAiResponses = Client<crate::responses::Codec>;

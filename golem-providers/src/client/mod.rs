@@ -7,8 +7,9 @@
 //! it natively. A face whose transport kind is compiled out is simply
 //! absent. [`OpenAi`] (OpenAI and every OpenAI-compatible preset, feature
 //! `openai`), [`AzureOpenAi`] (feature `azure`), [`Bedrock`] (feature
-//! `bedrock`), [`Gemini`] (feature `gemini`) and [`Anthropic`] (feature
-//! `anthropic`) are its instances. Over a codec that embeds
+//! `bedrock`), [`Gemini`] (feature `gemini`), [`Anthropic`] (feature
+//! `anthropic`) and [`OpenAiResponses`] (feature `responses`) are its
+//! instances. Over a codec that embeds
 //! ([`EmbedCodec`](crate::codec::EmbedCodec): OpenAI, Azure, Gemini,
 //! Bedrock) it is also a golem `Embedder` and `AsyncEmbedder`.
 //!
@@ -47,7 +48,14 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-#[cfg(any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini", feature = "anthropic"))]
+#[cfg(any(
+    feature = "openai",
+    feature = "azure",
+    feature = "bedrock",
+    feature = "gemini",
+    feature = "anthropic",
+    feature = "responses"
+))]
 mod builder;
 mod call;
 mod embed;
@@ -56,14 +64,28 @@ use call::Call;
 pub use embed::default_embed_retry;
 #[cfg(any(feature = "anthropic", feature = "gemini", feature = "bedrock"))]
 mod count_tokens;
-#[cfg(any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini", feature = "anthropic"))]
+#[cfg(any(
+    feature = "openai",
+    feature = "azure",
+    feature = "bedrock",
+    feature = "gemini",
+    feature = "anthropic",
+    feature = "responses"
+))]
 mod families;
 #[cfg(feature = "openai")]
 mod openai;
 
 #[cfg(feature = "openai")]
 pub use crate::openai::DEFAULT_OPENAI_MODEL;
-#[cfg(any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini", feature = "anthropic"))]
+#[cfg(any(
+    feature = "openai",
+    feature = "azure",
+    feature = "bedrock",
+    feature = "gemini",
+    feature = "anthropic",
+    feature = "responses"
+))]
 pub use builder::{ClientBuilder, Transports};
 #[cfg(feature = "anthropic")]
 pub use families::Anthropic;
@@ -75,9 +97,18 @@ pub use families::Bedrock;
 pub use families::Gemini;
 #[cfg(feature = "openai")]
 pub use families::OpenAi;
+#[cfg(feature = "responses")]
+pub use families::OpenAiResponses;
 
 use crate::codec::HttpCodec;
-#[cfg(any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini", feature = "anthropic"))]
+#[cfg(any(
+    feature = "openai",
+    feature = "azure",
+    feature = "bedrock",
+    feature = "gemini",
+    feature = "anthropic",
+    feature = "responses"
+))]
 use crate::config::{env, Builder, Config, ConfigError, Configured, Options};
 use crate::transport::TransportConfig;
 #[cfg(feature = "async")]
@@ -159,7 +190,14 @@ impl<C: HttpCodec> Client<C> {
 
 /// The constructors of every family's client, written once: `new`,
 /// `from_env`, `builder`, and the configuration back.
-#[cfg(any(feature = "openai", feature = "azure", feature = "bedrock", feature = "gemini", feature = "anthropic"))]
+#[cfg(any(
+    feature = "openai",
+    feature = "azure",
+    feature = "bedrock",
+    feature = "gemini",
+    feature = "anthropic",
+    feature = "responses"
+))]
 impl<C: Configured> Client<C> {
     /// A client for a validated `config`.
     pub fn new(config: Config<C::Options>) -> Self {

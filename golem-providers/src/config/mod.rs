@@ -261,7 +261,7 @@ pub trait Configured: HttpCodec + Sized {
 /// makes from a config and which holds it in its `config` field; with
 /// `and new`, writes that `new` and a `config` accessor too (for a codec
 /// that holds nothing else).
-#[cfg(any(feature = "anthropic", feature = "gemini", feature = "bedrock"))]
+#[cfg(any(feature = "anthropic", feature = "gemini", feature = "bedrock", feature = "responses"))]
 macro_rules! configured {
     ($codec:ident, $options:ty) => {
         impl $crate::config::Configured for $codec {
@@ -292,7 +292,7 @@ macro_rules! configured {
         $crate::config::configured!($codec, $options);
     };
 }
-#[cfg(any(feature = "anthropic", feature = "gemini", feature = "bedrock"))]
+#[cfg(any(feature = "anthropic", feature = "gemini", feature = "bedrock", feature = "responses"))]
 pub(crate) use configured;
 
 /// Implements [`Reasons`] for a family's options `$options`, which hold

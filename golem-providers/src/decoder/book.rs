@@ -55,7 +55,7 @@ impl Book {
     /// A whole body's JSON (as `T`, borrowing from `body` where it can):
     /// JSON that does not parse is a retryable decode error, damage a new
     /// attempt may not repeat.
-    #[cfg(any(feature = "anthropic", feature = "gemini", feature = "bedrock"))]
+    #[cfg(any(feature = "anthropic", feature = "gemini", feature = "bedrock", feature = "responses"))]
     pub(crate) fn json<'b, T: serde::Deserialize<'b>>(&self, body: &'b [u8]) -> Result<T, ModelError> {
         serde_json::from_slice(body)
             .map_err(|e| self.stamp(decode_error("response body", &format!("invalid JSON: {e}"), true, None)))
@@ -64,7 +64,7 @@ impl Book {
     /// The response a whole body's `deltas` assemble to — the same
     /// assembler a stream's deltas pass, so a plain and a streamed turn of
     /// one answer cannot drift apart.
-    #[cfg(any(feature = "anthropic", feature = "gemini", feature = "bedrock"))]
+    #[cfg(any(feature = "anthropic", feature = "gemini", feature = "bedrock", feature = "responses"))]
     pub(crate) fn whole(
         mut self,
         deltas: impl IntoIterator<Item = Delta>,

@@ -162,11 +162,45 @@ fn not_streamed(head: &crate::http::HttpResponseHead, body: &[u8]) -> ModelError
     crate::classify::decode_error("stream", &detail, false, None)
 }
 
+/// Implements [`Parser`] for a family whose stream is SSE events of JSON
+/// (Anthropic, the Responses API): the framing is this, what an event
+/// means is the family's. `$parser` holds its `SseDecoder` in `sse`, and
+/// has `event(&mut self, data: &str, book: &mut Book) -> Result<(),
+/// ModelError>` and `finished(&self) -> Result<Outcome, ModelError>` (what
+/// [`Parser::outcome`] returns).
+#[cfg(any(feature = "anthropic", feature = "responses"))]
+macro_rules! sse_events_parser {
+    ($parser:ty) => {
+        impl $crate::decoder::Parser for $parser {
+            fn feed(&mut self, chunk: &[u8]) {
+                self.sse.feed(chunk);
+            }
+
+            fn end(&mut self) {
+                self.sse.finish();
+            }
+
+            fn step(&mut self, book: &mut $crate::decoder::Book) -> Option<Result<(), golem_core::model::ModelError>> {
+                Some(match self.sse.next()? {
+                    Ok(event) => self.event(&event.data, book),
+                    Err(error) => Err($crate::decoder::sse_failure(&error, book.ended(), "event")),
+                })
+            }
+
+            fn outcome(&self) -> Result<$crate::decoder::Outcome, golem_core::model::ModelError> {
+                self.finished()
+            }
+        }
+    };
+}
+#[cfg(any(feature = "anthropic", feature = "responses"))]
+pub(crate) use sse_events_parser;
+
 /// An SSE failure in a family whose events are JSON (Anthropic, Gemini).
 /// Invalid UTF-8 at the very end is a character cut in two: the stream
 /// was truncated, not garbled; invalid UTF-8 elsewhere is damage (a
 /// retryable decode error); a line past its bound is not.
-#[cfg(any(feature = "anthropic", feature = "gemini"))]
+#[cfg(any(feature = "anthropic", feature = "gemini", feature = "responses"))]
 pub(crate) fn sse_failure(error: &crate::sse::SseError, ended: bool, unit: &str) -> ModelError {
     use crate::sse::SseError;
     match error {
@@ -182,7 +216,7 @@ pub(crate) fn sse_failure(error: &crate::sse::SseError, ended: bool, unit: &str)
 /// JSON that does not parse: cut short at the end of the body, the stream
 /// was truncated inside its last `unit`; anywhere else it is damage (a
 /// retryable decode error at `stage`).
-#[cfg(any(feature = "anthropic", feature = "gemini"))]
+#[cfg(any(feature = "anthropic", feature = "gemini", feature = "responses"))]
 pub(crate) fn invalid_json(error: &serde_json::Error, ended: bool, stage: &str, unit: &str) -> ModelError {
     if error.is_eof() && ended {
         ModelError::new(

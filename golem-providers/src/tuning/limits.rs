@@ -32,8 +32,9 @@ pub struct WireNames {
     pub top_k: Option<&'static str>,
     /// The output-token limit.
     pub max_tokens: &'static str,
-    /// The stop sequences.
-    pub stop: &'static str,
+    /// The stop sequences (`None` where the API takes none: OpenAI's
+    /// Responses API).
+    pub stop: Option<&'static str>,
     /// The seed.
     pub seed: Option<&'static str>,
 }
@@ -61,7 +62,13 @@ impl WireNames {
         max_tokens: &'static str,
         stop: &'static str,
     ) -> Self {
-        WireNames { temperature, top_p, top_k: None, max_tokens, stop, seed: None }
+        WireNames { temperature, top_p, top_k: None, max_tokens, stop: Some(stop), seed: None }
+    }
+
+    /// Builder-style: the API takes no stop sequences.
+    pub const fn no_stop(mut self) -> Self {
+        self.stop = None;
+        self
     }
 
     /// Builder-style: the API takes top_k, as `name`.

@@ -87,6 +87,7 @@ impl<X: Extras> Tuning<X> {
         let names = limits.names;
         limits::unless_taken("top_k", self.top_k.is_some(), names.top_k, limits.provider)?;
         limits::unless_taken("seed", self.seed.is_some(), names.seed, limits.provider)?;
+        limits::unless_taken("stop", !self.stop.is_empty(), names.stop, limits.provider)?;
         limits::range("temperature", self.temperature, 0.0, limits.max_temperature)?;
         limits::range("top_p", self.top_p, 0.0, 1.0)?;
         limits::at_least_one("max_tokens", self.max_tokens)?;
@@ -119,7 +120,7 @@ impl<X: Extras> Tuning<X> {
         put(Some(names.top_p), self.top_p.map(Value::from));
         put(names.top_k, self.top_k.map(Value::from));
         put(Some(names.max_tokens), self.max_tokens.map(Value::from));
-        put(Some(names.stop), (!self.stop.is_empty()).then(|| self.stop.clone().into()));
+        put(names.stop, (!self.stop.is_empty()).then(|| self.stop.clone().into()));
         put(names.seed, self.seed.map(Value::from));
     }
 }

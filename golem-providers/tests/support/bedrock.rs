@@ -159,12 +159,7 @@ pub fn request_from_converse(body: &Value) -> Request {
                 for block in blocks {
                     if let Some(result) = block.get("toolResult") {
                         let id = result["toolUseId"].as_str().unwrap();
-                        let name = messages
-                            .iter()
-                            .flat_map(|m| &m.tool_calls)
-                            .find(|c| c.id == id)
-                            .map(|c| c.name.clone())
-                            .unwrap_or_default();
+                        let name = crate::support::tool_name(&messages, id);
                         let content: String =
                             result["content"].as_array().unwrap().iter().filter_map(|c| c["text"].as_str()).collect();
                         let mut message = Message::tool_result(id, name, content);

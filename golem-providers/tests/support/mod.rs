@@ -138,12 +138,7 @@ pub fn request_from_recorded(body: &Value) -> Request {
             }
             "tool" => {
                 let id = m["tool_call_id"].as_str().unwrap();
-                let name = messages
-                    .iter()
-                    .flat_map(|m| &m.tool_calls)
-                    .find(|c| c.id == id)
-                    .map(|c| c.name.clone())
-                    .unwrap_or_default();
+                let name = tool_name(&messages, id);
                 Message::tool_result(id, name, content)
             }
             other => panic!("unexpected role {other}"),
@@ -174,6 +169,12 @@ pub fn request_from_recorded(body: &Value) -> Request {
         request.tool_choice = tool_choice;
         request
     }
+}
+
+/// The name of the tool whose call `id` a message of `messages` made:
+/// golem stores it on a tool result, the wire does not carry it.
+pub fn tool_name(messages: &[Message], id: &str) -> String {
+    messages.iter().flat_map(|m| &m.tool_calls).find(|c| c.id == id).map(|c| c.name.clone()).unwrap_or_default()
 }
 
 /// What a stream decoder made of `chunks`: every delta (until the first
