@@ -63,6 +63,10 @@ pub struct Message {
     /// Thinking blocks of an assistant message, replayed to their provider.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub thinking: Vec<ThinkingBlock>,
+    /// Blocks a provider's built-in tools left (their calls, results,
+    /// grounding), replayed byte for byte to the family that produced them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub provider_parts: Vec<crate::builtin::ProviderPart>,
     /// The run that added this message, when known. Shared: a run stamps
     /// its id on every message it adds, so each holds a reference rather
     /// than a copy.
@@ -101,6 +105,7 @@ impl PartialEq for Message {
             tool_name,
             failed,
             thinking,
+            provider_parts,
             run_id,
             conversation_id,
         } = self;
@@ -114,6 +119,7 @@ impl PartialEq for Message {
             && *tool_calls == other.tool_calls
             && *parts == other.parts
             && *thinking == other.thinking
+            && *provider_parts == other.provider_parts
     }
 }
 
@@ -129,6 +135,7 @@ impl Message {
             tool_name: String::new(),
             failed: false,
             thinking: Vec::new(),
+            provider_parts: Vec::new(),
             run_id: Id::default(),
             conversation_id: Id::default(),
         }
@@ -167,6 +174,12 @@ impl Message {
     /// Builder-style: attach parts.
     pub fn with_parts(mut self, parts: Vec<Part>) -> Self {
         self.parts = parts;
+        self
+    }
+
+    /// Builder-style: attach the blocks of a provider's built-in tools.
+    pub fn with_provider_parts(mut self, parts: Vec<crate::builtin::ProviderPart>) -> Self {
+        self.provider_parts = parts;
         self
     }
 
