@@ -142,3 +142,21 @@ impl TurnBlocks {
         Ok((system, turns))
     }
 }
+
+/// A built-in tool `family` cannot run (or an option of it it cannot
+/// express), refused before anything is sent.
+pub(crate) fn unsupported_builtin(tool: &golem_core::builtin::BuiltinTool, family: &str, why: &str) -> ModelError {
+    unsupported(
+        &format!("built-in tool {:?} on {family}", tool.name()),
+        &format!("{why}; remove it from the agent or use a provider that runs it"),
+    )
+}
+
+/// A stored provider part as the JSON value to send back: its raw text,
+/// which the decoder wrote, parsed again (a hand-edited history that
+/// broke it is an encode error, not a panic).
+pub(crate) fn provider_json(part: &golem_core::builtin::ProviderPart, index: usize) -> Result<Value, ModelError> {
+    part.raw
+        .parse()
+        .map_err(|e| encode_error(&format!("message {index}: a stored {} block is not JSON: {e}", part.provider)))
+}

@@ -23,6 +23,7 @@ mod support;
 mod transports;
 
 mod anthropic_agent;
+mod anthropic_builtin;
 mod anthropic_client;
 mod anthropic_codec;
 mod anthropic_recorded;

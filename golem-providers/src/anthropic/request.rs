@@ -10,8 +10,9 @@
 use super::config::Config;
 use super::media;
 use super::FAMILY;
-use crate::blocks::{call_input, names_its_call, no_parts, text_then_parts, TurnBlocks};
+use crate::blocks::{call_input, names_its_call, no_parts, provider_json, text_then_parts, TurnBlocks};
 use crate::classify::encode_error;
+use golem_core::builtin::{interleave, Piece};
 use golem_core::message::{Message, ThinkingBlock};
 use golem_core::model::{ModelError, Request, WireToolChoice};
 use serde_json::{json, Map, Value};
@@ -75,8 +76,8 @@ fn body(request: &Request, config: &Config) -> Result<Map<String, Value>, ModelE
     }
     let messages = turns.into_iter().map(|(role, content)| json!({"role": role, "content": content})).collect();
     body.insert("messages".into(), Value::Array(messages));
-    if !request.tools.is_empty() {
-        let tools = request
+    if !request.tools.is_empty() || !request.builtin_tools.is_empty() {
+        let mut tools: Vec<Value> = request
             .tools
             .iter()
             .map(|tool| {
@@ -87,6 +88,9 @@ fn body(request: &Request, config: &Config) -> Result<Map<String, Value>, ModelE
                 spec
             })
             .collect();
+        for builtin in request.builtin_tools.iter() {
+            tools.push(super::builtin::tool_entry(builtin)?);
+        }
         body.insert("tools".into(), Value::Array(tools));
         // Forcing only, and never while thinking: the API refuses it then
         // and the restriction of the tool list alone applies (PROV-ANT-04).
@@ -149,12 +153,17 @@ fn text(text: &str) -> Value {
     json!({"type": "text", "text": text})
 }
 
-/// Thinking first, then text, then tool calls (SPEC THINK-03).
+/// Thinking first, then text with the server tools' blocks where they
+/// stood, then tool calls (SPEC THINK-03). Blocks another family's
+/// built-ins left are not Anthropic's to replay and stay out.
 fn assistant_blocks(message: &Message, index: usize, ordinal: usize) -> Result<Vec<Value>, ModelError> {
     no_parts(message, index, WHO)?;
     let mut blocks: Vec<Value> = message.thinking.iter().filter_map(thinking_block).collect();
-    if !message.content.is_empty() {
-        blocks.push(text(&message.content));
+    for piece in interleave(&message.content, &message.provider_parts, FAMILY) {
+        match piece {
+            Piece::Text(segment) => blocks.push(text(segment)),
+            Piece::Part(part) => blocks.push(provider_json(part, index)?),
+        }
     }
     for (n, call) in message.tool_calls.iter().enumerate() {
         let input = call_input(call, index, n)?;

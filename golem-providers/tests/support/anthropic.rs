@@ -134,6 +134,18 @@ pub fn stream_of(content: &Value, stop_reason: &str) -> Vec<u8> {
                     out.extend(block_delta(i, json!({"type": "input_json_delta", "partial_json": piece})));
                 }
             }
+            "server_tool_use" => {
+                out.extend(block_start(
+                    i,
+                    json!({"type": "server_tool_use", "id": block["id"], "name": block["name"], "input": {}}),
+                ));
+                let input = block["input"].to_string();
+                let mid = input.len() / 2;
+                for piece in [&input[..mid], &input[mid..]] {
+                    out.extend(block_delta(i, json!({"type": "input_json_delta", "partial_json": piece})));
+                }
+            }
+            kind if kind.ends_with("_tool_result") => out.extend(block_start(i, block.clone())),
             other => panic!("stream_of: {other}"),
         }
         out.extend(block_stop(i));
