@@ -277,8 +277,9 @@ pub fn request_from_messages(body: &Value) -> Request {
 /// but to the same effect is normalised — empty tool descriptions and
 /// `is_error: false` left out, a tool result's lone text block as a
 /// string, a forced or `auto` tool choice left out while thinking (the
-/// API refuses forcing then, PROV-ANT-04), and the server tools golem
-/// does not model (with the blocks they produced, adjacent texts joined),
+/// API refuses forcing then, PROV-ANT-04), the server tools' entries (the
+/// blocks they produced stay: golem replays what it decoded), adjacent
+/// texts joined,
 /// and a whitespace-only assistant text (a recorder's placeholder).
 pub fn expected_body(body: &Value) -> Value {
     let mut body = body.clone();
@@ -302,11 +303,11 @@ pub fn expected_body(body: &Value) -> Value {
         let assistant = message["role"] == "assistant";
         // llm-anthropic's placeholder for an assistant turn without text.
         content.retain(|b| !(assistant && b["type"] == "text" && b["text"].as_str().unwrap().trim().is_empty()));
-        content.retain(|b| {
-            matches!(
-                b["type"].as_str(),
-                Some("text" | "thinking" | "redacted_thinking" | "tool_use" | "tool_result" | "image" | "document")
-            )
+        content.retain(|b| match b["type"].as_str() {
+            Some("text" | "thinking" | "redacted_thinking" | "tool_use" | "tool_result" | "image" | "document") => true,
+            // Server tools' blocks are replayed from what golem decoded.
+            Some(kind) => assistant && (kind == "server_tool_use" || kind.ends_with("_tool_result")),
+            None => false,
         });
         let mut joined: Vec<Value> = Vec::new();
         for mut block in content {
