@@ -28,6 +28,7 @@ mod anthropic_client;
 mod anthropic_codec;
 mod anthropic_recorded;
 mod bedrock_agent;
+mod bedrock_builtin;
 mod bedrock_client;
 mod bedrock_codec;
 mod bedrock_eventstream;

@@ -32,6 +32,7 @@
 //! assert_eq!(codec.decode(&request, &HttpResponseHead::new(200, vec![]), body).unwrap().message.content, "hi");
 //! ```
 
+mod builtin;
 mod config;
 mod credentials;
 mod media;
@@ -131,7 +132,13 @@ impl HttpCodec for Codec {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities::new().native_schema_with_tools(true).forced_tool_choice(self.config.sends_tool_choice())
+        let system_tools = builtin::has_system_tools(self.config.model());
+        Capabilities::new()
+            .native_schema_with_tools(true)
+            .forced_tool_choice(self.config.sends_tool_choice())
+            .builtin_tools(
+                golem_core::builtin::BuiltinSupport::NONE.web_search(system_tools).code_execution(system_tools),
+            )
     }
 }
 
