@@ -273,6 +273,8 @@ impl ProviderPart {
 
 /// The text of `content` and the provider parts of `provider` in the order
 /// they stood: each item is either a text segment (never empty) or a part.
+/// Metadata parts are the caller's, never sent back, so they are left out
+/// (and split no text).
 /// An offset past the end or inside a character places the part after the
 /// text before it that is valid, so a hand-edited history cannot panic.
 ///
@@ -287,7 +289,8 @@ impl ProviderPart {
 pub fn interleave<'a>(content: &'a str, parts: &'a [ProviderPart], provider: &str) -> Vec<Piece<'a>> {
     let mut out = Vec::new();
     let mut from = 0;
-    for part in parts.iter().filter(|p| p.provider == provider) {
+    let replayed = |p: &&ProviderPart| p.provider == provider && p.kind != ProviderPartKind::Metadata;
+    for part in parts.iter().filter(replayed) {
         let mut at = part.at.clamp(from, content.len());
         while !content.is_char_boundary(at) {
             at -= 1;

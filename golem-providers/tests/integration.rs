@@ -48,6 +48,7 @@ mod fault_matrix;
 mod fuzz;
 mod fuzz_corpus;
 mod gemini_agent;
+mod gemini_builtin;
 mod gemini_client;
 mod gemini_codec;
 mod gemini_recorded;
