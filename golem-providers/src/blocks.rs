@@ -96,6 +96,11 @@ pub(crate) struct TurnBlocks {
     pub(crate) tool_result: fn(&Message, usize) -> Result<Value, ModelError>,
     /// Where tool results must lead their user turn: how to tell one.
     pub(crate) results_first: Option<fn(&Value) -> bool>,
+    /// Where the API takes `system` turns among the others (Anthropic): a
+    /// system text's block. A system message after the conversation began
+    /// is then a turn of its own where it stood (SPEC MSG-08); without it,
+    /// every system text joins the system instructions.
+    pub(crate) mid_system: Option<fn(&str) -> Value>,
 }
 
 /// Turns of (role, blocks).
@@ -113,8 +118,13 @@ impl TurnBlocks {
             let (role, blocks) = match message.role {
                 Role::System => {
                     no_parts(message, index, self.who)?;
-                    if !message.content.is_empty() {
-                        system.push(message.content.as_str());
+                    match self.mid_system {
+                        Some(block) if !turns.is_empty() && !message.content.is_empty() => {
+                            // Never merged: each system message is its own turn.
+                            turns.push(("system", vec![block(&message.content)]));
+                        }
+                        _ if !message.content.is_empty() => system.push(message.content.as_str()),
+                        _ => {}
                     }
                     continue;
                 }
@@ -135,7 +145,7 @@ impl TurnBlocks {
                     content.splice(at..at, results);
                     content.extend(rest);
                 }
-                (Some((last, content)), _) if *last == role => content.extend(blocks),
+                (Some((last, content)), _) if *last == role && role != "system" => content.extend(blocks),
                 _ => turns.push((role, blocks)),
             }
         }

@@ -52,6 +52,7 @@ mod gemini_builtin;
 mod gemini_client;
 mod gemini_codec;
 mod gemini_recorded;
+mod mid_system;
 mod no_choices;
 mod not_streamed;
 mod openapi;

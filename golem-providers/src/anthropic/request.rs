@@ -64,6 +64,9 @@ fn body(request: &Request, config: &Config) -> Result<Map<String, Value>, ModelE
         // Tool results lead their user turn (SPEC PROV-ANT-03): the API
         // wants them before any text.
         results_first: Some(is_tool_result),
+        // System messages after the conversation began stay where they
+        // stood, as `system` turns (what the recorded exchanges send).
+        mid_system: Some(text),
     }
     .encode(&request.messages)?;
     if let Some(cache) = config.cache() {

@@ -61,7 +61,15 @@ pub fn encode_count_tokens_body(request: &Request, config: &Config) -> Result<Ve
 
 fn body(request: &Request, config: &Config) -> Result<Map<String, Value>, ModelError> {
     let blocks =
-        TurnBlocks { who: WHO, user: user_blocks, assistant: assistant_blocks, tool_result, results_first: None };
+        // Converse has no system turns: every system text joins `system`.
+        TurnBlocks {
+            who: WHO,
+            user: user_blocks,
+            assistant: assistant_blocks,
+            tool_result,
+            results_first: None,
+            mid_system: None,
+        };
     let (system, mut turns) = blocks.encode(&request.messages)?;
     let system: Vec<Value> = system.into_iter().map(text).collect();
     if let (Some(cache), Some((_, content))) = (config.cache(), turns.last_mut()) {

@@ -246,6 +246,7 @@ pub fn request_from_messages(body: &Value) -> Request {
                 }
                 messages.push(message);
             }
+            "system" => messages.push(Message::system(text_of(&m["content"]))),
             other => panic!("unexpected role {other}"),
         }
     }
