@@ -128,3 +128,46 @@ fn system_tools_are_refused_where_nova_has_none() {
         assert!(error.message.contains(refused.name()), "{error}");
     }
 }
+
+/// Guardrails and latency-optimized inference are tuning: the recorded
+/// requests are what a tuned config sends, and an intervention decodes as
+/// a content filter.
+#[test]
+fn guardrail_and_performance_config_match_the_recordings() {
+    use golem_providers::bedrock::{Guardrail, Tuning};
+    for case in
+        ["converse_guardrail_config_trace", "converse_guardrail_intervened", "converse_performance_config_latency"]
+    {
+        let body: Value = serde_json::from_slice(&recorded(case, "01.request.json")).unwrap();
+        let mut tuning = Tuning::new();
+        if let Some(max) = body.pointer("/inferenceConfig/maxTokens").and_then(Value::as_u64) {
+            tuning = tuning.max_tokens(max as u32);
+        }
+        if let Some(g) = body.get("guardrailConfig") {
+            let guardrail =
+                Guardrail::new(g["guardrailIdentifier"].as_str().unwrap(), g["guardrailVersion"].as_str().unwrap());
+            tuning = tuning.guardrail(guardrail.trace(g["trace"].as_str().unwrap()));
+        }
+        if let Some(latency) = body.pointer("/performanceConfig/latency").and_then(Value::as_str) {
+            tuning = tuning.latency(latency);
+        }
+        let manifest: Value = serde_json::from_slice(&recorded(case, "manifest.json")).unwrap();
+        let uri = manifest["interactions"][0]["uri"].as_str().unwrap();
+        let model = uri.split("/model/").nth(1).unwrap().split('/').next().unwrap().replace("%3A", ":");
+        let config = golem_providers::bedrock::Config::builder("us-east-1", model)
+            .credentials(crate::bedrock::credentials())
+            .tuning(tuning)
+            .build()
+            .unwrap();
+        let codec = golem_providers::bedrock::Codec::new(config);
+        let request = request_from_converse(&body);
+        let sent: Value = serde_json::from_slice(&codec.encode(&request, false).unwrap().body).unwrap();
+        for field in ["guardrailConfig", "performanceConfig", "messages"] {
+            assert_eq!(sent[field], body[field], "{case}: {field}");
+        }
+        let response = decode(&codec, &request, case, 1, "01.response.json");
+        if case == "converse_guardrail_intervened" {
+            assert_eq!(response.finish_reason, golem_core::FinishReason::ContentFilter);
+        }
+    }
+}

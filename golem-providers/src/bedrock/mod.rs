@@ -48,7 +48,7 @@ pub use request::{encode_body, encode_count_tokens_body};
 use response::scrubbed;
 pub use response::{content_deltas, decode_body, error_from_response, finish_reason, usage};
 pub use stream::{exception_status, ConverseStream};
-pub use tuning::{BedrockExtras, CachePoint, CacheTtl, Tuning};
+pub use tuning::{BedrockExtras, CachePoint, CacheTtl, Guardrail, Tuning};
 
 use crate::classify::decode_error;
 use crate::codec::{response_turn, HttpCodec, TokenCounting};

@@ -92,6 +92,13 @@ fn body(request: &Request, config: &Config) -> Result<Map<String, Value>, ModelE
     if let Some(thinking) = config.thinking() {
         body.insert("additionalModelRequestFields".into(), json!({"thinking": thinking.wire()}));
     }
+    let extras = &config.tuning().extras;
+    if let Some(guardrail) = &extras.guardrail {
+        body.insert("guardrailConfig".into(), guardrail.wire());
+    }
+    if let Some(latency) = &extras.latency {
+        body.insert("performanceConfig".into(), json!({ "latency": latency }));
+    }
     let mut output = Map::new();
     if let Some(schema) = request.output_schema.as_deref() {
         // The schema travels as a string under the fixed name `output`
