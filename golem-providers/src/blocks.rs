@@ -92,8 +92,9 @@ pub(crate) struct TurnBlocks {
     pub(crate) user: fn(&Message, usize) -> Result<Vec<Value>, ModelError>,
     /// An assistant message's blocks, given its ordinal among them.
     pub(crate) assistant: fn(&Message, usize, usize) -> Result<Vec<Value>, ModelError>,
-    /// A tool result's block.
-    pub(crate) tool_result: fn(&Message, usize) -> Result<Value, ModelError>,
+    /// A tool result's blocks: the result, and what must follow it in the
+    /// same turn rather than sit inside it (Bedrock's video).
+    pub(crate) tool_result: fn(&Message, usize) -> Result<Vec<Value>, ModelError>,
     /// Where tool results must lead their user turn: how to tell one.
     pub(crate) results_first: Option<fn(&Value) -> bool>,
     /// Where the API takes `system` turns among the others (Anthropic): a
@@ -133,7 +134,7 @@ impl TurnBlocks {
                     assistant_ordinal += 1;
                     ("assistant", (self.assistant)(message, index, assistant_ordinal)?)
                 }
-                Role::Tool => ("user", vec![(self.tool_result)(message, index)?]),
+                Role::Tool => ("user", (self.tool_result)(message, index)?),
             };
             if blocks.is_empty() {
                 continue;

@@ -171,3 +171,56 @@ fn guardrail_and_performance_config_match_the_recordings() {
         }
     }
 }
+
+/// Media by S3 location (`s3://` URLs) in tool results, and Nova's video
+/// — which the API refuses inside a tool result (recorded 400), so it
+/// follows the result in the same turn — as the recorded follow-ups send
+/// them.
+#[test]
+fn s3_media_and_video_match_the_recordings() {
+    use golem_core::message::{Part, PartKind};
+    for case in [
+        "converse_nova_video_s3_location",
+        "converse_nova_image_s3_in_tool_result",
+        "converse_claude_document_s3_in_tool_result",
+    ] {
+        let body: Value = serde_json::from_slice(&recorded(case, "02.request.json")).unwrap();
+        let mut request = request_from_converse(&body);
+        let last = body["messages"].as_array().unwrap().last().unwrap()["content"].as_array().unwrap().clone();
+        let mut parts = Vec::new();
+        let media = last.iter().flat_map(|b| match b.get("toolResult") {
+            Some(result) => result["content"].as_array().unwrap().clone(),
+            None => vec![b.clone()],
+        });
+        for block in media {
+            for (field, kind) in
+                [("image", PartKind::Image), ("document", PartKind::Document), ("video", PartKind::Video)]
+            {
+                if let Some(uri) = block.pointer(&format!("/{field}/source/s3Location/uri")).and_then(Value::as_str) {
+                    parts.push(Part::from_url(kind, uri));
+                }
+            }
+        }
+        assert_eq!(parts.len(), 1, "{case}");
+        let tool = request.messages_mut().iter_mut().rev().find(|m| m.role == golem_core::Role::Tool).unwrap();
+        tool.parts = parts;
+        let codec = codec_for_recorded(case, &body);
+        let mut sent: Value = serde_json::from_slice(&codec.encode(&request, false).unwrap().body).unwrap();
+        let mut want = body["messages"].clone();
+        // Document names are golem's own (unique per request).
+        for messages in [&mut sent["messages"], &mut want] {
+            for turn in messages.as_array_mut().unwrap() {
+                for block in turn["content"].as_array_mut().unwrap() {
+                    if let Some(Value::Array(inner)) = block.pointer_mut("/toolResult/content") {
+                        for item in inner {
+                            if let Some(doc) = item.get_mut("document") {
+                                doc["name"] = Value::from("doc");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(sent["messages"], want, "{case}");
+    }
+}

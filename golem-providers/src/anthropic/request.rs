@@ -197,7 +197,7 @@ fn thinking_block(block: &ThinkingBlock) -> Option<Value> {
 
 /// A `tool_result` block: the text, then any media, and `is_error` for a
 /// failed result (SPEC MM-04).
-fn tool_result(message: &Message, index: usize) -> Result<Value, ModelError> {
+fn tool_result(message: &Message, index: usize) -> Result<Vec<Value>, ModelError> {
     names_its_call(message, index)?;
     let mut result = json!({"type": "tool_result", "tool_use_id": message.tool_call_id});
     if message.parts.is_empty() {
@@ -208,5 +208,5 @@ fn tool_result(message: &Message, index: usize) -> Result<Value, ModelError> {
     if message.failed {
         result["is_error"] = Value::Bool(true);
     }
-    Ok(result)
+    Ok(vec![result])
 }

@@ -212,10 +212,15 @@ fn reasoning_block(block: &ThinkingBlock) -> Option<Value> {
 }
 
 /// A `toolResult` block: the text, then any media, and `status` error for
-/// a failed result (SPEC MM-04).
-fn tool_result(message: &Message, index: usize) -> Result<Value, ModelError> {
+/// a failed result (SPEC MM-04); a video after it.
+fn tool_result(message: &Message, index: usize) -> Result<Vec<Value>, ModelError> {
     names_its_call(message, index)?;
-    let content = text_then_parts(message, index, true, text, media::block)?;
+    let (videos, content): (Vec<Value>, Vec<Value>) =
+        text_then_parts(message, index, true, text, media::block)?.into_iter().partition(media::is_video);
     let status = if message.failed { "error" } else { "success" };
-    Ok(json!({"toolResult": {"toolUseId": message.tool_call_id, "content": content, "status": status}}))
+    let mut blocks =
+        vec![json!({"toolResult": {"toolUseId": message.tool_call_id, "content": content, "status": status}})];
+    // Converse refuses video inside a result: it follows it in the turn.
+    blocks.extend(videos);
+    Ok(blocks)
 }
