@@ -14,6 +14,30 @@
 use crate::message::ToolArgs;
 use serde::{Deserialize, Serialize};
 
+/// The setters web search and web fetch share: the domains they may and
+/// may not reach, and how often per request.
+macro_rules! scope_setters {
+    ($what:literal, $uses:literal) => {
+        #[doc = concat!("Builder-style: only ", $what, " from these domains.")]
+        pub fn allowed_domains<S: Into<String>>(mut self, domains: impl IntoIterator<Item = S>) -> Self {
+            self.allowed_domains = domains.into_iter().map(Into::into).collect();
+            self
+        }
+
+        #[doc = concat!("Builder-style: never ", $what, " from these domains.")]
+        pub fn blocked_domains<S: Into<String>>(mut self, domains: impl IntoIterator<Item = S>) -> Self {
+            self.blocked_domains = domains.into_iter().map(Into::into).collect();
+            self
+        }
+
+        #[doc = concat!("Builder-style: at most `n` ", $uses, " per request.")]
+        pub fn max_uses(mut self, n: u32) -> Self {
+            self.max_uses = Some(n);
+            self
+        }
+    };
+}
+
 /// A tool the provider runs itself.
 ///
 /// ```
@@ -78,23 +102,7 @@ impl WebSearch {
         WebSearch::default()
     }
 
-    /// Builder-style: only results from these domains.
-    pub fn allowed_domains<S: Into<String>>(mut self, domains: impl IntoIterator<Item = S>) -> Self {
-        self.allowed_domains = domains.into_iter().map(Into::into).collect();
-        self
-    }
-
-    /// Builder-style: never results from these domains.
-    pub fn blocked_domains<S: Into<String>>(mut self, domains: impl IntoIterator<Item = S>) -> Self {
-        self.blocked_domains = domains.into_iter().map(Into::into).collect();
-        self
-    }
-
-    /// Builder-style: at most `n` searches per request.
-    pub fn max_uses(mut self, n: u32) -> Self {
-        self.max_uses = Some(n);
-        self
-    }
+    scope_setters!("results", "searches");
 
     /// Builder-style: where the user is.
     pub fn user_location(mut self, location: UserLocation) -> Self {
@@ -125,23 +133,7 @@ impl WebFetch {
         WebFetch::default()
     }
 
-    /// Builder-style: only pages from these domains.
-    pub fn allowed_domains<S: Into<String>>(mut self, domains: impl IntoIterator<Item = S>) -> Self {
-        self.allowed_domains = domains.into_iter().map(Into::into).collect();
-        self
-    }
-
-    /// Builder-style: never pages from these domains.
-    pub fn blocked_domains<S: Into<String>>(mut self, domains: impl IntoIterator<Item = S>) -> Self {
-        self.blocked_domains = domains.into_iter().map(Into::into).collect();
-        self
-    }
-
-    /// Builder-style: at most `n` fetches per request.
-    pub fn max_uses(mut self, n: u32) -> Self {
-        self.max_uses = Some(n);
-        self
-    }
+    scope_setters!("pages", "fetches");
 }
 
 /// An approximate user location for localised search results; every field

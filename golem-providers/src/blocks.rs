@@ -171,3 +171,15 @@ pub(crate) fn provider_json(part: &golem_core::builtin::ProviderPart, index: usi
         .parse()
         .map_err(|e| encode_error(&format!("message {index}: a stored {} block is not JSON: {e}", part.provider)))
 }
+
+/// The fields of an approximate user location that are set, by their
+/// wire names (the same in every family that takes one).
+pub(crate) fn location_fields(location: &golem_core::builtin::UserLocation) -> serde_json::Map<String, Value> {
+    let fields = [
+        ("city", &location.city),
+        ("region", &location.region),
+        ("country", &location.country),
+        ("timezone", &location.timezone),
+    ];
+    fields.into_iter().filter(|(_, v)| !v.is_empty()).map(|(k, v)| (k.to_string(), Value::from(v.as_str()))).collect()
+}

@@ -6,7 +6,7 @@
 //! whole as provider parts and replayed in place; golem runs nothing for
 //! them.
 
-use crate::blocks::unsupported_builtin;
+use crate::blocks::{location_fields, unsupported_builtin};
 use golem_core::builtin::{BuiltinTool, ProviderPartKind, UserLocation};
 use golem_core::model::ModelError;
 use serde_json::{json, Map, Value};
@@ -59,18 +59,8 @@ fn domains(entry: &mut Map<String, Value>, allowed: &[String], blocked: &[String
 
 /// The API's approximate location: only the fields given.
 pub(crate) fn user_location(location: &UserLocation) -> Value {
-    let mut out = Map::new();
+    let mut out = location_fields(location);
     out.insert("type".into(), "approximate".into());
-    for (field, value) in [
-        ("city", &location.city),
-        ("region", &location.region),
-        ("country", &location.country),
-        ("timezone", &location.timezone),
-    ] {
-        if !value.is_empty() {
-            out.insert(field.into(), value.as_str().into());
-        }
-    }
     Value::Object(out)
 }
 

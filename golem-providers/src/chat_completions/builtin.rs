@@ -4,7 +4,7 @@
 //! turn and leaves no blocks to replay; its citations ride on the text.
 
 use super::tuning::Tuning;
-use crate::blocks::unsupported_builtin;
+use crate::blocks::{location_fields, unsupported_builtin};
 use golem_core::builtin::{BuiltinTool, UserLocation};
 use golem_core::model::ModelError;
 use serde_json::{Map, Value};
@@ -43,16 +43,5 @@ pub(crate) fn web_search_options(tools: &[BuiltinTool], tuning: &Tuning) -> Resu
 }
 
 fn user_location(location: &UserLocation) -> Value {
-    let mut approximate = Map::new();
-    for (field, value) in [
-        ("city", &location.city),
-        ("region", &location.region),
-        ("country", &location.country),
-        ("timezone", &location.timezone),
-    ] {
-        if !value.is_empty() {
-            approximate.insert(field.into(), value.as_str().into());
-        }
-    }
-    serde_json::json!({"type": "approximate", "approximate": approximate})
+    serde_json::json!({"type": "approximate", "approximate": location_fields(location)})
 }
