@@ -243,12 +243,12 @@ impl<Deps: Send + Sync + 'static, O: 'static> AgentBuilder<Deps, O> {
     /// use golem_io::testing::TestModel;
     /// use golem_io::{Agent, BuildError, Capabilities};
     ///
-    /// let plain = Agent::builder(TestModel::new()).builtin_tool(BuiltinTool::CodeExecution).build();
+    /// let plain = Agent::<()>::builder(TestModel::new()).builtin_tool(BuiltinTool::CodeExecution).build();
     /// assert!(matches!(plain, Err(BuildError::UnsupportedBuiltin("code_execution"))));
     ///
     /// let searching = TestModel::new()
     ///     .with_capabilities(Capabilities::new().builtin_tools(BuiltinSupport::NONE.web_search(true)));
-    /// let agent = Agent::builder(searching).builtin_tool(BuiltinTool::WebSearch(WebSearch::new())).build();
+    /// let agent = Agent::<()>::builder(searching).builtin_tool(BuiltinTool::WebSearch(WebSearch::new())).build();
     /// assert!(agent.is_ok());
     /// ```
     pub fn builtin_tool(mut self, tool: golem_core::builtin::BuiltinTool) -> Self {
