@@ -11,7 +11,7 @@
 //! leave it out. These calls are never client tool calls: golem runs no
 //! handler for them.
 
-use crate::message::ToolArgs;
+use crate::tool_args::ToolArgs;
 use serde::{Deserialize, Serialize};
 
 /// The setters web search and web fetch share: the domains they may and

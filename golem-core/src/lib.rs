@@ -57,6 +57,7 @@ pub mod testing;
 pub mod texts;
 pub mod time;
 pub mod tool;
+pub mod tool_args;
 
 pub use builtin::{BuiltinTool, ProviderPart, ProviderPartKind};
 pub use config::{Backoff, BuildError, OutputMode, RetryPolicy, RunConfig, ToolChoice, UsageLimits};
