@@ -174,3 +174,21 @@ fn built_ins_follow_function_declarations() {
         json!([{"functionDeclarations": [{"name": "f", "parametersJsonSchema": {"type": "object"}}]}, {"urlContext": {}}, {"codeExecution": {}}])
     );
 }
+
+/// Gemini 3 takes a response schema together with function tools (a
+/// capability, so `Auto` output picks native mode there); earlier models
+/// still refuse the pair before sending.
+#[test]
+fn gemini_3_takes_a_schema_with_tools() {
+    let tool = golem_core::tool::ToolDefinition::new("f", "", json!({"type": "object"}));
+    let schema = golem_core::model::OutputSchema::new("out", json!({"type": "object"}));
+    let request = Request::new(vec![Message::user("hi")]).with_tools(vec![tool]).with_output_schema(schema);
+    let three = crate::gemini::codec_with(|b| b.model("gemini-3-flash-preview"));
+    assert!(three.capabilities().native_schema_with_tools);
+    let sent: Value = serde_json::from_slice(&three.encode(&request, false).unwrap().body).unwrap();
+    assert_eq!(sent["generationConfig"]["responseJsonSchema"], json!({"type": "object"}));
+    assert!(sent["tools"][0]["functionDeclarations"].is_array());
+    let two = crate::gemini::codec_with(|b| b.model("gemini-2.5-flash"));
+    assert!(!two.capabilities().native_schema_with_tools);
+    assert!(two.encode(&request, false).is_err());
+}
