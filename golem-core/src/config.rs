@@ -420,6 +420,11 @@ pub struct RunConfig {
     pub models: u32,
     /// Registered tools, in registration order.
     pub tools: Vec<ToolSpec>,
+    /// The provider's own tools (web search, code execution, …) the model
+    /// may use, in declaration order; the provider runs them, golem never
+    /// does.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub builtin_tools: Vec<crate::builtin::BuiltinTool>,
     /// Default tool deadline.
     #[serde(default, skip_serializing_if = "Option::is_none", with = "crate::time::duration_ms::option")]
     pub tool_timeout: Option<Duration>,
@@ -514,6 +519,7 @@ impl Default for RunConfig {
             retry: RetryPolicy::default(),
             models: 1,
             tools: Vec::new(),
+            builtin_tools: Vec::new(),
             tool_timeout: None,
             parallel_tools: false,
             max_concurrency: None,
@@ -643,6 +649,12 @@ pub enum BuildError {
     /// No model was configured.
     #[error("at least one model is required")]
     NoModel,
+    /// A built-in tool is declared that some model of the chain cannot run.
+    #[error("built-in tool {0:?} is not supported by every model of the chain")]
+    UnsupportedBuiltin(&'static str),
+    /// A built-in tool is declared twice.
+    #[error("built-in tool {0:?} is declared twice")]
+    DuplicateBuiltin(&'static str),
 }
 
 /// A schema for tool arguments: a JSON object whose `type`, when given,
@@ -671,6 +683,12 @@ impl RunConfig {
             let priced = (0..self.models).filter(|&m| self.price(m).is_some()).count();
             if priced < self.models as usize {
                 return Err(BuildError::CostLimitWithoutPrice { unpriced: self.models as usize - priced });
+            }
+        }
+        let mut builtins = std::collections::BTreeSet::new();
+        for tool in &self.builtin_tools {
+            if !builtins.insert(tool.name()) {
+                return Err(BuildError::DuplicateBuiltin(tool.name()));
             }
         }
         let mut names = std::collections::BTreeSet::new();

@@ -84,6 +84,7 @@ fn config(b: &mut Bytes<'_>) -> RunConfig {
         },
         models: u32::from(b.below(3)) + 1,
         tools,
+        builtin_tools: Vec::new(),
         tool_timeout: b.flag().then(|| Duration::from_millis(u64::from(b.byte()) + 1)),
         parallel_tools: b.flag(),
         max_concurrency: b.flag().then(|| u32::from(b.below(3)) + 1),

@@ -32,6 +32,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 
+pub mod builtin;
 pub mod config;
 pub mod deferral;
 pub mod embed;
@@ -56,7 +57,9 @@ pub mod testing;
 pub mod texts;
 pub mod time;
 pub mod tool;
+pub mod tool_args;
 
+pub use builtin::{BuiltinTool, ProviderPart, ProviderPartKind};
 pub use config::{Backoff, BuildError, OutputMode, RetryPolicy, RunConfig, ToolChoice, UsageLimits};
 pub use deferral::{Approval, DeferKind, DeferredRequests, DeferredResults, PendingCall};
 pub use error::{Cause, CauseRecord, DeclineReason, PartialResult, RunError, Stage, UsageLimitError};

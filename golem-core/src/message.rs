@@ -6,8 +6,9 @@
 //! empty fields omitted (except `role`), unknown fields ignored.
 
 use crate::id::Id;
+pub use crate::tool_args::ToolArgs;
 use bytes::Bytes;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// Who wrote a message.
@@ -63,6 +64,10 @@ pub struct Message {
     /// Thinking blocks of an assistant message, replayed to their provider.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub thinking: Vec<ThinkingBlock>,
+    /// Blocks a provider's built-in tools left (their calls, results,
+    /// grounding), replayed byte for byte to the family that produced them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub provider_parts: Vec<crate::builtin::ProviderPart>,
     /// The run that added this message, when known. Shared: a run stamps
     /// its id on every message it adds, so each holds a reference rather
     /// than a copy.
@@ -101,6 +106,7 @@ impl PartialEq for Message {
             tool_name,
             failed,
             thinking,
+            provider_parts,
             run_id,
             conversation_id,
         } = self;
@@ -114,6 +120,7 @@ impl PartialEq for Message {
             && *tool_calls == other.tool_calls
             && *parts == other.parts
             && *thinking == other.thinking
+            && *provider_parts == other.provider_parts
     }
 }
 
@@ -129,6 +136,7 @@ impl Message {
             tool_name: String::new(),
             failed: false,
             thinking: Vec::new(),
+            provider_parts: Vec::new(),
             run_id: Id::default(),
             conversation_id: Id::default(),
         }
@@ -170,191 +178,16 @@ impl Message {
         self
     }
 
+    /// Builder-style: attach the blocks of a provider's built-in tools.
+    pub fn with_provider_parts(mut self, parts: Vec<crate::builtin::ProviderPart>) -> Self {
+        self.provider_parts = parts;
+        self
+    }
+
     /// Builder-style: attach thinking blocks.
     pub fn with_thinking(mut self, thinking: Vec<ThinkingBlock>) -> Self {
         self.thinking = thinking;
         self
-    }
-}
-
-/// The arguments of a tool call: raw JSON text, kept byte for byte.
-///
-/// Model output is untrusted, so the text may be anything — including JSON
-/// cut off by a length stop. Valid JSON serialises as itself (byte-exact);
-/// anything else serialises as a JSON string holding the text, which keeps it
-/// recognisably "not an object" after a round trip.
-#[derive(Clone, PartialEq, Eq, Hash, Default)]
-pub struct ToolArgs(String);
-
-impl ToolArgs {
-    /// Wrap raw argument text as produced by the model.
-    pub fn new(raw: impl Into<String>) -> Self {
-        ToolArgs(raw.into())
-    }
-
-    /// Arguments serialised from a JSON value.
-    pub fn from_value(value: &serde_json::Value) -> Self {
-        ToolArgs(value.to_string())
-    }
-
-    /// The raw text.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-
-    /// True when the text is a JSON object (what tools accept).
-    pub fn is_object(&self) -> bool {
-        crate::json_object::is_json_object(&self.0)
-    }
-
-    /// The arguments as a tool receives them: a JSON object as itself, empty
-    /// text as `{}` (a call of a tool without parameters, as some providers
-    /// send it), anything else `None` — the one reading the machine screens
-    /// calls by (SPEC TOOL-05) and the drivers hand to handlers.
-    ///
-    /// ```
-    /// use golem_core::ToolArgs;
-    /// assert_eq!(ToolArgs::new(" ").object(), Some(serde_json::json!({})));
-    /// assert_eq!(ToolArgs::new(r#"{"a":1}"#).object(), Some(serde_json::json!({"a": 1})));
-    /// assert_eq!(ToolArgs::new(r#"{"a":"#).object(), None);
-    /// assert_eq!(ToolArgs::new("[1]").object(), None);
-    /// ```
-    pub fn object(&self) -> Option<serde_json::Value> {
-        if self.0.trim().is_empty() {
-            return Some(serde_json::Value::Object(serde_json::Map::new()));
-        }
-        serde_json::from_str::<serde_json::Value>(&self.0).ok().filter(serde_json::Value::is_object)
-    }
-
-    /// Parse the text as a JSON value.
-    pub fn parse(&self) -> Result<serde_json::Value, serde_json::Error> {
-        serde_json::from_str(&self.0)
-    }
-
-    /// The text providers should be sent (SPEC HIST-06): empty → `{}`, a JSON
-    /// object unchanged, anything else wrapped as `{"truncated_args": "<raw>"}`.
-    pub fn normalized_for_wire(&self) -> String {
-        if self.0.trim().is_empty() {
-            "{}".to_string()
-        } else if self.is_object() {
-            self.0.clone()
-        } else {
-            serde_json::json!({ "truncated_args": self.0 }).to_string()
-        }
-    }
-}
-
-impl fmt::Debug for ToolArgs {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "ToolArgs({})", self.0)
-    }
-}
-
-impl fmt::Display for ToolArgs {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl From<&str> for ToolArgs {
-    fn from(s: &str) -> Self {
-        ToolArgs(s.to_string())
-    }
-}
-
-impl From<String> for ToolArgs {
-    fn from(s: String) -> Self {
-        ToolArgs(s)
-    }
-}
-
-impl Serialize for ToolArgs {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match serde_json::value::RawValue::from_string(self.0.clone()) {
-            Ok(raw) if !self.0.is_empty() => raw.serialize(s),
-            _ => s.serialize_str(&self.0),
-        }
-    }
-}
-
-/// The name serde_json recognises to hand out raw JSON text. Asking for it
-/// ourselves (rather than through `RawValue`) lets the same visitor also
-/// accept buffered input — inside internally tagged or flattened types, where
-/// serde offers no raw text — by re-serialising the value.
-const RAW_TOKEN: &str = "$serde_json::private::RawValue";
-
-struct ArgsVisitor;
-
-impl<'de> serde::de::Visitor<'de> for ArgsVisitor {
-    type Value = ToolArgs;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("tool-call arguments (any JSON value)")
-    }
-
-    // serde_json's raw path: a one-entry map whose value is the exact text.
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<ToolArgs, A::Error> {
-        let Some(key) = map.next_key::<String>()? else {
-            return Ok(ToolArgs("{}".to_string()));
-        };
-        if key == RAW_TOKEN {
-            let raw: String = map.next_value()?;
-            return Ok(ToolArgs(raw));
-        }
-        // A genuine object from a buffered source: rebuild it.
-        let mut object = serde_json::Map::new();
-        object.insert(key, map.next_value()?);
-        while let Some((k, v)) = map.next_entry::<String, serde_json::Value>()? {
-            object.insert(k, v);
-        }
-        Ok(ToolArgs(serde_json::Value::Object(object).to_string()))
-    }
-
-    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<ToolArgs, D::Error> {
-        let value = serde_json::Value::deserialize(d)?;
-        Ok(ToolArgs(value.to_string()))
-    }
-
-    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<ToolArgs, E> {
-        Ok(ToolArgs(serde_json::Value::String(v.to_string()).to_string()))
-    }
-
-    fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<ToolArgs, E> {
-        Ok(ToolArgs(v.to_string()))
-    }
-
-    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<ToolArgs, E> {
-        Ok(ToolArgs(v.to_string()))
-    }
-
-    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<ToolArgs, E> {
-        Ok(ToolArgs(v.to_string()))
-    }
-
-    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<ToolArgs, E> {
-        Ok(ToolArgs(serde_json::Value::from(v).to_string()))
-    }
-
-    fn visit_unit<E: serde::de::Error>(self) -> Result<ToolArgs, E> {
-        Ok(ToolArgs("null".to_string()))
-    }
-
-    fn visit_none<E: serde::de::Error>(self) -> Result<ToolArgs, E> {
-        Ok(ToolArgs("null".to_string()))
-    }
-
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<ToolArgs, A::Error> {
-        let mut items = Vec::new();
-        while let Some(item) = seq.next_element::<serde_json::Value>()? {
-            items.push(item);
-        }
-        Ok(ToolArgs(serde_json::Value::Array(items).to_string()))
-    }
-}
-
-impl<'de> Deserialize<'de> for ToolArgs {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_newtype_struct(RAW_TOKEN, ArgsVisitor)
     }
 }
 
@@ -374,12 +207,6 @@ pub struct ToolCall {
     /// An opaque provider token (e.g. a Gemini thought signature).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub signature: String,
-}
-
-impl ToolArgs {
-    fn is_empty_text(&self) -> bool {
-        self.0.is_empty()
-    }
 }
 
 /// Field by field without `memcmp` on empty text, as `Message` compares.

@@ -70,6 +70,10 @@ pub struct Request {
     /// Native structured-output schema, when the run uses native mode.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_schema: Option<Arc<OutputSchema>>,
+    /// The provider's own tools the model may use, in declaration order; a
+    /// codec refuses one its family cannot run before sending anything.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub builtin_tools: Arc<Vec<crate::builtin::BuiltinTool>>,
     /// A provider-native tool choice (forced choice only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_choice: Option<WireToolChoice>,
@@ -91,6 +95,7 @@ impl Request {
         Request {
             messages: messages.into(),
             tools: Arc::new(Vec::new()),
+            builtin_tools: Arc::new(Vec::new()),
             output_schema: None,
             tool_choice: None,
             timeout: None,
@@ -122,6 +127,12 @@ impl Request {
     /// Builder-style: the tools the model may call, in advertisement order.
     pub fn with_tools(mut self, tools: impl Into<Arc<Vec<ToolDefinition>>>) -> Self {
         self.tools = tools.into();
+        self
+    }
+
+    /// Builder-style: the provider's own tools the model may use.
+    pub fn with_builtin_tools(mut self, tools: impl Into<Arc<Vec<crate::builtin::BuiltinTool>>>) -> Self {
+        self.builtin_tools = tools.into();
         self
     }
 
@@ -490,6 +501,9 @@ pub struct Capabilities {
     /// applies.
     #[serde(default)]
     pub honours_timeout: bool,
+    /// The built-in tools the model can run (none unless its client says).
+    #[serde(default)]
+    pub builtin_tools: crate::builtin::BuiltinSupport,
 }
 
 impl Capabilities {
@@ -497,7 +511,12 @@ impl Capabilities {
     /// otherwise. Add them with the setters:
     /// `Capabilities::new().native_schema_with_tools(true)`.
     pub const fn new() -> Self {
-        Capabilities { native_schema_with_tools: false, forced_tool_choice: false, honours_timeout: false }
+        Capabilities {
+            native_schema_with_tools: false,
+            forced_tool_choice: false,
+            honours_timeout: false,
+            builtin_tools: crate::builtin::BuiltinSupport::NONE,
+        }
     }
 
     /// Builder-style: the provider accepts a native output schema alongside tools.
@@ -518,12 +537,19 @@ impl Capabilities {
         self
     }
 
+    /// Builder-style: the built-in tools the model can run.
+    pub const fn builtin_tools(mut self, support: crate::builtin::BuiltinSupport) -> Self {
+        self.builtin_tools = support;
+        self
+    }
+
     /// What both `self` and `other` support (a fallback chain's capabilities).
     pub fn intersect(self, other: Capabilities) -> Capabilities {
         Capabilities {
             native_schema_with_tools: self.native_schema_with_tools && other.native_schema_with_tools,
             forced_tool_choice: self.forced_tool_choice && other.forced_tool_choice,
             honours_timeout: self.honours_timeout && other.honours_timeout,
+            builtin_tools: self.builtin_tools.intersect(other.builtin_tools),
         }
     }
 }
@@ -568,6 +594,13 @@ pub enum Delta {
         /// An opaque provider signature.
         #[serde(default, skip_serializing_if = "String::is_empty")]
         signature: String,
+    },
+    /// A whole block of a provider's built-in tool (its call, result or
+    /// grounding). It arrives whole; the assembler places it after the
+    /// text received so far, whatever its `at` says.
+    Provider {
+        /// The block.
+        part: crate::builtin::ProviderPart,
     },
 }
 

@@ -7,6 +7,7 @@
 //! too (bounded, index-keyed, never panicking on wire input), which is why it
 //! does not assume the deltas came from [`response_deltas`].
 
+use crate::builtin::ProviderPart;
 use crate::message::{Message, Role, ThinkingBlock, ToolArgs, ToolCall};
 use crate::model::{Delta, DeltaSink, ModelError, Response};
 use std::collections::BTreeMap;
@@ -17,6 +18,10 @@ pub const MAX_TOOL_CALLS: usize = 128;
 /// The most thinking blocks one turn may assemble; the same bound as tool
 /// calls, so a hostile stream cannot grow the block table without limit.
 pub const MAX_THINKING_BLOCKS: usize = 128;
+
+/// The most built-in tool blocks (calls, results, grounding) one turn may
+/// assemble: the same kind of bound as tool calls.
+pub const MAX_PROVIDER_PARTS: usize = 256;
 
 /// The largest tool-call or thinking-block index accepted (SPEC STREAM-08).
 pub const MAX_INDEX: u32 = 1023;
@@ -55,6 +60,12 @@ pub enum AssembleError {
         /// The number of blocks accepted.
         limit: usize,
     },
+    /// More than [`MAX_PROVIDER_PARTS`] built-in tool blocks in one turn.
+    #[error("more than {limit} built-in tool blocks in one turn")]
+    TooManyProviderParts {
+        /// The number of blocks accepted.
+        limit: usize,
+    },
 }
 
 /// A tool call under assembly; arguments grow fragment by fragment.
@@ -90,6 +101,7 @@ pub struct StreamAssembler {
     content: String,
     thinking: BTreeMap<u32, ThinkingBlock>,
     calls: BTreeMap<u32, PartialCall>,
+    provider_parts: Vec<ProviderPart>,
     /// Borrowed when a codec names its family by a constant.
     provider: std::borrow::Cow<'static, str>,
 }
@@ -132,6 +144,7 @@ impl StreamAssembler {
                     call.signature.clone_from(signature);
                 }
             }
+            Delta::Provider { part } => self.provider_part(part.clone())?,
         }
         Ok(())
     }
@@ -163,7 +176,17 @@ impl StreamAssembler {
                     call.signature = signature;
                 }
             }
+            Delta::Provider { part } => self.provider_part(part)?,
         }
+        Ok(())
+    }
+
+    fn provider_part(&mut self, mut part: ProviderPart) -> Result<(), AssembleError> {
+        if self.provider_parts.len() >= MAX_PROVIDER_PARTS {
+            return Err(AssembleError::TooManyProviderParts { limit: MAX_PROVIDER_PARTS });
+        }
+        part.at = self.content.len();
+        self.provider_parts.push(part);
         Ok(())
     }
 
@@ -205,7 +228,13 @@ impl StreamAssembler {
             .into_values()
             .map(|c| ToolCall { id: c.id, name: c.name, args: ToolArgs::new(c.args), signature: c.signature })
             .collect();
-        Message { content: self.content, thinking, tool_calls, ..Message::new(Role::Assistant) }
+        Message {
+            content: self.content,
+            thinking,
+            tool_calls,
+            provider_parts: self.provider_parts,
+            ..Message::new(Role::Assistant)
+        }
     }
 }
 
@@ -250,7 +279,7 @@ pub fn assemble(deltas: &[Delta]) -> Result<Message, AssembleError> {
 ///   block exists after assembly), then one with its signature if it has one;
 ///   a redacted block is one delta carrying its data;
 /// - the content in pieces of `chunk` characters (0: one piece), split on
-///   character boundaries;
+///   character boundaries, with each provider part whole where it stood;
 /// - per tool call, a first delta with id, name and signature, then its
 ///   arguments in pieces of `chunk` characters.
 ///
@@ -286,7 +315,14 @@ pub fn response_deltas(response: &Response, chunk: usize) -> Vec<Delta> {
             });
         }
     }
-    out.extend(pieces(&message.content, chunk).map(Delta::text));
+    let mut from = 0;
+    for part in &message.provider_parts {
+        let at = boundary_at_or_before(&message.content, part.at.max(from));
+        out.extend(pieces(&message.content[from..at], chunk).map(Delta::text));
+        out.push(Delta::Provider { part: part.clone() });
+        from = at;
+    }
+    out.extend(pieces(&message.content[from..], chunk).map(Delta::text));
     for (i, call) in message.tool_calls.iter().enumerate() {
         let index = index_u32(i);
         out.push(Delta::ToolCall {
@@ -316,6 +352,15 @@ pub fn stream_response(response: Response, chunk: usize, sink: &mut dyn DeltaSin
         sink.delta(delta).map_err(ModelError::sink_aborted)?;
     }
     Ok(response)
+}
+
+/// `at` clamped into `text` and moved back onto a character boundary.
+fn boundary_at_or_before(text: &str, at: usize) -> usize {
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
 }
 
 /// Positions beyond `u32` cannot occur in practice; saturating keeps the

@@ -6,6 +6,7 @@
 // Helpers shared by several files, compiled once.
 mod outcomes;
 
+mod builtin_parts;
 mod config_rules;
 mod fuzz_corpus;
 mod history;

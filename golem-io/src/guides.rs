@@ -42,6 +42,10 @@ pub struct Retries;
 #[doc = include_str!("../../docs/guides/thinking.md")]
 pub struct Thinking;
 
+/// `docs/guides/built-in-tools.md`
+#[doc = include_str!("../../docs/guides/built-in-tools.md")]
+pub struct BuiltinTools;
+
 /// `docs/guides/streaming.md`
 #[doc = include_str!("../../docs/guides/streaming.md")]
 pub struct Streaming;

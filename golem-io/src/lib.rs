@@ -203,7 +203,7 @@ pub use golem_core::{
 /// The embeddings port (SPEC EXTRA-02): what an embeddings client
 /// implements and a retrieval tool calls (re-exported from golem-core).
 pub use golem_core::embed::{self, AsyncEmbedder, EmbedRequest, EmbedTask, Embedder, Embeddings};
-pub use golem_core::{history, machine, sim, testing, texts};
+pub use golem_core::{builtin, history, machine, sim, testing, texts};
 
 /// Everything an agent program uses, in one import:
 /// `use golem_io::prelude::*;`.

@@ -160,3 +160,29 @@ fn obs_06_the_report_names_the_agent() {
     let page = render_html(&EventLog::read_bytes(&bytes).unwrap().log, &TraceSettings::new()).unwrap();
     assert!(!page.contains("id=\"agent\""));
 }
+
+/// A built-in tool's call and result show in the report beside the answer,
+/// escaped like everything else (issue 36).
+#[test]
+fn the_report_shows_built_in_tool_parts() {
+    use golem_io::builtin::{BuiltinSupport, BuiltinTool, ProviderPart, ProviderPartKind, WebSearch};
+    let raw =
+        serde_json::json!({"type": "server_tool_use", "id": "srvtoolu_1", "input": {"query": HOSTILE}}).to_string();
+    let message = golem_io::Message::assistant("Found it.").with_provider_parts(vec![ProviderPart::new(
+        "anthropic",
+        ProviderPartKind::Call,
+        raw,
+    )
+    .with_name("web_search")
+    .with_id("srvtoolu_1")]);
+    let model = ScriptedModel::new()
+        .respond(Response::new(message).with_finish_reason(golem_core::FinishReason::Stop))
+        .with_capabilities(golem_io::Capabilities::new().builtin_tools(BuiltinSupport::NONE.web_search(true)));
+    let agent = Agent::<()>::builder(model).builtin_tool(BuiltinTool::WebSearch(WebSearch::new())).build().unwrap();
+    let mut bytes = Vec::new();
+    agent.run_with(()).prompt("search").record(&mut bytes).call().expect("the run completes");
+    let log = EventLog::read_bytes(&bytes).expect("the log reads").log;
+    let page = render_html(&log, &priced()).expect("the log renders");
+    assert!(page.contains("anthropic runs web_search <code>srvtoolu_1</code>"), "{page}");
+    assert!(!page.contains("<script>document"), "escaped");
+}

@@ -92,10 +92,16 @@ pub(crate) struct TurnBlocks {
     pub(crate) user: fn(&Message, usize) -> Result<Vec<Value>, ModelError>,
     /// An assistant message's blocks, given its ordinal among them.
     pub(crate) assistant: fn(&Message, usize, usize) -> Result<Vec<Value>, ModelError>,
-    /// A tool result's block.
-    pub(crate) tool_result: fn(&Message, usize) -> Result<Value, ModelError>,
+    /// A tool result's blocks: the result, and what must follow it in the
+    /// same turn rather than sit inside it (Bedrock's video).
+    pub(crate) tool_result: fn(&Message, usize) -> Result<Vec<Value>, ModelError>,
     /// Where tool results must lead their user turn: how to tell one.
     pub(crate) results_first: Option<fn(&Value) -> bool>,
+    /// Where the API takes `system` turns among the others (Anthropic): a
+    /// system text's block. A system message after the conversation began
+    /// is then a turn of its own where it stood (SPEC MSG-08); without it,
+    /// every system text joins the system instructions.
+    pub(crate) mid_system: Option<fn(&str) -> Value>,
 }
 
 /// Turns of (role, blocks).
@@ -113,8 +119,13 @@ impl TurnBlocks {
             let (role, blocks) = match message.role {
                 Role::System => {
                     no_parts(message, index, self.who)?;
-                    if !message.content.is_empty() {
-                        system.push(message.content.as_str());
+                    match self.mid_system {
+                        Some(block) if !turns.is_empty() && !message.content.is_empty() => {
+                            // Never merged: each system message is its own turn.
+                            turns.push(("system", vec![block(&message.content)]));
+                        }
+                        _ if !message.content.is_empty() => system.push(message.content.as_str()),
+                        _ => {}
                     }
                     continue;
                 }
@@ -123,7 +134,7 @@ impl TurnBlocks {
                     assistant_ordinal += 1;
                     ("assistant", (self.assistant)(message, index, assistant_ordinal)?)
                 }
-                Role::Tool => ("user", vec![(self.tool_result)(message, index)?]),
+                Role::Tool => ("user", (self.tool_result)(message, index)?),
             };
             if blocks.is_empty() {
                 continue;
@@ -135,10 +146,40 @@ impl TurnBlocks {
                     content.splice(at..at, results);
                     content.extend(rest);
                 }
-                (Some((last, content)), _) if *last == role => content.extend(blocks),
+                (Some((last, content)), _) if *last == role && role != "system" => content.extend(blocks),
                 _ => turns.push((role, blocks)),
             }
         }
         Ok((system, turns))
     }
+}
+
+/// A built-in tool `family` cannot run (or an option of it it cannot
+/// express), refused before anything is sent.
+pub(crate) fn unsupported_builtin(tool: &golem_core::builtin::BuiltinTool, family: &str, why: &str) -> ModelError {
+    unsupported(
+        &format!("built-in tool {:?} on {family}", tool.name()),
+        &format!("{why}; remove it from the agent or use a provider that runs it"),
+    )
+}
+
+/// A stored provider part as the JSON value to send back: its raw text,
+/// which the decoder wrote, parsed again (a hand-edited history that
+/// broke it is an encode error, not a panic).
+pub(crate) fn provider_json(part: &golem_core::builtin::ProviderPart, index: usize) -> Result<Value, ModelError> {
+    part.raw
+        .parse()
+        .map_err(|e| encode_error(&format!("message {index}: a stored {} block is not JSON: {e}", part.provider)))
+}
+
+/// The fields of an approximate user location that are set, by their
+/// wire names (the same in every family that takes one).
+pub(crate) fn location_fields(location: &golem_core::builtin::UserLocation) -> serde_json::Map<String, Value> {
+    let fields = [
+        ("city", &location.city),
+        ("region", &location.region),
+        ("country", &location.country),
+        ("timezone", &location.timezone),
+    ];
+    fields.into_iter().filter(|(_, v)| !v.is_empty()).map(|(k, v)| (k.to_string(), Value::from(v.as_str()))).collect()
 }

@@ -324,6 +324,8 @@ fn thoughts_decode_into_blocks_and_go_back_as_they_came() {
             {"text": "First, the units.", "thought": true, "thoughtSignature": "SIG-A"},
             {"text": "Then the sum.", "thought": true},
             {"text": "It is 42.", "thoughtSignature": "SIG-TEXT"},
+            // The built-in's code part, kept whole where it stood (after the text).
+            {"executableCode": {"language": "PYTHON", "code": "print(42)"}},
             {"functionCall": {"name": "get_weather", "args": {"city": "Oslo"}}, "thoughtSignature": "SIG-CALL"},
             {"functionCall": {"name": "get_weather", "args": {"city": "Bergen"}, "id": "fc-2"}}
         ])

@@ -125,6 +125,7 @@ impl RunMachine {
         Request {
             messages: std::sync::Arc::clone(&self.ev.messages),
             tools: std::sync::Arc::clone(self.cfg.advertised()),
+            builtin_tools: std::sync::Arc::clone(self.cfg.builtins()),
             output_schema: self.cfg.output_schema().cloned(),
             tool_choice,
             timeout: None,

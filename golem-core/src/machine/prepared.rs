@@ -38,6 +38,8 @@ struct Prepared {
     advertised: Arc<Vec<ToolDefinition>>,
     /// Their names, which calls are checked against.
     names: Vec<String>,
+    /// The provider's own tools, shared by every request.
+    builtins: Arc<Vec<crate::builtin::BuiltinTool>>,
     /// The schema for native structured output.
     output_schema: Option<Arc<OutputSchema>>,
 }
@@ -66,7 +68,15 @@ impl PreparedConfig {
             OutputMode::Native { schema } => Some(Arc::new(schema.clone())),
             _ => None,
         };
-        PreparedConfig(Arc::new(Prepared { config, checked, advertised: Arc::new(advertised), names, output_schema }))
+        let builtins = Arc::new(config.builtin_tools.clone());
+        PreparedConfig(Arc::new(Prepared {
+            config,
+            checked,
+            advertised: Arc::new(advertised),
+            names,
+            builtins,
+            output_schema,
+        }))
     }
 
     /// The configuration.
@@ -87,6 +97,11 @@ impl PreparedConfig {
     /// The names of the advertised tools.
     pub(crate) fn advertised_names(&self) -> &[String] {
         &self.0.names
+    }
+
+    /// The provider's own tools a request declares.
+    pub(crate) fn builtins(&self) -> &Arc<Vec<crate::builtin::BuiltinTool>> {
+        &self.0.builtins
     }
 
     /// The native output schema, when the run uses native mode.

@@ -234,6 +234,28 @@ impl<Deps: Send + Sync + 'static, O: 'static> AgentBuilder<Deps, O> {
         self
     }
 
+    /// Declare a tool the provider runs itself (web search, code execution,
+    /// …). `build` refuses one that some model of the chain cannot run
+    /// ([`BuildError::UnsupportedBuiltin`](golem_core::BuildError::UnsupportedBuiltin)).
+    ///
+    /// ```
+    /// use golem_io::builtin::{BuiltinSupport, BuiltinTool, WebSearch};
+    /// use golem_io::testing::TestModel;
+    /// use golem_io::{Agent, BuildError, Capabilities};
+    ///
+    /// let plain = Agent::<()>::builder(TestModel::new()).builtin_tool(BuiltinTool::CodeExecution).build();
+    /// assert!(matches!(plain, Err(BuildError::UnsupportedBuiltin("code_execution"))));
+    ///
+    /// let searching = TestModel::new()
+    ///     .with_capabilities(Capabilities::new().builtin_tools(BuiltinSupport::NONE.web_search(true)));
+    /// let agent = Agent::<()>::builder(searching).builtin_tool(BuiltinTool::WebSearch(WebSearch::new())).build();
+    /// assert!(agent.is_ok());
+    /// ```
+    pub fn builtin_tool(mut self, tool: golem_core::builtin::BuiltinTool) -> Self {
+        self.settings.config.builtin_tools.push(tool);
+        self
+    }
+
     /// Model turns per run, across correction rounds (default 10, ≥ 1).
     pub fn max_iterations(mut self, turns: u32) -> Self {
         self.settings.config.max_iterations = turns;
@@ -787,6 +809,9 @@ impl<Deps: Send + Sync + 'static, O: 'static> AgentBuilder<Deps, O> {
             trace,
         } = settings;
         let caps = models.iter().map(|m| m.capabilities()).reduce(Capabilities::intersect).unwrap_or_default();
+        if let Some(tool) = config.builtin_tools.iter().find(|t| !caps.builtin_tools.supports(t)) {
+            return Err(BuildError::UnsupportedBuiltin(tool.name()));
+        }
         let (output, decoder) = plan.resolve(typed, decoder, caps)?;
         config.output = output;
         config.models = u32::try_from(models.len()).unwrap_or(u32::MAX);

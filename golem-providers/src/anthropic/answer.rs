@@ -10,15 +10,18 @@
 //! Every wire index maps to a kind and an ordinal of that kind (THINK-05):
 //! thinking and redacted_thinking blocks share one ordinal space (golem's
 //! thinking-block index), tool_use blocks another (the call index), text
-//! blocks are concatenated content. A delta for an index never started, a
-//! second start of one index, or a delta of the wrong kind is a decode
-//! error, never a panic or a silently misplaced fragment. Blocks golem
-//! does not model (server tools and their results, future kinds) are
-//! tracked so their deltas are accepted, and skipped (PROV-COMMON-03).
+//! blocks are concatenated content, server tools' calls and results are
+//! provider parts placed where they stood in the text. A delta for an
+//! index never started, a second start of one index, or a delta of the
+//! wrong kind is a decode error, never a panic or a silently misplaced
+//! fragment. Blocks golem does not model (future kinds) are tracked so
+//! their deltas are accepted, and skipped (PROV-COMMON-03).
 
+use super::builtin::server_block;
 use super::call_id;
 use crate::classify::decode_error;
 use crate::secret::Secret;
+use golem_core::builtin::{ProviderPart, ProviderPartKind};
 use golem_core::message::{FinishReason, Usage};
 use golem_core::model::{Delta, ModelError};
 use serde_json::Value;
@@ -34,6 +37,8 @@ enum Kind {
     Thinking,
     Redacted,
     ToolUse,
+    /// A server tool's call or result, kept whole (`builtin.rs`).
+    Server(ProviderPartKind),
     Skipped,
 }
 
@@ -46,6 +51,8 @@ struct Block {
     has_args: bool,
     /// The `input` of a tool_use start, used when no fragment follows.
     start_input: String,
+    /// A server block as it started, and the input fragments of a call.
+    server: Option<Value>,
     stopped: bool,
 }
 
@@ -137,14 +144,15 @@ impl Answer {
             "thinking" => Kind::Thinking,
             "redacted_thinking" => Kind::Redacted,
             "tool_use" => Kind::ToolUse,
-            _ => Kind::Skipped,
+            other => server_block(other).map_or(Kind::Skipped, Kind::Server),
         };
         let ordinal = match kind {
             Kind::Thinking | Kind::Redacted => bump(&mut self.thinking),
             Kind::ToolUse => bump(&mut self.calls),
-            Kind::Text | Kind::Skipped => 0,
+            Kind::Text | Kind::Server(_) | Kind::Skipped => 0,
         };
-        let mut entry = Block { kind, ordinal, has_args: false, start_input: String::new(), stopped: false };
+        let mut entry =
+            Block { kind, ordinal, has_args: false, start_input: String::new(), server: None, stopped: false };
         match kind {
             Kind::Text => {
                 if !text("text").is_empty() {
@@ -176,6 +184,7 @@ impl Answer {
                     signature: String::new(),
                 });
             }
+            Kind::Server(_) => entry.server = Some(block.clone()),
             Kind::Skipped => {}
         }
         self.blocks.insert(index, entry);
@@ -200,6 +209,10 @@ impl Answer {
         let kind = text("type").unwrap_or_default();
         match (block.kind, kind) {
             (Kind::Skipped, _) => {}
+            (Kind::Server(ProviderPartKind::Call), "input_json_delta") => {
+                block.start_input.push_str(text("partial_json").unwrap_or_default());
+                block.has_args = true;
+            }
             (Kind::Text, "text_delta") => {
                 let fragment = text("text").unwrap_or_default();
                 if !fragment.is_empty() {
@@ -254,6 +267,11 @@ impl Answer {
             return Err(protocol(&format!("content block {index} stopped twice"), key));
         }
         block.stopped = true;
+        if let (Kind::Server(kind), Some(start)) = (block.kind, block.server.take()) {
+            let input = block.has_args.then(|| std::mem::take(&mut block.start_input));
+            out.push(server_part(kind, start, input.as_deref(), key)?);
+            return Ok(());
+        }
         if block.kind == Kind::ToolUse && !block.has_args {
             let input = std::mem::take(&mut block.start_input);
             let args = if input.is_empty() { "{}".to_string() } else { input };
@@ -301,6 +319,34 @@ pub fn finish_reason(reason: Option<&str>) -> FinishReason {
     }
 }
 
+/// A finished server block as a provider part. A streamed call's input
+/// arrives as fragments after a start with an empty `input`; they replace
+/// it. Both paths store the block's compact JSON, so a plain and a streamed
+/// answer keep the same bytes — the ones replayed next turn.
+fn server_part(
+    kind: ProviderPartKind,
+    mut block: Value,
+    input: Option<&str>,
+    key: Option<&Secret>,
+) -> Result<Delta, ModelError> {
+    if let Some(input) = input.filter(|i| !i.trim().is_empty()) {
+        let input: Value = serde_json::from_str(input)
+            .map_err(|e| protocol(&format!("a server tool call's input is not JSON: {e}"), key))?;
+        block["input"] = input;
+    }
+    let text = |field: &str| block.get(field).and_then(Value::as_str).unwrap_or_default().to_string();
+    let id = match kind {
+        ProviderPartKind::Call => text("id"),
+        _ => text("tool_use_id"),
+    };
+    let name = match kind {
+        ProviderPartKind::Call => text("name"),
+        _ => text("type"),
+    };
+    let part = ProviderPart::new(super::FAMILY, kind, block.to_string()).with_id(id).with_name(name);
+    Ok(Delta::Provider { part })
+}
+
 fn bump(counter: &mut u32) -> u32 {
     let n = *counter;
     *counter = counter.saturating_add(1);
@@ -317,6 +363,7 @@ fn kind_name(kind: Kind) -> &'static str {
         Kind::Thinking => "thinking",
         Kind::Redacted => "redacted_thinking",
         Kind::ToolUse => "tool_use",
+        Kind::Server(_) => "server tool",
         Kind::Skipped => "skipped",
     }
 }

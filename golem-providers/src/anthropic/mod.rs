@@ -30,6 +30,7 @@
 //! ```
 
 mod answer;
+mod builtin;
 mod config;
 mod media;
 mod request;
@@ -50,6 +51,7 @@ pub use tuning::{AnthropicExtras, CacheControl, CacheTtl, Tuning, DEFAULT_MAX_TO
 use crate::classify::{decode_error, with_request_id};
 use crate::codec::{response_turn, HttpCodec, TokenCounting};
 use crate::http::{HeaderValue, HttpRequest, HttpResponseHead};
+use golem_core::builtin::BuiltinSupport;
 use golem_core::model::{Capabilities, ModelError, Request, Response};
 use serde_json::Value;
 
@@ -105,7 +107,10 @@ impl HttpCodec for Codec {
     /// while thinking is off — the API refuses it with thinking (SPEC
     /// PROV-ANT-04, MODEL-03).
     fn capabilities(&self) -> Capabilities {
-        Capabilities::new().native_schema_with_tools(true).forced_tool_choice(!self.config.thinks())
+        Capabilities::new()
+            .native_schema_with_tools(true)
+            .forced_tool_choice(!self.config.thinks())
+            .builtin_tools(BuiltinSupport::NONE.web_search(true).web_fetch(true).code_execution(true))
     }
 }
 

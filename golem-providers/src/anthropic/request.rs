@@ -10,8 +10,9 @@
 use super::config::Config;
 use super::media;
 use super::FAMILY;
-use crate::blocks::{call_input, names_its_call, no_parts, text_then_parts, TurnBlocks};
+use crate::blocks::{call_input, names_its_call, no_parts, provider_json, text_then_parts, TurnBlocks};
 use crate::classify::encode_error;
+use golem_core::builtin::{interleave, Piece};
 use golem_core::message::{Message, ThinkingBlock};
 use golem_core::model::{ModelError, Request, WireToolChoice};
 use serde_json::{json, Map, Value};
@@ -63,6 +64,9 @@ fn body(request: &Request, config: &Config) -> Result<Map<String, Value>, ModelE
         // Tool results lead their user turn (SPEC PROV-ANT-03): the API
         // wants them before any text.
         results_first: Some(is_tool_result),
+        // System messages after the conversation began stay where they
+        // stood, as `system` turns (what the recorded exchanges send).
+        mid_system: Some(text),
     }
     .encode(&request.messages)?;
     if let Some(cache) = config.cache() {
@@ -75,8 +79,8 @@ fn body(request: &Request, config: &Config) -> Result<Map<String, Value>, ModelE
     }
     let messages = turns.into_iter().map(|(role, content)| json!({"role": role, "content": content})).collect();
     body.insert("messages".into(), Value::Array(messages));
-    if !request.tools.is_empty() {
-        let tools = request
+    if !request.tools.is_empty() || !request.builtin_tools.is_empty() {
+        let mut tools: Vec<Value> = request
             .tools
             .iter()
             .map(|tool| {
@@ -87,6 +91,9 @@ fn body(request: &Request, config: &Config) -> Result<Map<String, Value>, ModelE
                 spec
             })
             .collect();
+        for builtin in request.builtin_tools.iter() {
+            tools.push(super::builtin::tool_entry(builtin)?);
+        }
         body.insert("tools".into(), Value::Array(tools));
         // Forcing only, and never while thinking: the API refuses it then
         // and the restriction of the tool list alone applies (PROV-ANT-04).
@@ -149,12 +156,17 @@ fn text(text: &str) -> Value {
     json!({"type": "text", "text": text})
 }
 
-/// Thinking first, then text, then tool calls (SPEC THINK-03).
+/// Thinking first, then text with the server tools' blocks where they
+/// stood, then tool calls (SPEC THINK-03). Blocks another family's
+/// built-ins left are not Anthropic's to replay and stay out.
 fn assistant_blocks(message: &Message, index: usize, ordinal: usize) -> Result<Vec<Value>, ModelError> {
     no_parts(message, index, WHO)?;
     let mut blocks: Vec<Value> = message.thinking.iter().filter_map(thinking_block).collect();
-    if !message.content.is_empty() {
-        blocks.push(text(&message.content));
+    for piece in interleave(&message.content, &message.provider_parts, FAMILY) {
+        match piece {
+            Piece::Text(segment) => blocks.push(text(segment)),
+            Piece::Part(part) => blocks.push(provider_json(part, index)?),
+        }
     }
     for (n, call) in message.tool_calls.iter().enumerate() {
         let input = call_input(call, index, n)?;
@@ -185,7 +197,7 @@ fn thinking_block(block: &ThinkingBlock) -> Option<Value> {
 
 /// A `tool_result` block: the text, then any media, and `is_error` for a
 /// failed result (SPEC MM-04).
-fn tool_result(message: &Message, index: usize) -> Result<Value, ModelError> {
+fn tool_result(message: &Message, index: usize) -> Result<Vec<Value>, ModelError> {
     names_its_call(message, index)?;
     let mut result = json!({"type": "tool_result", "tool_use_id": message.tool_call_id});
     if message.parts.is_empty() {
@@ -196,5 +208,5 @@ fn tool_result(message: &Message, index: usize) -> Result<Value, ModelError> {
     if message.failed {
         result["is_error"] = Value::Bool(true);
     }
-    Ok(result)
+    Ok(vec![result])
 }

@@ -1,7 +1,8 @@
-//! Images and documents as Converse content blocks (SPEC MM-01..04):
-//! inline bytes only — Bedrock takes no URLs (S3 locations aside, which a
-//! golem part cannot name) — and no audio or video through this codec.
-//! A part that cannot be carried is refused with an error naming it and a
+//! Images, documents and video as Converse content blocks (SPEC
+//! MM-01..04): inline bytes, or an S3 location (`s3://bucket/key` as the
+//! part's URL) — Bedrock fetches no other URLs — and no audio. Video is
+//! Nova's (`mp4`, `mov`, `mkv`, `webm`, `flv`, `mpeg`, `wmv`, `3gp`). A
+//! part that cannot be carried is refused with an error naming it and a
 //! fix, never dropped.
 
 use crate::blocks::{essence, part_label};
@@ -17,27 +18,82 @@ use serde_json::{json, Value};
 pub(crate) fn block(part: &Part, message: usize, index: usize) -> Result<Value, ModelError> {
     let what = part_label(message, index, part.kind);
     part.validate().map_err(|e| encode_error(&format!("{what}: {e}")))?;
-    if part.data.is_empty() {
+    let source = if !part.data.is_empty() {
+        json!({"bytes": base64::engine::general_purpose::STANDARD.encode(&part.data)})
+    } else if part.url.starts_with("s3://") {
+        json!({"s3Location": {"uri": part.url}})
+    } else {
         return Err(unsupported(
             &format!("{what} by URL"),
-            "Bedrock takes media as bytes only; fetch it and send the bytes as data",
+            "Bedrock takes media as bytes or an s3:// location only; fetch it and send the bytes as data",
         ));
-    }
-    let bytes = base64::engine::general_purpose::STANDARD.encode(&part.data);
+    };
+    // A part by location may leave its type to the object's extension.
+    let media_type = match part.media_type.as_str() {
+        "" => by_extension(&part.url),
+        given => given,
+    };
     match part.kind {
         PartKind::Image => {
-            let format = format(image_format(&part.media_type), &what, part, "png, jpeg, gif and webp images")?;
-            Ok(json!({"image": {"format": format, "source": {"bytes": bytes}}}))
+            let format = format(image_format(media_type), &what, part, "png, jpeg, gif and webp images")?;
+            Ok(json!({"image": {"format": format, "source": source}}))
         }
         PartKind::Document => {
             let takes = "pdf, csv, doc, docx, xls, xlsx, html, txt and md documents";
-            let format = format(document_format(&part.media_type), &what, part, takes)?;
-            Ok(json!({"document": {"format": format, "name": format!("doc-{message}-{index}"), "source": {"bytes": bytes}}}))
+            let format = format(document_format(media_type), &what, part, takes)?;
+            Ok(json!({"document": {"format": format, "name": format!("doc-{message}-{index}"), "source": source}}))
         }
-        PartKind::Audio | PartKind::Video => Err(unsupported(
-            &what,
-            "Bedrock Converse through golem takes images and documents only; transcribe audio or send video frames as images",
-        )),
+        PartKind::Video => {
+            let takes = "mp4, mov, mkv, webm, flv, mpeg, wmv and 3gp video (Amazon Nova)";
+            let format = format(video_format(media_type), &what, part, takes)?;
+            Ok(json!({"video": {"format": format, "source": source}}))
+        }
+        PartKind::Audio => Err(unsupported(&what, "Bedrock Converse takes no audio; transcribe it and send the text")),
+    }
+}
+
+/// Whether a content block is a video: Converse refuses one inside a tool
+/// result, so it follows the result in the same user turn (recorded: the
+/// API answers 400 to one inside).
+pub(crate) fn is_video(block: &Value) -> bool {
+    block.get("video").is_some()
+}
+
+/// The media type an S3 object's extension implies, empty when unknown.
+fn by_extension(url: &str) -> &'static str {
+    let extension = url.rsplit('/').next().and_then(|name| name.rsplit_once('.')).map(|(_, e)| e.to_ascii_lowercase());
+    match extension.as_deref() {
+        Some("png") => "image/png",
+        Some("jpg" | "jpeg") => "image/jpeg",
+        Some("gif") => "image/gif",
+        Some("webp") => "image/webp",
+        Some("pdf") => "application/pdf",
+        Some("csv") => "text/csv",
+        Some("txt") => "text/plain",
+        Some("md") => "text/markdown",
+        Some("html") => "text/html",
+        Some("docx") => "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+        Some("xlsx") => "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+        Some("mp4") => "video/mp4",
+        Some("mov") => "video/quicktime",
+        Some("mkv") => "video/x-matroska",
+        Some("webm") => "video/webm",
+        _ => "",
+    }
+}
+
+/// The `format` of a video (Nova).
+fn video_format(media_type: &str) -> Option<&'static str> {
+    match essence(media_type).as_str() {
+        "video/mp4" => Some("mp4"),
+        "video/quicktime" => Some("mov"),
+        "video/x-matroska" => Some("mkv"),
+        "video/webm" => Some("webm"),
+        "video/x-flv" => Some("flv"),
+        "video/mpeg" => Some("mpeg"),
+        "video/x-ms-wmv" => Some("wmv"),
+        "video/3gpp" => Some("three_gp"),
+        _ => None,
     }
 }
 

@@ -32,6 +32,7 @@
 //! assert_eq!(codec.decode(&request, &HttpResponseHead::new(200, vec![]), body).unwrap().message.content, "hi");
 //! ```
 
+mod builtin;
 mod config;
 mod credentials;
 mod embed;
@@ -49,7 +50,7 @@ pub use request::{encode_body, encode_count_tokens_body};
 use response::scrubbed;
 pub use response::{content_deltas, decode_body, error_from_response, finish_reason, usage};
 pub use stream::{exception_status, ConverseStream};
-pub use tuning::{BedrockExtras, CachePoint, CacheTtl, Tuning};
+pub use tuning::{BedrockExtras, CachePoint, CacheTtl, Guardrail, Tuning};
 
 use crate::classify::decode_error;
 use crate::codec::{response_turn, HttpCodec, TokenCounting};
@@ -133,7 +134,13 @@ impl HttpCodec for Codec {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities::new().native_schema_with_tools(true).forced_tool_choice(self.config.sends_tool_choice())
+        let system_tools = builtin::has_system_tools(self.config.model());
+        Capabilities::new()
+            .native_schema_with_tools(true)
+            .forced_tool_choice(self.config.sends_tool_choice())
+            .builtin_tools(
+                golem_core::builtin::BuiltinSupport::NONE.web_search(system_tools).code_execution(system_tools),
+            )
     }
 }
 

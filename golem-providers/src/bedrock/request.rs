@@ -11,8 +11,9 @@
 use super::config::Config;
 use super::media;
 use super::FAMILY;
-use crate::blocks::{call_input, names_its_call, no_parts, text_then_parts, TurnBlocks};
+use crate::blocks::{call_input, names_its_call, no_parts, provider_json, text_then_parts, TurnBlocks};
 use crate::classify::encode_error;
+use golem_core::builtin::{interleave, Piece};
 use golem_core::message::{Message, ThinkingBlock};
 use golem_core::model::{ModelError, Request, WireToolChoice};
 use serde_json::{json, Map, Value};
@@ -60,7 +61,15 @@ pub fn encode_count_tokens_body(request: &Request, config: &Config) -> Result<Ve
 
 fn body(request: &Request, config: &Config) -> Result<Map<String, Value>, ModelError> {
     let blocks =
-        TurnBlocks { who: WHO, user: user_blocks, assistant: assistant_blocks, tool_result, results_first: None };
+        // Converse has no system turns: every system text joins `system`.
+        TurnBlocks {
+            who: WHO,
+            user: user_blocks,
+            assistant: assistant_blocks,
+            tool_result,
+            results_first: None,
+            mid_system: None,
+        };
     let (system, mut turns) = blocks.encode(&request.messages)?;
     let system: Vec<Value> = system.into_iter().map(text).collect();
     if let (Some(cache), Some((_, content))) = (config.cache(), turns.last_mut()) {
@@ -72,7 +81,7 @@ fn body(request: &Request, config: &Config) -> Result<Map<String, Value>, ModelE
     if !system.is_empty() {
         body.insert("system".into(), Value::Array(system));
     }
-    if let Some(tools) = tool_config(request, config) {
+    if let Some(tools) = tool_config(request, config)? {
         body.insert("toolConfig".into(), tools);
     }
     let mut inference = Map::new();
@@ -82,6 +91,13 @@ fn body(request: &Request, config: &Config) -> Result<Map<String, Value>, ModelE
     }
     if let Some(thinking) = config.thinking() {
         body.insert("additionalModelRequestFields".into(), json!({"thinking": thinking.wire()}));
+    }
+    let extras = &config.tuning().extras;
+    if let Some(guardrail) = &extras.guardrail {
+        body.insert("guardrailConfig".into(), guardrail.wire());
+    }
+    if let Some(latency) = &extras.latency {
+        body.insert("performanceConfig".into(), json!({ "latency": latency }));
     }
     let mut output = Map::new();
     if let Some(schema) = request.output_schema.as_deref() {
@@ -105,11 +121,11 @@ fn body(request: &Request, config: &Config) -> Result<Map<String, Value>, ModelE
 
 /// `toolConfig` when the request has tools; the forced choice only when
 /// the config sends one (SPEC PROV-BR-03, TOOL-11).
-fn tool_config(request: &Request, config: &Config) -> Option<Value> {
-    if request.tools.is_empty() {
-        return None;
+fn tool_config(request: &Request, config: &Config) -> Result<Option<Value>, ModelError> {
+    if request.tools.is_empty() && request.builtin_tools.is_empty() {
+        return Ok(None);
     }
-    let tools: Vec<Value> = request
+    let mut tools: Vec<Value> = request
         .tools
         .iter()
         .map(|tool| {
@@ -120,6 +136,9 @@ fn tool_config(request: &Request, config: &Config) -> Option<Value> {
             json!({ "toolSpec": spec })
         })
         .collect();
+    for builtin in request.builtin_tools.iter() {
+        tools.push(super::builtin::tool_entry(builtin, config.model())?);
+    }
     let mut tool_config = json!({ "tools": tools });
     let choice = match &request.tool_choice {
         Some(_) if !config.sends_tool_choice() => None,
@@ -130,7 +149,7 @@ fn tool_config(request: &Request, config: &Config) -> Option<Value> {
     if let Some(choice) = choice {
         tool_config["toolChoice"] = choice;
     }
-    Some(tool_config)
+    Ok(Some(tool_config))
 }
 
 /// Text first (omitted when empty and there are parts), then the parts.
@@ -142,12 +161,17 @@ fn text(text: &str) -> Value {
     json!({ "text": text })
 }
 
-/// Reasoning first, then text, then tool calls (SPEC THINK-03).
+/// Reasoning first, then text and system-tool blocks, then tool calls
+/// (SPEC THINK-03).
 fn assistant_blocks(message: &Message, index: usize, ordinal: usize) -> Result<Vec<Value>, ModelError> {
     no_parts(message, index, WHO)?;
     let mut blocks: Vec<Value> = message.thinking.iter().filter_map(reasoning_block).collect();
-    if !message.content.is_empty() {
-        blocks.push(text(&message.content));
+    // System tools' blocks where they stood; another family's stay out.
+    for piece in interleave(&message.content, &message.provider_parts, FAMILY) {
+        match piece {
+            Piece::Text(segment) => blocks.push(text(segment)),
+            Piece::Part(part) => blocks.push(provider_json(part, index)?),
+        }
     }
     for (n, call) in message.tool_calls.iter().enumerate() {
         let input = call_input(call, index, n)?;
@@ -188,10 +212,15 @@ fn reasoning_block(block: &ThinkingBlock) -> Option<Value> {
 }
 
 /// A `toolResult` block: the text, then any media, and `status` error for
-/// a failed result (SPEC MM-04).
-fn tool_result(message: &Message, index: usize) -> Result<Value, ModelError> {
+/// a failed result (SPEC MM-04); a video after it.
+fn tool_result(message: &Message, index: usize) -> Result<Vec<Value>, ModelError> {
     names_its_call(message, index)?;
-    let content = text_then_parts(message, index, true, text, media::block)?;
+    let (videos, content): (Vec<Value>, Vec<Value>) =
+        text_then_parts(message, index, true, text, media::block)?.into_iter().partition(media::is_video);
     let status = if message.failed { "error" } else { "success" };
-    Ok(json!({"toolResult": {"toolUseId": message.tool_call_id, "content": content, "status": status}}))
+    let mut blocks =
+        vec![json!({"toolResult": {"toolUseId": message.tool_call_id, "content": content, "status": status}})];
+    // Converse refuses video inside a result: it follows it in the turn.
+    blocks.extend(videos);
+    Ok(blocks)
 }

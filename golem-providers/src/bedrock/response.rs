@@ -59,13 +59,15 @@ pub fn decode_body(
 /// The deltas a stream of these content blocks would carry, in block
 /// order: reasoning as thinking blocks (text, then the signature whole;
 /// or the redacted data), text, and each tool call whole. Calls without
-/// an id get `call_<turn>_<n>`; unknown blocks are skipped (SPEC
-/// PROV-COMMON-03).
+/// an id get `call_<turn>_<n>`; a Nova system tool's call and result are
+/// provider parts; unknown blocks are skipped (SPEC PROV-COMMON-03).
 pub fn content_deltas(content: &[Value], turn: usize) -> Vec<Delta> {
     let mut out = Vec::new();
     let (mut thinking, mut calls) = (0u32, 0u32);
     for block in content {
-        if let Some(text) = block.get("text").and_then(Value::as_str) {
+        if let Some(kind) = super::builtin::server_kind(block) {
+            out.push(super::builtin::part(kind, block));
+        } else if let Some(text) = block.get("text").and_then(Value::as_str) {
             if !text.is_empty() {
                 out.push(Delta::text(text));
             }

@@ -15,6 +15,7 @@
 //! decode error, like a dropped connection; a body that ends inside a frame
 //! or before `messageStop` is `Truncated` (retryable), never a success.
 
+use super::builtin::{part as builtin_part, server_kind};
 use super::response::{finish_reason, secrets, usage};
 use super::FAMILY;
 use crate::classify::{api_error, decode_error};
@@ -22,6 +23,7 @@ use crate::decoder::{Book, Outcome, Parser, Stream};
 use crate::eventstream::{Frame, FrameDecoder, FrameError};
 use crate::http::HttpResponseHead;
 use crate::sigv4::Credentials;
+use golem_core::builtin::ProviderPartKind;
 use golem_core::message::{FinishReason, Usage};
 use golem_core::model::{Delta, ModelError, ModelErrorKind};
 use serde_json::Value;
@@ -36,7 +38,12 @@ const MAX_BLOCKS: usize = 3 * golem_core::stream::MAX_TOOL_CALLS;
 enum Block {
     Text,
     Reasoning(u32),
-    Tool { ordinal: u32, has_args: bool },
+    Tool {
+        ordinal: u32,
+        has_args: bool,
+    },
+    /// A Nova system tool's call or result, kept whole at its stop.
+    Server(ProviderPartKind),
 }
 
 /// The incremental decoder for one ConverseStream response.
@@ -71,6 +78,7 @@ impl ConverseStream {
         let parser = FrameParser {
             frames: FrameDecoder::new(),
             blocks: BTreeMap::new(),
+            servers: BTreeMap::new(),
             thinking: 0,
             calls: 0,
             usage: Usage::default(),
@@ -86,6 +94,8 @@ impl ConverseStream {
 pub struct FrameParser {
     frames: FrameDecoder,
     blocks: BTreeMap<u64, Block>,
+    /// Open system-tool blocks: the start, the input text, the result items.
+    servers: BTreeMap<u64, (Value, String, Vec<Value>)>,
     thinking: u32,
     calls: u32,
     usage: Usage,
@@ -155,7 +165,14 @@ impl FrameParser {
         match kind {
             "contentBlockStart" => {
                 let index = block_index(payload)?;
-                if let Some(tool) = payload.pointer("/start/toolUse") {
+                let start = payload.get("start").unwrap_or(&Value::Null);
+                if let Some(kind) = server_kind(start) {
+                    self.open(index, Block::Server(kind))?;
+                    if self.blocks.get(&index) != Some(&Block::Server(kind)) {
+                        return Err(mismatch(index, "a system tool block"));
+                    }
+                    self.servers.insert(index, (start.clone(), String::new(), Vec::new()));
+                } else if let Some(tool) = payload.pointer("/start/toolUse") {
                     self.open(index, Block::Tool { ordinal: self.calls, has_args: false })?;
                     let Some(Block::Tool { ordinal, .. }) = self.blocks.get(&index).copied() else {
                         return Err(mismatch(index, "a tool call"));
@@ -182,6 +199,14 @@ impl FrameParser {
                     }
                     if !piece.is_empty() {
                         book.emit(Delta::text(piece), "event stream")?;
+                    }
+                } else if let Some((_, input, results)) = self.servers.get_mut(&index) {
+                    // A system tool's input grows as text, its result as content items.
+                    match (delta.pointer("/toolUse/input"), delta.get("toolResult")) {
+                        (Some(Value::String(piece)), _) => input.push_str(piece),
+                        (Some(other), _) if !other.is_null() => input.push_str(&other.to_string()),
+                        (_, Some(Value::Array(items))) => results.extend(items.iter().cloned()),
+                        _ => {}
                     }
                 } else if let Some(input) = delta.pointer("/toolUse/input") {
                     let Some(Block::Tool { ordinal, has_args }) = self.blocks.get_mut(&index) else {
@@ -237,11 +262,13 @@ impl FrameParser {
             }
             "contentBlockStop" => {
                 let index = block_index(payload)?;
+                self.close_server(book, index)?;
                 self.close_tool(book, index)
             }
             "messageStop" => {
                 let open: Vec<u64> = self.blocks.keys().copied().collect();
                 for index in open {
+                    self.close_server(book, index)?;
                     self.close_tool(book, index)?;
                 }
                 self.finish_reason = Some(finish_reason(payload.get("stopReason").and_then(Value::as_str)));
@@ -270,10 +297,35 @@ impl FrameParser {
         match block {
             Block::Reasoning(_) => self.thinking += 1,
             Block::Tool { .. } => self.calls += 1,
-            Block::Text => {}
+            Block::Text | Block::Server(_) => {}
         }
         self.blocks.insert(index, block);
         Ok(())
+    }
+
+    /// A system tool's block, complete: its start with the input or the
+    /// result content it grew, in the shape a whole response has — so both
+    /// keep the same part.
+    fn close_server(&mut self, book: &mut Book, index: u64) -> Result<(), ModelError> {
+        let Some(Block::Server(kind)) = self.blocks.get(&index).copied() else {
+            return Ok(());
+        };
+        let Some((mut start, input, results)) = self.servers.remove(&index) else {
+            return Ok(()); // already closed
+        };
+        if let Some(tool) = start.get_mut("toolUse") {
+            let input: Value = if input.trim().is_empty() {
+                Value::Object(serde_json::Map::new())
+            } else {
+                serde_json::from_str(&input).map_err(|e| {
+                    decode_error("event stream", &format!("a system tool's input is not JSON: {e}"), false, None)
+                })?
+            };
+            tool["input"] = input;
+        } else if let Some(result) = start.get_mut("toolResult") {
+            result["content"] = Value::Array(results);
+        }
+        book.emit(builtin_part(kind, &start), "event stream")
     }
 
     /// A tool call that never received input gets `{}` (SPEC

@@ -134,7 +134,10 @@ impl<O: ChatFamily> HttpCodec for ChatCodec<O> {
     }
 
     fn capabilities(&self) -> Capabilities {
-        O::dialect(&self.config).capabilities()
+        let search = super::builtin::searches(self.config.model());
+        O::dialect(&self.config)
+            .capabilities()
+            .builtin_tools(golem_core::builtin::BuiltinSupport::NONE.web_search(search))
     }
 }
 

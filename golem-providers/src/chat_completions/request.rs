@@ -125,14 +125,16 @@ fn encode(
         }
         Some(output) => Some(ResponseFormat {
             kind: "json_schema",
-            json_schema: JsonSchema {
+            json_schema: Some(JsonSchema {
                 name: wire_name(&output.name),
                 strict: is_strict_compatible(&output.schema),
                 schema: &output.schema,
-            },
+            }),
         }),
+        None if tuning.extras.json_object => Some(ResponseFormat { kind: "json_object", json_schema: None }),
         None => None,
     };
+    let web_search_options = super::builtin::web_search_options(&request.builtin_tools, tuning)?;
     let (max_tokens, max_completion_tokens) = match dialect.max_tokens_field {
         MaxTokensField::MaxTokens => (tuning.max_tokens, None),
         MaxTokensField::MaxCompletionTokens => (None, tuning.max_tokens),
@@ -154,6 +156,7 @@ fn encode(
         frequency_penalty: tuning.extras.frequency_penalty,
         user: tuning.extras.user.as_deref(),
         service_tier: tuning.extras.service_tier.as_deref(),
+        web_search_options,
         stream,
         stream_options: (stream && dialect.stream_usage).then_some(StreamOptions { include_usage: true }),
     };

@@ -35,6 +35,13 @@ pub struct ChatExtras {
     pub user: Option<String>,
     /// A service tier (e.g. `auto`, `flex`).
     pub service_tier: Option<String>,
+    /// `response_format: {"type": "json_object"}`: the answer is some JSON
+    /// object (JSON mode), for models without schema support. A native
+    /// output schema, when the run has one, takes its place.
+    pub json_object: bool,
+    /// How much context a web search gathers (`low`, `medium`, `high`),
+    /// sent in `web_search_options` when the request declares web search.
+    pub search_context_size: Option<String>,
 }
 
 impl Extras for ChatExtras {
@@ -48,7 +55,8 @@ impl Extras for ChatExtras {
         tuning::range("frequency_penalty", self.frequency_penalty, -2.0, 2.0)?;
         tuning::text("reasoning_effort", self.reasoning_effort.as_deref())?;
         tuning::text("user", self.user.as_deref())?;
-        tuning::text("service_tier", self.service_tier.as_deref())
+        tuning::text("service_tier", self.service_tier.as_deref())?;
+        tuning::text("search_context_size", self.search_context_size.as_deref())
     }
 }
 
@@ -66,5 +74,9 @@ impl Tuning {
         fn user(value: impl Into<String>) => extras.user = Some(value.into());
         /// Set the service tier.
         fn service_tier(value: impl Into<String>) => extras.service_tier = Some(value.into());
+        /// Ask for JSON mode (`response_format: json_object`).
+        fn json_object(value: bool) => extras.json_object = value;
+        /// Set the web search context size (`low`, `medium`, `high`).
+        fn search_context_size(value: impl Into<String>) => extras.search_context_size = Some(value.into());
     }
 }

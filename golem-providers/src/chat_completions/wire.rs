@@ -38,6 +38,8 @@ pub(crate) struct BodyRest<'a> {
     pub user: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub service_tier: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub web_search_options: Option<Value>,
     pub stream: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stream_options: Option<StreamOptions>,
@@ -52,7 +54,8 @@ pub(crate) struct StreamOptions {
 pub(crate) struct ResponseFormat<'a> {
     #[serde(rename = "type")]
     pub kind: &'static str,
-    pub json_schema: JsonSchema<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub json_schema: Option<JsonSchema<'a>>,
 }
 
 #[derive(Serialize)]

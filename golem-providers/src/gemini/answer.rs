@@ -41,6 +41,8 @@ pub(crate) struct Answer {
     blocks: u32,
     /// The thought block still taking text, if any.
     open_thought: Option<u32>,
+    /// Grounding metadata already kept (streams repeat it).
+    metadata: Vec<String>,
     /// Function calls seen (the next call's index).
     calls: u32,
     /// The usage of the last chunk that reported one.
@@ -60,6 +62,7 @@ impl Answer {
             turn,
             blocks: 0,
             open_thought: None,
+            metadata: Vec::new(),
             calls: 0,
             usage: Usage::default(),
             finish: None,
@@ -104,6 +107,7 @@ impl Answer {
         for part in parts {
             self.part(part, out);
         }
+        super::builtin::metadata(candidate, &mut self.metadata, out);
         if let Some(reason) = candidate.get("finishReason").and_then(Value::as_str).filter(|r| !r.is_empty()) {
             self.finish = Some(finish_reason(Some(reason)));
         }
@@ -115,6 +119,12 @@ impl Answer {
         let signature = part.get("thoughtSignature").and_then(Value::as_str).unwrap_or_default();
         if part.get("thought").and_then(Value::as_bool) == Some(true) {
             self.thought(text, signature, out);
+            return;
+        }
+        if let Some(kept) = super::builtin::part(part) {
+            // A built-in's code or result, its signature inside it.
+            self.open_thought = None;
+            out.push(kept);
             return;
         }
         if let Some(call) = part.get("functionCall").filter(|c| c.is_object()) {

@@ -32,6 +32,7 @@
 //! ```
 
 mod answer;
+mod builtin;
 mod config;
 mod embed;
 mod json_array;
@@ -58,6 +59,7 @@ pub use tuning::{GeminiExtras, SafetySetting, Thinking, Tuning};
 use crate::classify::decode_error;
 use crate::codec::{response_turn, HttpCodec, TokenCounting};
 use crate::http::{HttpRequest, HttpResponseHead};
+use golem_core::builtin::BuiltinSupport;
 use golem_core::model::{Capabilities, ModelError, Request, Response};
 use serde_json::Value;
 
@@ -108,11 +110,22 @@ impl HttpCodec for Codec {
     }
 
     /// Forced tool choice yes (`mode: ANY`); a native output schema next
-    /// to function tools no — Gemini refuses it, so `Auto` output picks
-    /// tool mode when an agent has tools (SPEC PROV-GEM-05, OUT-07).
+    /// to function tools only on Gemini 3 — earlier models refuse it, so
+    /// `Auto` output picks tool mode when an agent has tools (SPEC
+    /// PROV-GEM-05, OUT-07); Google Search, code execution and URL context
+    /// as built-ins.
     fn capabilities(&self) -> Capabilities {
-        Capabilities::new().native_schema_with_tools(false).forced_tool_choice(true)
+        Capabilities::new()
+            .native_schema_with_tools(schema_with_tools(self.config.model()))
+            .forced_tool_choice(true)
+            .builtin_tools(BuiltinSupport::NONE.web_search(true).code_execution(true).url_context(true))
     }
+}
+
+/// Whether `model` takes a response schema together with function tools:
+/// Gemini 3 does, earlier models refuse it.
+pub(crate) fn schema_with_tools(model: &str) -> bool {
+    model.trim_start_matches("models/").starts_with("gemini-3")
 }
 
 /// The id of the `n`-th call (1-based) of a response that carries none,

@@ -16,9 +16,10 @@
 use super::config::Config;
 use super::schema::legacy_schema;
 use super::{call_id, media, FAMILY};
-use crate::blocks::{names_its_call, no_parts, text_then_parts};
+use crate::blocks::{names_its_call, no_parts, provider_json, text_then_parts};
 use crate::classify::encode_error;
 use crate::framing::{tool_result_open, TOOL_RESULT_CLOSE};
+use golem_core::builtin::{interleave, Piece, ProviderPartKind};
 use golem_core::message::{Message, Role, ThinkingBlock};
 use golem_core::model::{ModelError, Request, WireToolChoice};
 use serde_json::{json, Map, Value};
@@ -155,12 +156,20 @@ fn model_parts(message: &Message, index: usize, ordinal: usize) -> Result<(Vec<V
         }
     }
     let mut text_signatures = text_signatures.into_iter();
-    if !message.content.is_empty() {
-        let mut text = json!({"text": message.content});
-        if let Some(signature) = text_signatures.next() {
-            text["thoughtSignature"] = Value::from(signature);
+    // Text with the built-ins' parts where they stood (metadata is the
+    // caller's, never sent); the first text part takes a text signature.
+    for piece in interleave(&message.content, &message.provider_parts, FAMILY) {
+        match piece {
+            Piece::Text(segment) => {
+                let mut text = json!({ "text": segment });
+                if let Some(signature) = text_signatures.next() {
+                    text["thoughtSignature"] = Value::from(signature);
+                }
+                parts.push(text);
+            }
+            Piece::Part(part) if part.kind == ProviderPartKind::Metadata => {}
+            Piece::Part(part) => parts.push(provider_json(part, index)?),
         }
-        parts.push(text);
     }
     parts.extend(text_signatures.map(|signature| json!({"text": "", "thoughtSignature": signature})));
     let mut sent = Vec::with_capacity(message.tool_calls.len());
@@ -268,8 +277,9 @@ fn function_responses(results: &[(usize, &Message)], calls: &[SentCall]) -> Resu
 /// `tools` when the request has some: one entry of function declarations,
 /// schemas in `parametersJsonSchema` (or the legacy `parameters`).
 fn tools(request: &Request, config: &Config) -> Result<Option<Value>, ModelError> {
+    let builtins = request.builtin_tools.iter().map(super::builtin::tool_entry).collect::<Result<Vec<_>, _>>()?;
     if request.tools.is_empty() {
-        return Ok(None);
+        return Ok((!builtins.is_empty()).then_some(Value::Array(builtins)));
     }
     let mut declarations = Vec::with_capacity(request.tools.len());
     for tool in request.tools.iter() {
@@ -286,7 +296,9 @@ fn tools(request: &Request, config: &Config) -> Result<Option<Value>, ModelError
         }
         declarations.push(declaration);
     }
-    Ok(Some(json!([{ "functionDeclarations": declarations }])))
+    let mut tools = vec![json!({ "functionDeclarations": declarations })];
+    tools.extend(builtins);
+    Ok(Some(Value::Array(tools)))
 }
 
 /// SPEC PROV-GEM-04: a forced tool as mode `ANY` limited to it, `AUTO`
@@ -304,10 +316,10 @@ fn generation_config(request: &Request, config: &Config) -> Result<Map<String, V
     let mut generation = Map::new();
     config.tuning().write(&mut generation);
     if let Some(output) = request.output_schema.as_deref() {
-        if !request.tools.is_empty() {
+        if !request.tools.is_empty() && !super::schema_with_tools(config.model()) {
             return Err(encode_error(
-                "Gemini takes no response schema together with function tools; use tool output mode \
-                 (an output tool; `.output::<T>()` picks it for Gemini when the agent has tools)",
+                "this Gemini model takes no response schema together with function tools (Gemini 3 does); \
+                 use tool output mode (an output tool; `.output::<T>()` picks it when the agent has tools)",
             ));
         }
         generation.insert("responseMimeType".into(), "application/json".into());

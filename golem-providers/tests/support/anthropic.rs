@@ -134,6 +134,18 @@ pub fn stream_of(content: &Value, stop_reason: &str) -> Vec<u8> {
                     out.extend(block_delta(i, json!({"type": "input_json_delta", "partial_json": piece})));
                 }
             }
+            "server_tool_use" => {
+                out.extend(block_start(
+                    i,
+                    json!({"type": "server_tool_use", "id": block["id"], "name": block["name"], "input": {}}),
+                ));
+                let input = block["input"].to_string();
+                let mid = input.len() / 2;
+                for piece in [&input[..mid], &input[mid..]] {
+                    out.extend(block_delta(i, json!({"type": "input_json_delta", "partial_json": piece})));
+                }
+            }
+            kind if kind.ends_with("_tool_result") => out.extend(block_start(i, block.clone())),
             other => panic!("stream_of: {other}"),
         }
         out.extend(block_stop(i));
@@ -234,6 +246,7 @@ pub fn request_from_messages(body: &Value) -> Request {
                 }
                 messages.push(message);
             }
+            "system" => messages.push(Message::system(text_of(&m["content"]))),
             other => panic!("unexpected role {other}"),
         }
     }
@@ -265,8 +278,9 @@ pub fn request_from_messages(body: &Value) -> Request {
 /// but to the same effect is normalised — empty tool descriptions and
 /// `is_error: false` left out, a tool result's lone text block as a
 /// string, a forced or `auto` tool choice left out while thinking (the
-/// API refuses forcing then, PROV-ANT-04), and the server tools golem
-/// does not model (with the blocks they produced, adjacent texts joined),
+/// API refuses forcing then, PROV-ANT-04), the server tools' entries (the
+/// blocks they produced stay: golem replays what it decoded), adjacent
+/// texts joined,
 /// and a whitespace-only assistant text (a recorder's placeholder).
 pub fn expected_body(body: &Value) -> Value {
     let mut body = body.clone();
@@ -290,11 +304,11 @@ pub fn expected_body(body: &Value) -> Value {
         let assistant = message["role"] == "assistant";
         // llm-anthropic's placeholder for an assistant turn without text.
         content.retain(|b| !(assistant && b["type"] == "text" && b["text"].as_str().unwrap().trim().is_empty()));
-        content.retain(|b| {
-            matches!(
-                b["type"].as_str(),
-                Some("text" | "thinking" | "redacted_thinking" | "tool_use" | "tool_result" | "image" | "document")
-            )
+        content.retain(|b| match b["type"].as_str() {
+            Some("text" | "thinking" | "redacted_thinking" | "tool_use" | "tool_result" | "image" | "document") => true,
+            // Server tools' blocks are replayed from what golem decoded.
+            Some(kind) => assistant && (kind == "server_tool_use" || kind.ends_with("_tool_result")),
+            None => false,
         });
         let mut joined: Vec<Value> = Vec::new();
         for mut block in content {

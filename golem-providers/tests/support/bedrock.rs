@@ -4,6 +4,7 @@
 
 use crate::server::{Framing, Reply};
 use crate::support::case_dir;
+use golem_core::builtin::{BuiltinTool, ProviderPart, ProviderPartKind, WebSearch};
 use golem_core::message::{Message, Role, ThinkingBlock, ToolArgs, ToolCall};
 use golem_core::model::Request;
 use golem_core::tool::ToolDefinition;
@@ -144,8 +145,8 @@ pub fn codec_for_recorded(case: &str, body: &Value) -> Codec {
 }
 
 /// A golem request equivalent to a recorded Converse body: system texts,
-/// messages (tool results become tool messages named after their call),
-/// and tools.
+/// messages (tool results become tool messages named after their call;
+/// Nova system tools' blocks provider parts), tools and system tools.
 pub fn request_from_converse(body: &Value) -> Request {
     let mut messages: Vec<Message> = Vec::new();
     for system in body["system"].as_array().into_iter().flatten() {
@@ -176,7 +177,14 @@ pub fn request_from_converse(body: &Value) -> Request {
             "assistant" => {
                 let mut message = Message::new(Role::Assistant);
                 for block in blocks {
-                    if let Some(t) = block["text"].as_str() {
+                    if let Some(kind) = server_kind(block) {
+                        let inner = block.get("toolUse").or(block.get("toolResult")).unwrap();
+                        let part = ProviderPart::new("bedrock", kind, block.to_string())
+                            .with_id(inner["toolUseId"].as_str().unwrap())
+                            .with_name(inner.get("name").or(inner.get("type")).and_then(Value::as_str).unwrap())
+                            .with_at(message.content.len());
+                        message.provider_parts.push(part);
+                    } else if let Some(t) = block["text"].as_str() {
                         message.content.push_str(t);
                     } else if let Some(reasoning) = block.get("reasoningContent") {
                         let thinking = match reasoning["redactedContent"].as_str() {
@@ -202,11 +210,18 @@ pub fn request_from_converse(body: &Value) -> Request {
             other => panic!("unexpected role {other}"),
         }
     }
-    let tools = body
-        .pointer("/toolConfig/tools")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
+    let declared = body.pointer("/toolConfig/tools").and_then(Value::as_array).into_iter().flatten();
+    let builtins: Vec<BuiltinTool> = declared
+        .clone()
+        .filter_map(|t| match t.pointer("/systemTool/name").and_then(Value::as_str) {
+            Some("nova_grounding") => Some(BuiltinTool::WebSearch(WebSearch::new())),
+            Some("nova_code_interpreter") => Some(BuiltinTool::CodeExecution),
+            Some(other) => panic!("unknown system tool {other}"),
+            None => None,
+        })
+        .collect();
+    let tools = declared
+        .filter(|t| t.get("toolSpec").is_some())
         .map(|t| {
             ToolDefinition::new(
                 t["toolSpec"]["name"].as_str().unwrap(),
@@ -215,7 +230,16 @@ pub fn request_from_converse(body: &Value) -> Request {
             )
         })
         .collect();
-    let mut request = Request::new(messages);
+    let mut request = Request::new(messages).with_builtin_tools(builtins);
     request.tools = Arc::new(tools);
     request
+}
+
+/// A Nova system tool's call or result block (as the codec tells them
+/// apart: a `server_tool_use` toolUse, a typed toolResult).
+fn server_kind(block: &Value) -> Option<ProviderPartKind> {
+    if block.pointer("/toolUse/type").and_then(Value::as_str) == Some("server_tool_use") {
+        return Some(ProviderPartKind::Call);
+    }
+    block.pointer("/toolResult/type").and_then(Value::as_str).map(|_| ProviderPartKind::Result)
 }

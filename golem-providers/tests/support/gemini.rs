@@ -118,7 +118,8 @@ pub fn expected_body(recorded: &Value) -> Value {
         system.remove("role");
     }
     for tool in map.get_mut("tools").and_then(Value::as_array_mut).into_iter().flatten() {
-        for declaration in tool["functionDeclarations"].as_array_mut().into_iter().flatten() {
+        let declarations = tool.get_mut("functionDeclarations").and_then(Value::as_array_mut);
+        for declaration in declarations.into_iter().flatten() {
             if declaration["description"] == "" {
                 declaration.as_object_mut().unwrap().remove("description");
             }

@@ -8,7 +8,7 @@
 
 use super::timeline::{Item, ModelRow, Note, Timeline, ToolRow};
 use crate::observe::names::{finish_reason, model_error_type};
-use golem_core::{Message, Role, ToolEndOutcome, Usage};
+use golem_core::{Message, ProviderPartKind, Role, ToolEndOutcome, Usage};
 use std::fmt::Write as _;
 
 /// Text made safe for HTML element content and quoted attribute values.
@@ -295,6 +295,22 @@ fn message_block(out: &mut String, message: &Message) -> std::fmt::Result {
             escape(&call.name),
             escape(&call.id),
             escape(call.args.as_str())
+        )?;
+    }
+    // What the provider's built-in tools did: run by the provider, shown as such.
+    for part in &message.provider_parts {
+        let kind = match part.kind {
+            ProviderPartKind::Call => "runs",
+            ProviderPartKind::Result => "result of",
+            _ => "metadata",
+        };
+        writeln!(
+            out,
+            "<details class=\"builtin\"><summary>{} {kind} {} <code>{}</code></summary><pre>{}</pre></details>",
+            escape(&part.provider),
+            escape(&part.name),
+            escape(&part.id),
+            escape(part.raw.as_str())
         )?;
     }
     writeln!(out, "</div>")

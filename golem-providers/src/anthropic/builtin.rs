@@ -1,0 +1,78 @@
+//! Anthropic's server tools (web search, web fetch, code execution): the
+//! tool entries a declared [`BuiltinTool`] becomes, and which content
+//! blocks of an answer are theirs.
+//!
+//! Their calls (`server_tool_use`) and results (`*_tool_result`) are kept
+//! whole as provider parts and replayed in place; golem runs nothing for
+//! them.
+
+use crate::blocks::{location_fields, unsupported_builtin};
+use golem_core::builtin::{BuiltinTool, ProviderPartKind, UserLocation};
+use golem_core::model::ModelError;
+use serde_json::{json, Map, Value};
+
+/// The tool versions sent: the newest each recorded exchange used.
+const WEB_SEARCH: &str = "web_search_20250305";
+const WEB_FETCH: &str = "web_fetch_20250910";
+const CODE_EXECUTION: &str = "code_execution_20260120";
+
+/// The `tools` entry of a declared built-in, or why Anthropic cannot run it.
+pub(crate) fn tool_entry(tool: &BuiltinTool) -> Result<Value, ModelError> {
+    let mut entry = Map::new();
+    match tool {
+        BuiltinTool::WebSearch(search) => {
+            entry.insert("type".into(), WEB_SEARCH.into());
+            entry.insert("name".into(), "web_search".into());
+            domains(&mut entry, &search.allowed_domains, &search.blocked_domains);
+            if let Some(n) = search.max_uses {
+                entry.insert("max_uses".into(), n.into());
+            }
+            if let Some(location) = &search.user_location {
+                entry.insert("user_location".into(), user_location(location));
+            }
+        }
+        BuiltinTool::WebFetch(fetch) => {
+            entry.insert("type".into(), WEB_FETCH.into());
+            entry.insert("name".into(), "web_fetch".into());
+            domains(&mut entry, &fetch.allowed_domains, &fetch.blocked_domains);
+            if let Some(n) = fetch.max_uses {
+                entry.insert("max_uses".into(), n.into());
+            }
+        }
+        BuiltinTool::CodeExecution => {
+            entry.insert("type".into(), CODE_EXECUTION.into());
+            entry.insert("name".into(), "code_execution".into());
+        }
+        other => return Err(unsupported_builtin(other, super::FAMILY, "the Messages API has no such server tool")),
+    }
+    Ok(Value::Object(entry))
+}
+
+fn domains(entry: &mut Map<String, Value>, allowed: &[String], blocked: &[String]) {
+    if !allowed.is_empty() {
+        entry.insert("allowed_domains".into(), json!(allowed));
+    }
+    if !blocked.is_empty() {
+        entry.insert("blocked_domains".into(), json!(blocked));
+    }
+}
+
+/// The API's approximate location: only the fields given.
+pub(crate) fn user_location(location: &UserLocation) -> Value {
+    let mut out = location_fields(location);
+    out.insert("type".into(), "approximate".into());
+    Value::Object(out)
+}
+
+/// Whether a content block of this `type` is a server tool's call or
+/// result: `server_tool_use`, and every `…_tool_result` an assistant turn
+/// holds (`web_search_tool_result`, `bash_code_execution_tool_result`, …);
+/// a client `tool_result` never appears in an answer.
+pub(crate) fn server_block(kind: &str) -> Option<ProviderPartKind> {
+    match kind {
+        "server_tool_use" => Some(ProviderPartKind::Call),
+        "tool_result" => None,
+        kind if kind.ends_with("_tool_result") => Some(ProviderPartKind::Result),
+        _ => None,
+    }
+}

@@ -1,0 +1,226 @@
+//! Amazon Nova system tools on recorded Converse traffic: declared
+//! built-ins become `systemTool` entries; the answer's server `toolUse` and
+//! typed `toolResult` decode into provider parts — never a client tool call
+//! (before, the code interpreter's call came back as a local tool to run) —
+//! plain and streamed alike, at every split; fed back as history they are
+//! the next recorded request's blocks. A model without system tools, or an
+//! option Nova cannot take, is refused before sending.
+
+use crate::bedrock::{codec_for_recorded, recorded, request_from_converse};
+use crate::support::{self, assert_split_invariant, interactions};
+use golem_core::builtin::{BuiltinTool, ProviderPartKind, WebSearch};
+use golem_core::message::Message;
+use golem_core::model::{ModelErrorKind, Request, Response};
+use golem_providers::codec::HttpCodec;
+use golem_providers::http::HttpResponseHead;
+use serde_json::Value;
+
+const CASES: [&str; 4] = [
+    "converse_nova_code_interpreter_two_turns",
+    "converse_nova_grounding",
+    "converse_stream_nova_code_interpreter",
+    "converse_stream_nova_grounding",
+];
+
+/// A recorded answer decoded under a plain 200 head (some of these
+/// cassettes keep none); a stream in one piece.
+fn decode(codec: &golem_providers::bedrock::Codec, request: &Request, case: &str, _n: usize, file: &str) -> Response {
+    let body = recorded(case, file);
+    if !file.ends_with(".bin") {
+        return codec.decode(request, &head(), &body).unwrap_or_else(|e| panic!("{case} {file}: {e}"));
+    }
+    let (_, result) = support::run_stream(codec, request, &head(), [&body[..]]);
+    result.unwrap_or_else(|e| panic!("{case} {file}: {e}"))
+}
+
+fn head() -> HttpResponseHead {
+    HttpResponseHead::new(200, vec![])
+}
+
+#[test]
+fn recorded_turns_declare_decode_and_replay_system_tools() {
+    for case in CASES {
+        let mut previous: Option<Message> = None;
+        for (n, _, file) in interactions(&format!("bedrock/{case}")) {
+            let body: Value = serde_json::from_slice(&recorded(case, &format!("{n:02}.request.json"))).unwrap();
+            let mut request = request_from_converse(&body);
+            assert!(!request.builtin_tools.is_empty(), "{case}: the recording declares a system tool");
+            if let Some(ours) = previous.take() {
+                let at = request.messages.iter().rposition(|m| m.role == golem_core::Role::Assistant).unwrap();
+                assert_eq!(request.messages[at].provider_parts, ours.provider_parts, "{case} {n}: kept as recorded");
+                request.messages_mut()[at] = ours;
+            }
+            let codec = codec_for_recorded(case, &body);
+            let sent: Value =
+                serde_json::from_slice(&codec.encode(&request, file.ends_with(".bin")).unwrap().body).unwrap();
+            assert_eq!(sent["messages"], body["messages"], "{case} {n}: messages");
+            assert_eq!(sent["toolConfig"]["tools"], body["toolConfig"]["tools"], "{case} {n}: tools");
+
+            let response = decode(&codec, &request, case, n, &file);
+            let message = &response.message;
+            assert!(
+                message.tool_calls.iter().all(|c| !c.name.starts_with("nova_")),
+                "{case} {n}: a system tool became a client call: {:?}",
+                message.tool_calls
+            );
+            if n == 1 {
+                let kinds: Vec<_> = message.provider_parts.iter().map(|p| p.kind).collect();
+                assert_eq!(kinds, [ProviderPartKind::Call, ProviderPartKind::Result], "{case}");
+                assert!(message.provider_parts.iter().all(|p| p.provider == "bedrock" && !p.id.is_empty()));
+            }
+            if file.ends_with(".bin") {
+                assert_split_invariant(&codec, &request, &head(), &recorded(case, &file), case);
+            }
+            previous = Some(response.message);
+        }
+    }
+}
+
+/// The plain and the streamed recording of one exchange keep the same
+/// parts (the stream's input arrives as text, its result as deltas).
+#[test]
+fn plain_and_streamed_code_interpreter_agree() {
+    let plain = {
+        let case = "converse_nova_code_interpreter_two_turns";
+        let body: Value = serde_json::from_slice(&recorded(case, "01.request.json")).unwrap();
+        let request = request_from_converse(&body);
+        decode(&codec_for_recorded(case, &body), &request, case, 1, "01.response.json").message
+    };
+    let streamed = {
+        let case = "converse_stream_nova_code_interpreter";
+        let body: Value = serde_json::from_slice(&recorded(case, "01.request.json")).unwrap();
+        let request = request_from_converse(&body);
+        decode(&codec_for_recorded(case, &body), &request, case, 1, "01.response.bin").message
+    };
+    let shape = |m: &Message| -> Vec<(ProviderPartKind, Value)> {
+        m.provider_parts
+            .iter()
+            .map(|p| {
+                let mut raw: Value = p.raw.parse().unwrap();
+                // Ids differ between the two recordings; the shape must not.
+                for inner in ["toolUse", "toolResult"] {
+                    if let Some(block) = raw.get_mut(inner) {
+                        block.as_object_mut().unwrap().remove("toolUseId");
+                    }
+                }
+                (p.kind, raw)
+            })
+            .collect()
+    };
+    assert_eq!(shape(&plain), shape(&streamed));
+}
+
+#[test]
+fn system_tools_are_refused_where_nova_has_none() {
+    let request = Request::new(vec![Message::user("hi")]).with_builtin_tools(vec![BuiltinTool::CodeExecution]);
+    let claude = crate::bedrock::codec();
+    let error = claude.encode(&request, false).unwrap_err();
+    assert_eq!(error.kind, ModelErrorKind::Unsupported);
+    assert!(!claude.capabilities().builtin_tools.supports(&BuiltinTool::CodeExecution));
+
+    let body: Value = serde_json::from_slice(&recorded("converse_nova_grounding", "01.request.json")).unwrap();
+    let nova = codec_for_recorded("converse_nova_grounding", &body);
+    assert!(nova.capabilities().builtin_tools.supports(&BuiltinTool::CodeExecution));
+    for refused in [BuiltinTool::UrlContext, BuiltinTool::WebSearch(WebSearch::new().max_uses(1))] {
+        let request = Request::new(vec![Message::user("hi")]).with_builtin_tools(vec![refused.clone()]);
+        let error = nova.encode(&request, false).unwrap_err();
+        assert_eq!(error.kind, ModelErrorKind::Unsupported, "{refused:?}");
+        assert!(error.message.contains(refused.name()), "{error}");
+    }
+}
+
+/// Guardrails and latency-optimized inference are tuning: the recorded
+/// requests are what a tuned config sends, and an intervention decodes as
+/// a content filter.
+#[test]
+fn guardrail_and_performance_config_match_the_recordings() {
+    use golem_providers::bedrock::{Guardrail, Tuning};
+    for case in
+        ["converse_guardrail_config_trace", "converse_guardrail_intervened", "converse_performance_config_latency"]
+    {
+        let body: Value = serde_json::from_slice(&recorded(case, "01.request.json")).unwrap();
+        let mut tuning = Tuning::new();
+        if let Some(max) = body.pointer("/inferenceConfig/maxTokens").and_then(Value::as_u64) {
+            tuning = tuning.max_tokens(max as u32);
+        }
+        if let Some(g) = body.get("guardrailConfig") {
+            let guardrail =
+                Guardrail::new(g["guardrailIdentifier"].as_str().unwrap(), g["guardrailVersion"].as_str().unwrap());
+            tuning = tuning.guardrail(guardrail.trace(g["trace"].as_str().unwrap()));
+        }
+        if let Some(latency) = body.pointer("/performanceConfig/latency").and_then(Value::as_str) {
+            tuning = tuning.latency(latency);
+        }
+        let manifest: Value = serde_json::from_slice(&recorded(case, "manifest.json")).unwrap();
+        let uri = manifest["interactions"][0]["uri"].as_str().unwrap();
+        let model = uri.split("/model/").nth(1).unwrap().split('/').next().unwrap().replace("%3A", ":");
+        let config = golem_providers::bedrock::Config::builder("us-east-1", model)
+            .credentials(crate::bedrock::credentials())
+            .tuning(tuning)
+            .build()
+            .unwrap();
+        let codec = golem_providers::bedrock::Codec::new(config);
+        let request = request_from_converse(&body);
+        let sent: Value = serde_json::from_slice(&codec.encode(&request, false).unwrap().body).unwrap();
+        for field in ["guardrailConfig", "performanceConfig", "messages"] {
+            assert_eq!(sent[field], body[field], "{case}: {field}");
+        }
+        let response = decode(&codec, &request, case, 1, "01.response.json");
+        if case == "converse_guardrail_intervened" {
+            assert_eq!(response.finish_reason, golem_core::FinishReason::ContentFilter);
+        }
+    }
+}
+
+/// Media by S3 location (`s3://` URLs) in tool results, and Nova's video
+/// — which the API refuses inside a tool result (recorded 400), so it
+/// follows the result in the same turn — as the recorded follow-ups send
+/// them.
+#[test]
+fn s3_media_and_video_match_the_recordings() {
+    use golem_core::message::{Part, PartKind};
+    for case in [
+        "converse_nova_video_s3_location",
+        "converse_nova_image_s3_in_tool_result",
+        "converse_claude_document_s3_in_tool_result",
+    ] {
+        let body: Value = serde_json::from_slice(&recorded(case, "02.request.json")).unwrap();
+        let mut request = request_from_converse(&body);
+        let last = body["messages"].as_array().unwrap().last().unwrap()["content"].as_array().unwrap().clone();
+        let mut parts = Vec::new();
+        let media = last.iter().flat_map(|b| match b.get("toolResult") {
+            Some(result) => result["content"].as_array().unwrap().clone(),
+            None => vec![b.clone()],
+        });
+        for block in media {
+            for (field, kind) in
+                [("image", PartKind::Image), ("document", PartKind::Document), ("video", PartKind::Video)]
+            {
+                if let Some(uri) = block.pointer(&format!("/{field}/source/s3Location/uri")).and_then(Value::as_str) {
+                    parts.push(Part::from_url(kind, uri));
+                }
+            }
+        }
+        assert_eq!(parts.len(), 1, "{case}");
+        let tool = request.messages_mut().iter_mut().rev().find(|m| m.role == golem_core::Role::Tool).unwrap();
+        tool.parts = parts;
+        let codec = codec_for_recorded(case, &body);
+        let mut sent: Value = serde_json::from_slice(&codec.encode(&request, false).unwrap().body).unwrap();
+        let mut want = body["messages"].clone();
+        // Document names are golem's own (unique per request).
+        for messages in [&mut sent["messages"], &mut want] {
+            for turn in messages.as_array_mut().unwrap() {
+                for block in turn["content"].as_array_mut().unwrap() {
+                    if let Some(Value::Array(inner)) = block.pointer_mut("/toolResult/content") {
+                        for item in inner {
+                            if let Some(doc) = item.get_mut("document") {
+                                doc["name"] = Value::from("doc");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(sent["messages"], want, "{case}");
+    }
+}
