@@ -32,6 +32,7 @@
 //! assert_eq!(codec.decode(&request, &HttpResponseHead::new(200, vec![]), body).unwrap().message.content, "hi");
 //! ```
 
+mod cache;
 mod config;
 mod credentials;
 mod media;
@@ -41,6 +42,7 @@ mod stream;
 mod tuning;
 
 pub use crate::config::{ConfigError, Thinking};
+pub use cache::{caches_by_default, MAX_CACHE_POINTS};
 pub use config::{BedrockOptions, Config, ConfigBuilder, ENV_VARS, REQUIRED_ENV_VARS, SERVICE};
 pub use credentials::{CredentialsError, CredentialsProvider};
 pub use request::{encode_body, encode_count_tokens_body};
