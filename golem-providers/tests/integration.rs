@@ -32,6 +32,7 @@ mod bedrock_codec;
 mod bedrock_eventstream;
 mod bedrock_recorded;
 mod bedrock_sigv4;
+mod cache_cost;
 mod cache_prefix;
 mod client_agent;
 mod client_azure;
