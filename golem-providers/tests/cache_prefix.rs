@@ -42,7 +42,7 @@ fn history(turn: usize) -> Vec<Message> {
         let (a, b) = (format!("toolu_{t}_a"), format!("toolu_{t}_b"));
         messages.push(Message::assistant_calls(vec![
             ToolCall::new(&a, "weather", format!(r#"{{"z": 0.{t}1, "a": "Lisbon"}}"#)),
-            ToolCall::new(&b, "convert", format!(r#"{{"a": "km", "z": 1e-7}}"#)),
+            ToolCall::new(&b, "convert", r#"{"a": "km", "z": 1e-7}"#),
         ]));
         messages.push(Message::tool_result(&a, "weather", format!("{t}.5 degrees")));
         messages.push(Message::tool_result(&b, "convert", "0.621371 miles"));
