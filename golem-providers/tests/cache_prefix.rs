@@ -277,3 +277,40 @@ fn bedrock_cache_points_follow_the_model_and_move_with_the_frontier() {
     let asked = bedrock::Codec::new(asked.build().unwrap());
     assert!(!marked(&asked.encode(&request(2), true).unwrap().body, "cachePoint").1.is_empty());
 }
+
+/// What each family reports of its cache, in the shape it answers with,
+/// normalized into `Usage`: cached tokens inside the input (USAGE-02).
+#[test]
+fn cached_usage_decodes_for_every_family() {
+    use golem_providers::http::HttpResponseHead;
+    let head = HttpResponseHead::new(200, vec![]);
+    let request = request(1);
+    let chat = br#"{"choices": [{"message": {"role": "assistant", "content": "hi"}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 100, "completion_tokens": 5, "prompt_tokens_details": {"cached_tokens": 64}}}"#;
+    for (family, usage) in [
+        ("openai", openai_codec().decode(&request, &head, chat).unwrap().usage),
+        ("azure", azure_codec().decode(&request, &head, chat).unwrap().usage),
+    ] {
+        assert_eq!(
+            (usage.input_tokens, usage.cache_read_tokens, usage.uncached_input_tokens()),
+            (100, 64, 36),
+            "{family}"
+        );
+    }
+    let body = br#"{"candidates": [{"content": {"role": "model", "parts": [{"text": "hi"}]}, "finishReason": "STOP"}],
+        "usageMetadata": {"promptTokenCount": 100, "cachedContentTokenCount": 60, "candidatesTokenCount": 7}}"#;
+    let usage = gemini_codec().decode(&request, &head, body).unwrap().usage;
+    assert_eq!((usage.input_tokens, usage.cache_read_tokens, usage.uncached_input_tokens()), (100, 60, 40));
+    let body = br#"{"type": "message", "content": [{"type": "text", "text": "hi"}], "stop_reason": "end_turn",
+        "usage": {"input_tokens": 10, "cache_read_input_tokens": 60, "cache_creation_input_tokens": 30, "output_tokens": 5}}"#;
+    let usage = anthropic::Codec::new(anthropic_config().build().unwrap()).decode(&request, &head, body).unwrap().usage;
+    assert_eq!((usage.input_tokens, usage.cache_read_tokens, usage.cache_write_tokens), (100, 60, 30));
+    let body =
+        br#"{"output": {"message": {"role": "assistant", "content": [{"text": "hi"}]}}, "stopReason": "end_turn",
+        "usage": {"inputTokens": 10, "outputTokens": 5, "cacheReadInputTokens": 60, "cacheWriteInputTokens": 30}}"#;
+    for model in [CLAUDE, NOVA] {
+        let usage =
+            bedrock::Codec::new(bedrock_config(model).build().unwrap()).decode(&request, &head, body).unwrap().usage;
+        assert_eq!((usage.input_tokens, usage.cache_read_tokens, usage.cache_write_tokens), (100, 60, 30), "{model}");
+    }
+}
