@@ -71,10 +71,18 @@ fn the_anthropic_example_runs_its_tool_against_a_stand_in() {
         assert_key_in_header_only(head);
     }
     let body: Value = serde_json::from_slice(&seen[1].1).unwrap();
-    assert_eq!(body["system"], "Be concise. Use the tool to count.");
+    // Prompt caching is on by default: marks on the tools, the system
+    // text, the turn the first request ended with and the last turn.
+    let mark = json!({"type": "ephemeral"});
+    assert_eq!(
+        body["system"],
+        json!([{"type": "text", "text": "Be concise. Use the tool to count.", "cache_control": mark}])
+    );
+    assert_eq!(body["tools"][0]["cache_control"], mark);
+    assert_eq!(body["messages"][0]["content"][0]["cache_control"], mark);
     assert_eq!(
         body["messages"][2]["content"][0],
-        json!({"type": "tool_result", "tool_use_id": "toolu_1", "content": "10"})
+        json!({"type": "tool_result", "tool_use_id": "toolu_1", "content": "10", "cache_control": mark})
     );
 }
 

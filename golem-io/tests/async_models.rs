@@ -170,3 +170,57 @@ fn a_chain_streams_only_if_every_member_can() {
     let err = smol::block_on(agent.run_with(()).prompt("hi").on_delta(|_| Ok(())).call_async()).unwrap_err();
     assert_eq!(err.as_setup(), Some(&golem_core::machine::SetupError::StreamingUnsupported));
 }
+
+/// Calls a tool at once, then answers after 300 ms.
+struct SlowSecondAnswer {
+    calls: std::sync::atomic::AtomicUsize,
+}
+
+impl AsyncStreamingModel for SlowSecondAnswer {
+    fn generate_async<'a>(&'a self, _: &'a Request) -> BoxFuture<'a, Result<Response, ModelError>> {
+        Box::pin(async move {
+            if self.calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0 {
+                return Ok(Response::tool_calls(vec![golem_core::ToolCall::new("c1", "quick", "{}")]));
+            }
+            async_io::Timer::after(Duration::from_millis(300)).await;
+            Ok(Response::text("answered"))
+        })
+    }
+
+    fn stream_async<'a>(
+        &'a self,
+        request: &'a Request,
+        sink: &'a mut dyn DeltaSink,
+    ) -> BoxFuture<'a, Result<Response, ModelError>> {
+        Box::pin(async move { stream_response(AsyncStreamingModel::generate_async(self, request).await?, 3, sink) })
+    }
+}
+
+/// The async driver keeps one deadline timer per run (issue 37): armed for
+/// a tool's 100 ms timeout, it fires early in the slow model call after it,
+/// which is a no-op for the run; the call is then answered, not timed out.
+#[test]
+fn a_deadline_timer_kept_from_a_tool_fires_early_without_harm() {
+    let quick = golem_io::Tool::new_async(
+        "quick",
+        "",
+        serde_json::json!({"type": "object"}),
+        |_: golem_io::ToolContext<()>, _| async { Ok("done") },
+    )
+    .timeout(Duration::from_millis(100));
+    let model = SlowSecondAnswer { calls: Default::default() };
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&events);
+    let agent = Agent::<()>::builder_async(model)
+        .tool(quick)
+        .observer(move |e: &golem_core::RunEvent| seen.lock().unwrap().push(e.kind.clone()))
+        .build()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let result = async_io::block_on(agent.run_async((), "go")).unwrap();
+    assert_eq!(result.output, "answered");
+    assert!(started.elapsed() >= Duration::from_millis(300));
+    let events = events.lock().unwrap();
+    assert_eq!(events.iter().filter(|k| matches!(k, EventKind::ModelStart { .. })).count(), 2, "no retry");
+    assert!(!events.iter().any(|k| matches!(k, EventKind::Retrying { .. })));
+}

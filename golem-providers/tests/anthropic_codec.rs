@@ -184,7 +184,7 @@ fn structured_output_and_effort_share_output_config() {
 }
 
 #[test]
-fn the_cache_breakpoint_sits_on_the_last_block_of_the_conversation() {
+fn cache_breakpoints_sit_on_the_system_and_on_the_previous_and_last_frontier() {
     let request = Request::new(vec![
         Message::system("Long instructions."),
         Message::user("first"),
@@ -192,12 +192,12 @@ fn the_cache_breakpoint_sits_on_the_last_block_of_the_conversation() {
         Message::user("second"),
     ]);
     let sent = body(&codec_with(|b| b.cache_control(CacheControl::new())), &request);
+    let mark = json!({"type": "ephemeral"});
+    assert_eq!(sent["system"], json!([{"type": "text", "text": "Long instructions.", "cache_control": mark}]));
     let messages = sent["messages"].as_array().unwrap();
-    assert_eq!(
-        messages[2]["content"],
-        json!([{"type": "text", "text": "second", "cache_control": {"type": "ephemeral"}}])
-    );
-    assert!(messages[0]["content"][0].get("cache_control").is_none());
+    assert_eq!(messages[2]["content"], json!([{"type": "text", "text": "second", "cache_control": mark}]));
+    assert_eq!(messages[0]["content"][0]["cache_control"], mark, "where the previous request ended");
+    assert!(messages[1]["content"][0].get("cache_control").is_none());
     let hour = body(&codec_with(|b| b.cache_control(CacheControl::new().ttl(CacheTtl::OneHour))), &request);
     assert_eq!(hour["messages"][2]["content"][0]["cache_control"], json!({"type": "ephemeral", "ttl": "1h"}));
 }

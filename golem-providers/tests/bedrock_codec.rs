@@ -105,18 +105,20 @@ fn settings_go_where_the_service_model_puts_them() {
 }
 
 #[test]
-fn a_cache_point_ends_the_last_turn() {
+fn cache_points_end_the_last_turn_and_the_one_the_previous_request_ended_with() {
     let codec = with_config(|b| b.cache_point(CachePoint::new()));
     let request = Request::new(vec![Message::user("a"), Message::assistant("b"), Message::user("c")]);
     let wire = body(&codec, &request);
-    assert_eq!(wire["messages"][2]["content"], json!([{"text": "c"}, {"cachePoint": {"type": "default"}}]));
-    assert_eq!(wire["messages"][0]["content"], json!([{"text": "a"}]));
+    let point = json!({"cachePoint": {"type": "default"}});
+    assert_eq!(wire["messages"][2]["content"], json!([{"text": "c"}, point]));
+    assert_eq!(wire["messages"][0]["content"], json!([{"text": "a"}, point]));
+    assert_eq!(wire["messages"][1]["content"], json!([{"text": "b"}]));
     let hour = with_config(|b| b.cache_point(CachePoint::new().ttl(CacheTtl::OneHour)));
     assert_eq!(
         body(&hour, &request)["messages"][2]["content"][1],
         json!({"cachePoint": {"type": "default", "ttl": "1h"}})
     );
-    assert!(!body(&crate::bedrock::codec(), &request).to_string().contains("cachePoint"), "off by default");
+    assert!(!body(&crate::bedrock::codec(), &request).to_string().contains("cachePoint"), "off after no_cache");
 }
 
 #[test]

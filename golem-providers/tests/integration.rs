@@ -37,6 +37,8 @@ mod bedrock_eventstream;
 mod bedrock_recorded;
 mod bedrock_sigv4;
 mod chat_builtin;
+mod cache_cost;
+mod cache_prefix;
 mod client_agent;
 mod client_azure;
 mod client_builder;

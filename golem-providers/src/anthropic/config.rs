@@ -26,7 +26,9 @@ pub const API_VERSION: &str = "2023-06-01";
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AnthropicOptions {
     reasoning: Reasoning,
-    cache: Option<CacheControl>,
+    /// The breakpoints' lifetime; caching is on unless `no_cache`.
+    cache: CacheControl,
+    no_cache: bool,
     betas: Vec<String>,
 }
 
@@ -103,9 +105,21 @@ impl Config {
         AnthropicOptions::from_env(lookup)
     }
 
-    /// The cache breakpoint, if prompt caching is on.
+    /// The cache breakpoints' setting while prompt caching is on, as it is
+    /// unless turned off with `no_cache` (issue 37).
+    ///
+    /// ```
+    /// use golem_providers::anthropic::{CacheControl, CacheTtl, Config};
+    ///
+    /// let on = Config::builder("claude-haiku-4-5").api_key("k").build().unwrap();
+    /// assert_eq!(on.cache(), Some(CacheControl::new()));
+    /// let hour = Config::builder("claude-haiku-4-5").api_key("k").cache_control(CacheControl::new().ttl(CacheTtl::OneHour));
+    /// assert_eq!(hour.build().unwrap().cache(), Some(CacheControl::new().ttl(CacheTtl::OneHour)));
+    /// let off = Config::builder("claude-haiku-4-5").api_key("k").no_cache().build().unwrap();
+    /// assert_eq!(off.cache(), None);
+    /// ```
     pub fn cache(&self) -> Option<CacheControl> {
-        self.options.cache
+        (!self.options.no_cache).then_some(self.options.cache)
     }
 
     /// The beta features named in the `anthropic-beta` header.
@@ -118,9 +132,21 @@ config::reasons!(AnthropicOptions);
 
 /// Anthropic's setters (`thinking` and `effort` are [`Reasons`](config::Reasons)'), on its config builder and its client builder alike.
 impl<T> Builder<AnthropicOptions, T> {
-    /// Prompt caching with this breakpoint (SPEC PROV-ANT-07).
+    /// Prompt caching with these breakpoints (SPEC PROV-ANT-07): the
+    /// lifetime (five minutes unless set). Caching is on by default; this
+    /// overrides the default breakpoints and turns it back on after
+    /// [`no_cache`](Self::no_cache).
     pub fn cache_control(mut self, cache: CacheControl) -> Self {
-        self.options.cache = Some(cache);
+        self.options.cache = cache;
+        self.options.no_cache = false;
+        self
+    }
+
+    /// Turn automatic prompt caching off: no `cache_control` mark is sent,
+    /// so no cache write is billed (at 1.25× the input price for five
+    /// minutes, 2× for an hour) and no read is discounted.
+    pub fn no_cache(mut self) -> Self {
+        self.options.no_cache = true;
         self
     }
 

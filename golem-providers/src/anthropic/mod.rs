@@ -31,6 +31,7 @@
 
 mod answer;
 mod builtin;
+mod cache;
 mod config;
 mod media;
 mod request;
@@ -41,6 +42,7 @@ mod tuning;
 
 pub use crate::config::{ConfigError, Thinking};
 pub use answer::finish_reason;
+pub use cache::MAX_BREAKPOINTS;
 pub use config::{AnthropicOptions, Config, ConfigBuilder, API_VERSION, DEFAULT_BASE_URL, DEFAULT_MODEL, ENV_VARS};
 pub use request::{encode_body, encode_count_tokens_body};
 pub use response::decode_body;

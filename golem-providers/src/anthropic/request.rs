@@ -27,7 +27,8 @@ const WHO: &str = "Anthropic accepts";
 /// use golem_core::model::Request;
 /// use golem_core::Message;
 ///
-/// let config = Config::builder("claude-haiku-4-5").api_key("k").build().unwrap();
+/// // Prompt caching off, for the plain shape (see `cache.rs` for the marks).
+/// let config = Config::builder("claude-haiku-4-5").api_key("k").no_cache().build().unwrap();
 /// let request = Request::new(vec![Message::system("Be brief."), Message::user("hi")]);
 /// let body: serde_json::Value = serde_json::from_slice(&encode_body(&request, &config, true).unwrap()).unwrap();
 /// assert_eq!(body, serde_json::json!({
@@ -56,7 +57,7 @@ pub fn encode_count_tokens_body(request: &Request, config: &Config) -> Result<Ve
 }
 
 fn body(request: &Request, config: &Config) -> Result<Map<String, Value>, ModelError> {
-    let (system, mut turns) = TurnBlocks {
+    let (system, turns) = TurnBlocks {
         who: WHO,
         user: user_blocks,
         assistant: assistant_blocks,
@@ -69,9 +70,6 @@ fn body(request: &Request, config: &Config) -> Result<Map<String, Value>, ModelE
         mid_system: Some(text),
     }
     .encode(&request.messages)?;
-    if let Some(cache) = config.cache() {
-        mark_frontier(&mut turns, cache.wire());
-    }
     let mut body = Map::new();
     body.insert("model".into(), config.model().into());
     if !system.is_empty() {
@@ -126,25 +124,14 @@ fn body(request: &Request, config: &Config) -> Result<Map<String, Value>, ModelE
     if !output.is_empty() {
         body.insert("output_config".into(), Value::Object(output));
     }
+    if let Some(cache) = config.cache() {
+        super::cache::place(&mut body, &cache.wire());
+    }
     Ok(body)
 }
 
 fn is_tool_result(block: &Value) -> bool {
     block.get("type").and_then(Value::as_str) == Some("tool_result")
-}
-
-/// The cache breakpoint goes on the last block of the last turn that can
-/// carry one: thinking blocks cannot, so it walks back past them.
-fn mark_frontier(turns: &mut [(&'static str, Vec<Value>)], cache: Value) {
-    let blocks = turns.iter_mut().rev().flat_map(|(_, content)| content.iter_mut().rev());
-    for block in blocks {
-        let kind = block.get("type").and_then(Value::as_str).unwrap_or_default();
-        if kind == "thinking" || kind == "redacted_thinking" {
-            continue;
-        }
-        block["cache_control"] = cache;
-        return;
-    }
 }
 
 /// Text first (omitted when empty, SPEC PROV-ANT-03), then the parts.

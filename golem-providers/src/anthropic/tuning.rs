@@ -59,9 +59,10 @@ pub enum CacheTtl {
     OneHour,
 }
 
-/// Prompt caching (SPEC PROV-ANT-07): an ephemeral cache breakpoint on
-/// the last content block of the last message — the conversation
-/// frontier — so each turn reads the prefix the previous turn wrote.
+/// Prompt caching (SPEC PROV-ANT-07), on by default: ephemeral cache
+/// breakpoints on the tools, the system text and the conversation's
+/// frontier as it moves (where exactly: [`MAX_BREAKPOINTS`](super::MAX_BREAKPOINTS)'s
+/// module), so each turn reads the prefix the previous turn wrote.
 ///
 /// ```
 /// use golem_providers::anthropic::{CacheControl, CacheTtl};

@@ -43,7 +43,9 @@ pub struct BedrockOptions {
     /// Fixed credentials, kept to be checked at build.
     fixed: Option<Credentials>,
     reasoning: Reasoning,
+    /// An explicit point; without one, the model's default (issue 37).
     cache: Option<CachePoint>,
+    no_cache: bool,
     tool_choice: bool,
 }
 
@@ -184,9 +186,25 @@ impl Config {
         &self.options.credentials.0
     }
 
-    /// The cache point, if caching is on.
+    /// The cache point while prompt caching is on: the one set with
+    /// `cache_point`, else a default point for the models that document
+    /// caching ([`caches_by_default`](super::caches_by_default): Claude and
+    /// Nova); none after `no_cache` (issue 37).
+    ///
+    /// ```
+    /// use golem_providers::bedrock::{CachePoint, Config};
+    /// use golem_providers::sigv4::Credentials;
+    ///
+    /// let config = |model: &str| Config::builder("us-east-1", model).credentials(Credentials::new("AKID", "secret"));
+    /// assert_eq!(config("amazon.nova-pro-v1:0").build().unwrap().cache(), Some(CachePoint::new()));
+    /// assert_eq!(config("meta.llama3-70b-instruct-v1:0").build().unwrap().cache(), None);
+    /// assert_eq!(config("amazon.nova-pro-v1:0").no_cache().build().unwrap().cache(), None);
+    /// ```
     pub fn cache(&self) -> Option<CachePoint> {
-        self.options.cache
+        if self.options.no_cache {
+            return None;
+        }
+        self.options.cache.or_else(|| super::caches_by_default(self.model()).then(CachePoint::new))
     }
 
     /// Whether a forced tool choice may be sent (and is reported as a
@@ -228,9 +246,18 @@ impl<T> Builder<BedrockOptions, T> {
         self
     }
 
-    /// Turn on prompt caching with this cache point.
+    /// Prompt caching with this cache point (its TTL): overrides the
+    /// default point, and turns caching on for a model that has it off by
+    /// default or after [`no_cache`](Self::no_cache).
     pub fn cache_point(mut self, cache: CachePoint) -> Self {
         self.options.cache = Some(cache);
+        self.options.no_cache = false;
+        self
+    }
+
+    /// Turn automatic prompt caching off: no `cachePoint` block is sent.
+    pub fn no_cache(mut self) -> Self {
+        self.options.no_cache = true;
         self
     }
 

@@ -33,6 +33,7 @@
 //! ```
 
 mod builtin;
+mod cache;
 mod config;
 mod credentials;
 mod embed;
@@ -43,6 +44,7 @@ mod stream;
 mod tuning;
 
 pub use crate::config::{ConfigError, Thinking};
+pub use cache::{caches_by_default, MAX_CACHE_POINTS};
 pub use config::{BedrockOptions, Config, ConfigBuilder, ENV_VARS, REQUIRED_ENV_VARS, SERVICE};
 pub use credentials::{CredentialsError, CredentialsProvider};
 pub use embed::{cohere_input_type, decode_embed_body, encode_embed_body, EmbedModel, COHERE_BATCH_LIMIT};

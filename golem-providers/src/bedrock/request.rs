@@ -32,6 +32,7 @@ const WHO: &str = "Bedrock accepts";
 ///
 /// let config = Config::builder("us-east-1", "amazon.nova-micro-v1:0")
 ///     .credentials(Credentials::new("AKID", "secret"))
+///     .no_cache() // prompt caching off, for the plain shape (see `cache.rs`)
 ///     .build()
 ///     .unwrap();
 /// let request = Request::new(vec![Message::system("Be brief."), Message::user("hi")]);
@@ -70,11 +71,8 @@ fn body(request: &Request, config: &Config) -> Result<Map<String, Value>, ModelE
             results_first: None,
             mid_system: None,
         };
-    let (system, mut turns) = blocks.encode(&request.messages)?;
+    let (system, turns) = blocks.encode(&request.messages)?;
     let system: Vec<Value> = system.into_iter().map(text).collect();
-    if let (Some(cache), Some((_, content))) = (config.cache(), turns.last_mut()) {
-        content.push(cache.wire());
-    }
     let mut body = Map::new();
     let messages = turns.into_iter().map(|(role, content)| json!({"role": role, "content": content})).collect();
     body.insert("messages".into(), Value::Array(messages));
@@ -115,6 +113,9 @@ fn body(request: &Request, config: &Config) -> Result<Map<String, Value>, ModelE
     }
     if !output.is_empty() {
         body.insert("outputConfig".into(), Value::Object(output));
+    }
+    if let Some(cache) = config.cache() {
+        super::cache::place(&mut body, config.model(), &cache.wire());
     }
     Ok(body)
 }

@@ -109,8 +109,10 @@ pub enum CacheTtl {
     OneHour,
 }
 
-/// Prompt caching: one `cachePoint` block ending the last turn of every
-/// request (SPEC PROV-BR-03), so the conversation up to it is cached.
+/// Prompt caching (SPEC PROV-BR-03): `cachePoint` blocks after the tools,
+/// the system texts and the conversation's frontier as it moves (where
+/// exactly: [`MAX_CACHE_POINTS`](super::MAX_CACHE_POINTS)'s module), on by
+/// default for Claude and Nova.
 ///
 /// ```
 /// use golem_providers::bedrock::{CachePoint, CacheTtl};

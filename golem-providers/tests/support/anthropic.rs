@@ -17,8 +17,10 @@ use std::time::Duration;
 /// The key the loopback clients use; tests search every output for it.
 pub const KEY: &str = "sk-ant-loopback-secret-4242";
 
+/// Prompt caching is off in the shape tests and the recordings (made
+/// without it); `cache_prefix.rs` tests it as it is by default, on.
 pub fn builder(url: &str) -> ConfigBuilder {
-    Config::builder("claude-sonnet-4-5").base_url(url).api_key(KEY)
+    Config::builder("claude-sonnet-4-5").base_url(url).api_key(KEY).no_cache()
 }
 
 /// An Anthropic client on a loopback server with its own transports.
@@ -32,11 +34,11 @@ pub fn client_with(builder: ConfigBuilder) -> Anthropic {
 }
 
 pub fn codec() -> Codec {
-    Codec::new(Config::builder("claude-sonnet-4-5").api_key(KEY).build().unwrap())
+    Codec::new(Config::builder("claude-sonnet-4-5").api_key(KEY).no_cache().build().unwrap())
 }
 
 pub fn codec_with(f: impl FnOnce(ConfigBuilder) -> ConfigBuilder) -> Codec {
-    Codec::new(f(Config::builder("claude-sonnet-4-5").api_key(KEY)).build().unwrap())
+    Codec::new(f(Config::builder("claude-sonnet-4-5").api_key(KEY).no_cache()).build().unwrap())
 }
 
 pub fn recorded(case: &str, file: &str) -> Vec<u8> {
@@ -167,7 +169,7 @@ pub fn codec_for_recorded(body: &Value) -> Codec {
     if let Some(t) = body["temperature"].as_f64() {
         tuning = tuning.temperature(t);
     }
-    let mut builder = Config::builder(body["model"].as_str().unwrap()).api_key(KEY).tuning(tuning);
+    let mut builder = Config::builder(body["model"].as_str().unwrap()).api_key(KEY).tuning(tuning).no_cache();
     match body["thinking"]["type"].as_str() {
         Some("enabled") => {
             let budget = body["thinking"]["budget_tokens"].as_u64().unwrap() as u32;

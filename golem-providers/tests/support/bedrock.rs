@@ -97,8 +97,13 @@ pub fn stream_reply<I: Into<Vec<u8>>>(pieces: impl IntoIterator<Item = I>) -> Re
     reply
 }
 
+/// Prompt caching is off in the shape tests and the recordings (made
+/// without it); `cache_prefix.rs` tests it as it is by default, on.
 pub fn builder(url: &str) -> ConfigBuilder {
-    Config::builder("us-east-1", "us.anthropic.claude-sonnet-4-20250514-v1:0").base_url(url).credentials(credentials())
+    Config::builder("us-east-1", "us.anthropic.claude-sonnet-4-20250514-v1:0")
+        .base_url(url)
+        .credentials(credentials())
+        .no_cache()
 }
 
 /// A Bedrock client on a loopback server with its own transports.
@@ -137,7 +142,7 @@ pub fn codec_for_recorded(case: &str, body: &Value) -> Codec {
     if let Some(m) = inference["maxTokens"].as_u64() {
         tuning = tuning.max_tokens(m as u32);
     }
-    let mut builder = Config::builder("us-east-1", model).credentials(credentials()).tuning(tuning);
+    let mut builder = Config::builder("us-east-1", model).credentials(credentials()).tuning(tuning).no_cache();
     if let Some(budget) = body.pointer("/additionalModelRequestFields/thinking/budget_tokens").and_then(Value::as_u64) {
         builder = builder.thinking(Thinking::Enabled { budget_tokens: budget as u32 });
     }
