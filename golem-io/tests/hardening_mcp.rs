@@ -76,7 +76,9 @@ fn a_server_that_stops_reading_gets_a_bounded_backlog_and_a_typed_error() {
 fn huge_call(client: &Arc<McpClient>, options: BridgeOptions, args: serde_json::Value) -> String {
     let bridge = McpBridge::with_options(Arc::clone(client), options).unwrap();
     let model = ScriptedModel::new().tool_call("huge", args.to_string()).text("done");
-    let agent = Agent::<()>::builder(model).tools(bridge.tools()).build().unwrap();
+    // The agent's own cap (CAP-01, 1 MiB by default) is raised so what the
+    // model reads is the bridge's cut, which this file tests.
+    let agent = Agent::<()>::builder(model).tools(bridge.tools()).max_tool_result_bytes(8u64 << 20).build().unwrap();
     let result = agent.run((), "call it").unwrap();
     result.messages.iter().find(|m| m.role == Role::Tool).unwrap().content.clone()
 }
