@@ -157,6 +157,8 @@ fn guardrail_and_performance_config_match_the_recordings() {
         let config = golem_providers::bedrock::Config::builder("us-east-1", model)
             .credentials(crate::bedrock::credentials())
             .tuning(tuning)
+            // Recorded without prompt caching (on by default for Nova).
+            .no_cache()
             .build()
             .unwrap();
         let codec = golem_providers::bedrock::Codec::new(config);
