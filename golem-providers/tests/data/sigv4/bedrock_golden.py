@@ -18,7 +18,7 @@ from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
 
 here = pathlib.Path(__file__).parent
-cassette = here / "../../../../../shared/fixtures/recorded/bedrock/converse_tool_use_reasoning.yaml"
+cassette = here / "../../fixtures/recorded/bedrock/converse_tool_use_reasoning.yaml"
 interaction = yaml.safe_load(cassette.read_text())["interactions"][0]["request"]
 url, body = interaction["uri"], interaction["body"].encode()
 credentials = Credentials("AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", "session-token-EXAMPLE")
