@@ -38,6 +38,7 @@ mod bedrock_recorded;
 mod bedrock_sigv4;
 mod cache_cost;
 mod cache_prefix;
+mod cache_resume;
 mod chat_builtin;
 mod client_agent;
 mod client_azure;

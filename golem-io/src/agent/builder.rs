@@ -117,8 +117,8 @@ impl<Deps: Send + Sync + 'static> AgentBuilder<Deps, String> {
 
 impl<Deps: Send + Sync + 'static, O: 'static> AgentBuilder<Deps, O> {
     /// Static instructions, sent as the system message of every run.
-    pub fn instructions(mut self, instructions: &str) -> Self {
-        self.settings.instructions.fixed = instructions.to_string();
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.settings.instructions.fixed = instructions.into();
         self
     }
 
