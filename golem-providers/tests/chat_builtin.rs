@@ -90,3 +90,55 @@ fn what_chat_completions_cannot_search_with_is_refused() {
         assert!(error.message.contains(refused.name()), "{error}");
     }
 }
+
+/// A search model's `url_citation` annotations are kept on the message as
+/// one metadata provider part — from a whole response and from a stream
+/// alike (split at every byte) — and never sent back on the next turn.
+#[test]
+fn url_citations_are_kept_as_metadata_and_not_replayed() {
+    use crate::support::assert_split_invariant;
+    use golem_core::builtin::ProviderPartKind;
+
+    let case = "openai/chat_web_search_options_url_citation";
+    let dir = case_dir(case);
+    let recorded = read_json(&dir.join("01.request.json"));
+    let codec = codec(recorded["model"].as_str().unwrap(), Tuning::new());
+    let request = request_from_recorded(&recorded);
+    let answer = read(&dir.join("01.response.json"));
+    let head = golem_providers::http::HttpResponseHead::new(200, vec![]);
+    let response = codec.decode(&request, &head, &answer).unwrap();
+    let wire: Value = serde_json::from_slice(&answer).unwrap();
+    let annotations = &wire["choices"][0]["message"]["annotations"];
+    let parts = &response.message.provider_parts;
+    assert_eq!(parts.len(), 1, "{parts:?}");
+    assert_eq!((parts[0].kind, parts[0].name.as_str()), (ProviderPartKind::Metadata, "annotations"));
+    assert_eq!(parts[0].provider, "openai");
+    assert_eq!(serde_json::from_str::<Value>(parts[0].raw.as_str()).unwrap(), *annotations);
+    assert!(annotations.as_array().unwrap().len() >= 2);
+
+    // The same answer streamed: content in two chunks, the annotations in
+    // a chunk of their own (as search models send them), then the finish.
+    let content = wire["choices"][0]["message"]["content"].as_str().unwrap();
+    let (a, b) = content.split_at(content.char_indices().nth(40).unwrap().0);
+    let chunks = [
+        json!({"choices": [{"index": 0, "delta": {"role": "assistant", "content": a}}]}),
+        json!({"choices": [{"index": 0, "delta": {"content": b}}]}),
+        json!({"choices": [{"index": 0, "delta": {"annotations": annotations}}]}),
+        json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}),
+    ];
+    let sse: String = chunks.iter().map(|c| format!("data: {c}\n\n")).chain(["data: [DONE]\n\n".into()]).collect();
+    assert_split_invariant(&codec, &request, &head, sse.as_bytes(), case);
+    let (_, streamed) = crate::support::run_stream(&codec, &request, &head, [sse.as_bytes()]);
+    let streamed = streamed.unwrap();
+    assert_eq!(streamed.message.content, response.message.content);
+    assert_eq!(streamed.message.provider_parts, response.message.provider_parts);
+
+    // Next turn: the assistant message goes back without its annotations.
+    let mut next = request.clone();
+    next.messages_mut().push(response.message.clone());
+    next.messages_mut().push(Message::user("And Ruby 4?"));
+    let sent = body(&codec, &next);
+    let assistant = &sent["messages"].as_array().unwrap()[next.messages.len() - 2];
+    assert_eq!(assistant["content"], json!(content));
+    assert!(assistant.get("annotations").is_none(), "{assistant}");
+}

@@ -37,6 +37,8 @@ pub(super) struct ChunkDelta {
     pub content: Option<Content>,
     /// The refusal text, if any.
     pub refusal: Option<String>,
+    /// `annotations`, as sent.
+    pub annotations: Option<serde_json::Value>,
     /// `tool_calls`, when it is present as an array.
     pub tool_calls: Option<Vec<CallDelta>>,
     /// The legacy `function_call` object.
@@ -121,6 +123,7 @@ fn view(delta: MessageWire) -> Option<ChunkDelta> {
         reasoning: reasoning(delta.reasoning_content, delta.reasoning),
         content: delta.content,
         refusal: delta.refusal,
+        annotations: delta.annotations,
         tool_calls,
         function_call: delta.function_call.map(|Obj(f)| f),
     })

@@ -75,6 +75,10 @@ pub(super) struct MessageWire {
     pub(super) content: Option<Content>,
     #[serde(default)]
     pub(super) refusal: Option<String>,
+    /// Rare (search models only), so kept as a `Value`: the one shape the
+    /// `Value` path reads, with no second definition to agree with.
+    #[serde(default)]
+    pub(super) annotations: Option<serde_json::Value>,
     #[serde(default)]
     pub(super) tool_calls: Option<Vec<Obj<CallWire>>>,
     #[serde(default)]
@@ -93,6 +97,7 @@ impl MessageWire {
         if let Some(refusal) = self.refusal {
             sink.text(refusal);
         }
+        sink.annotations(self.annotations.as_ref());
         let calls = self.tool_calls.into_iter().flatten().map(|call| call.0);
         let functions = calls
             .filter(|call| call.kind.as_deref().is_none_or(|t| t == "function"))

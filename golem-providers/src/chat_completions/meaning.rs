@@ -54,6 +54,11 @@ impl DeltaSink {
     }
 
     /// The deltas, in the order they were given.
+    /// Annotations as a metadata part, when there are any.
+    pub(super) fn annotations(&mut self, value: Option<&serde_json::Value>) {
+        self.out.extend(annotations(value));
+    }
+
     pub(super) fn finish(self) -> Vec<Delta> {
         self.out
     }
@@ -76,4 +81,17 @@ pub(super) fn usage_of(input: Option<u64>, output: Option<u64>, cached: Option<u
     Usage::new(input.unwrap_or(0), output.unwrap_or(0))
         .with_cache_read_tokens(cached.unwrap_or(0))
         .with_reasoning_tokens(reasoning.unwrap_or(0))
+}
+
+/// A message's or delta's `annotations` (a search model's `url_citation`s)
+/// as a metadata provider part: kept on the message for the caller, never
+/// sent back (issue 36). Only a non-empty array counts; its compact JSON is
+/// the part's raw text, the same from a typed view and from a `Value`.
+pub(super) fn annotations(value: Option<&serde_json::Value>) -> Option<Delta> {
+    let items = value?.as_array().filter(|items| !items.is_empty())?;
+    let raw = serde_json::Value::Array(items.clone()).to_string();
+    let part =
+        golem_core::builtin::ProviderPart::new(super::FAMILY, golem_core::builtin::ProviderPartKind::Metadata, raw)
+            .with_name("annotations");
+    Some(Delta::Provider { part })
 }

@@ -119,8 +119,8 @@ fn assemble(head: &HttpResponseHead, deltas: Vec<Delta>, ctx: &DecodeContext<'_>
 }
 
 /// The deltas a stream of this response message would carry, in stream
-/// order: reasoning (thinking block 0), content, refusal, then each tool
-/// call whole. Calls without an id get `call_<turn>_<n>`; empty arguments
+/// order: reasoning (thinking block 0), content, refusal, annotations (a
+/// metadata provider part), then each tool call whole. Calls without an id get `call_<turn>_<n>`; empty arguments
 /// become `{}` (SPEC PROV-COMMON-03); non-function calls are skipped.
 pub fn message_deltas(message: &Value, turn: usize) -> Vec<Delta> {
     let mut sink = DeltaSink::new(turn);
@@ -131,6 +131,7 @@ pub fn message_deltas(message: &Value, turn: usize) -> Vec<Delta> {
     if let Some(refusal) = message.get("refusal").and_then(Value::as_str) {
         sink.text(refusal);
     }
+    sink.annotations(message.get("annotations"));
     let legacy = message.get("function_call").filter(|f| f.is_object());
     let calls = message.get("tool_calls").and_then(Value::as_array).into_iter().flatten();
     let functions = calls

@@ -27,7 +27,7 @@ use super::chunk::{self, Chunk, ChunkDelta};
 use super::envelope::Content;
 use super::error::{self, ErrorBody};
 use super::ids::synthesized;
-use super::meaning::finish_reason_of;
+use super::meaning::{annotations, finish_reason_of};
 use super::response::{arguments, content_texts, finish_reason, reasoning, usage};
 use super::FAMILY;
 use crate::classify::decode_error;
@@ -241,6 +241,9 @@ impl ChunkParser {
             self.refused = true;
             book.emit(Delta::Text { text: refusal }, "stream chunk")?;
         }
+        if let Some(part) = annotations(delta.annotations.as_ref()) {
+            book.emit(part, "stream chunk")?;
+        }
         let calls = delta.tool_calls.unwrap_or_default();
         let had_calls = !calls.is_empty();
         for call in calls {
@@ -277,6 +280,9 @@ impl ChunkParser {
         if let Some(refusal) = delta.get("refusal").and_then(Value::as_str).filter(|r| !r.is_empty()) {
             self.refused = true;
             book.emit(Delta::text(refusal), "stream chunk")?;
+        }
+        if let Some(part) = annotations(delta.get("annotations")) {
+            book.emit(part, "stream chunk")?;
         }
         let calls = delta.get("tool_calls").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
         for call in calls {
