@@ -1,4 +1,4 @@
-//! Byte-stable prefixes across a crash (issue 37): a run resumed from its
+//! Byte-stable prefixes across a crash (issue 37, SPEC CACHE-02): a run resumed from its
 //! event log sends, turn for turn, the very bytes the uninterrupted run
 //! sent — for every family, with caching as it is by default — so a
 //! provider's prompt cache (explicit marks or implicit prefixes) still hits

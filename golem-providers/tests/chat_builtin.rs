@@ -91,7 +91,7 @@ fn what_chat_completions_cannot_search_with_is_refused() {
     }
 }
 
-/// A search model's `url_citation` annotations are kept on the message as
+/// BUILTIN-02: a search model's `url_citation` annotations are kept on the message as
 /// one metadata provider part — from a whole response and from a stream
 /// alike (split at every byte) — and never sent back on the next turn.
 #[test]
