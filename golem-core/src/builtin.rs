@@ -234,6 +234,12 @@ pub struct ProviderPart {
     /// Byte offset into the message content where the block stood.
     #[serde(default)]
     pub at: usize,
+    /// How many of the message's thinking blocks came before the block,
+    /// for a family whose reasoning and tool blocks alternate and must go
+    /// back in that order (OpenAI Responses); `None` where the family puts
+    /// its thinking first anyway. Set by the codec, kept by the assembler.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking_at: Option<usize>,
     /// The block as the provider sent it: raw JSON, byte for byte.
     pub raw: ToolArgs,
 }
@@ -241,7 +247,15 @@ pub struct ProviderPart {
 impl ProviderPart {
     /// A part of `provider`'s `kind` holding the raw JSON `raw`.
     pub fn new(provider: impl Into<String>, kind: ProviderPartKind, raw: impl Into<ToolArgs>) -> Self {
-        ProviderPart { provider: provider.into(), kind, name: String::new(), id: String::new(), at: 0, raw: raw.into() }
+        ProviderPart {
+            provider: provider.into(),
+            kind,
+            name: String::new(),
+            id: String::new(),
+            at: 0,
+            thinking_at: None,
+            raw: raw.into(),
+        }
     }
 
     /// Builder-style: the built-in tool's wire name.
@@ -259,6 +273,12 @@ impl ProviderPart {
     /// Builder-style: the byte offset into the content where it stood.
     pub fn with_at(mut self, at: usize) -> Self {
         self.at = at;
+        self
+    }
+
+    /// Builder-style: how many thinking blocks came before it.
+    pub fn with_thinking_at(mut self, blocks: usize) -> Self {
+        self.thinking_at = Some(blocks);
         self
     }
 }

@@ -24,15 +24,16 @@
 //!   An item without a summary but with `reasoning_text` content (open
 //!   models on compatible servers) shows that text instead; the content
 //!   travels in the kept item, so those texts never go back as a summary.
-//! - any other item (the service's tools) → a `redacted` block holding the
-//!   whole item, replayed in its place to this family only: golem has no
-//!   part for provider-executed tools yet, and the API wants the output
-//!   back in its order.
+//! - any other item (the service's tools) → a provider part holding the
+//!   whole item, and a `message` item is kept whole too, as a metadata
+//!   part after its text (see `builtin.rs`): replayed in their place to
+//!   this family only, the API wanting the output back in its order.
 //!
 //! An item announced twice, a delta for an item of another kind, indexes
 //! beyond their bound: decode errors, never a panic or a misplaced
 //! fragment.
 
+use super::builtin::{message_part, tool_part};
 use crate::chat_completions::ids::synthesized;
 use crate::classify::decode_error;
 use crate::secret::Secret;
@@ -250,9 +251,13 @@ impl Items {
             self.arguments(at, args, out)?;
         } else if reasoning {
             self.reasoning_done(at, item, out)?;
-        } else if matches!(self.slots.get(&at), Some(Slot::Other { .. })) {
-            let index = self.block();
-            out.push(thinking(index, String::new(), String::new(), compact(item.clone())));
+        }
+        // The whole item, where it is kept: after its text, after the
+        // thinking blocks before it (`builtin.rs`).
+        match self.slots.get(&at) {
+            Some(Slot::Message { .. }) if item.is_object() => out.push(message_part(item, self.blocks)),
+            Some(Slot::Other { .. }) => out.push(tool_part(item, self.blocks)),
+            _ => {}
         }
         if let Some(slot) = self.slots.get_mut(&at) {
             match slot {

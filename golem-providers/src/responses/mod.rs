@@ -41,6 +41,7 @@
 //! assert!(response.message.thinking[0].signature.contains("gAAA"));
 //! ```
 
+mod builtin;
 mod chain;
 mod config;
 mod error;
@@ -63,6 +64,7 @@ pub use tuning::{ResponsesExtras, Tuning};
 
 use crate::codec::{response_turn, HttpCodec};
 use crate::http::{HeaderValue, HttpRequest, HttpResponseHead};
+use golem_core::builtin::BuiltinSupport;
 use golem_core::model::{Capabilities, ModelError, Request, Response};
 use std::sync::Arc;
 
@@ -131,9 +133,14 @@ impl HttpCodec for Codec {
     }
 
     /// A native output schema next to tools, and forced tool choice: the
-    /// API takes both.
+    /// API takes both. Built-ins: web search and code execution (the
+    /// `web_search` and `code_interpreter` tools); the API fetches no
+    /// pages on its own.
     fn capabilities(&self) -> Capabilities {
-        Capabilities::new().native_schema_with_tools(true).forced_tool_choice(true)
+        Capabilities::new()
+            .native_schema_with_tools(true)
+            .forced_tool_choice(true)
+            .builtin_tools(BuiltinSupport::NONE.web_search(true).code_execution(true))
     }
 }
 

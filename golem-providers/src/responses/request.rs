@@ -9,6 +9,7 @@
 //! `call_id`. Function tools and the output schema are `strict` exactly
 //! when the schema qualifies for strict mode: the API's default for tools
 //! is strict, which a schema outside the subset fails (SPEC OUT-08).
+//! Declared built-ins follow the function tools (`builtin.rs`).
 
 use super::config::Config;
 use super::media;
@@ -67,8 +68,13 @@ pub(crate) fn encode(
     }
     let tuning = config.tuning();
     let extras = &tuning.extras;
+    let mut builtins = request
+        .builtin_tools
+        .iter()
+        .map(|tool| super::builtin::tool_entry(tool, tuning))
+        .collect::<Result<Vec<_>, _>>()?;
     if !request.tools.is_empty() {
-        let tools = request
+        let mut tools: Vec<Value> = request
             .tools
             .iter()
             .map(|tool| {
@@ -84,6 +90,7 @@ pub(crate) fn encode(
                 spec
             })
             .collect();
+        tools.append(&mut builtins);
         body.insert("tools".into(), Value::Array(tools));
         let choice = match &request.tool_choice {
             Some(WireToolChoice::Tool(name)) => Some(json!({"type": "function", "name": name})),
@@ -96,6 +103,8 @@ pub(crate) fn encode(
         if let Some(parallel) = extras.parallel_tool_calls {
             body.insert("parallel_tool_calls".into(), parallel.into());
         }
+    } else if !builtins.is_empty() {
+        body.insert("tools".into(), Value::Array(builtins));
     }
     if let Some(output) = request.output_schema.as_deref() {
         if !output.schema.is_object() {
@@ -129,8 +138,15 @@ pub(crate) fn encode(
             body.insert(field.into(), value.as_str().into());
         }
     }
+    let mut include = Vec::new();
     if config.encrypted_reasoning() {
-        body.insert("include".into(), json!(["reasoning.encrypted_content"]));
+        include.push("reasoning.encrypted_content");
+    }
+    if super::builtin::executes_code(&request.builtin_tools) {
+        include.push(super::builtin::CODE_OUTPUTS);
+    }
+    if !include.is_empty() {
+        body.insert("include".into(), json!(include));
     }
     body.insert("store".into(), config.store().into());
     body.insert("stream".into(), stream.into());

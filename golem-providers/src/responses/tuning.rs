@@ -2,7 +2,7 @@
 //! ([`crate::tuning`]) — temperature, top_p and `max_output_tokens`; the
 //! API takes no stop sequences, no seed and no top_k — plus its own:
 //! reasoning effort and summary, parallel tool calls, truncation, the
-//! service tier and the end-user id.
+//! service tier, the end-user id and the web search's context size.
 
 pub use crate::tuning::TuningError;
 use crate::tuning::{self, Extras, Limits, WireNames};
@@ -38,6 +38,9 @@ pub struct ResponsesExtras {
     pub service_tier: Option<String>,
     /// An end-user identifier for abuse monitoring (`safety_identifier`).
     pub safety_identifier: Option<String>,
+    /// How much context a declared web search brings in (`low`, `medium`,
+    /// `high`): the `web_search` tool's `search_context_size`.
+    pub search_context_size: Option<String>,
 }
 
 impl Extras for ResponsesExtras {
@@ -51,7 +54,8 @@ impl Extras for ResponsesExtras {
         tuning::text("reasoning_summary", self.reasoning_summary.as_deref())?;
         tuning::text("truncation", self.truncation.as_deref())?;
         tuning::text("service_tier", self.service_tier.as_deref())?;
-        tuning::text("safety_identifier", self.safety_identifier.as_deref())
+        tuning::text("safety_identifier", self.safety_identifier.as_deref())?;
+        tuning::text("search_context_size", self.search_context_size.as_deref())
     }
 }
 
@@ -72,5 +76,7 @@ impl Tuning {
         fn service_tier(value: impl Into<String>) => extras.service_tier = Some(value.into());
         /// Set the end-user identifier.
         fn safety_identifier(value: impl Into<String>) => extras.safety_identifier = Some(value.into());
+        /// Set how much context a declared web search brings in.
+        fn search_context_size(value: impl Into<String>) => extras.search_context_size = Some(value.into());
     }
 }
