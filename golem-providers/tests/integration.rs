@@ -65,6 +65,7 @@ mod no_choices;
 mod not_streamed;
 mod openapi;
 mod recorded;
+mod responses_builtin;
 mod responses_client;
 mod responses_codec;
 mod responses_recorded;

@@ -2,7 +2,8 @@
 //! azure/azure_responses_*, errors/openai_responses_*): every recorded
 //! answer, plain or streamed, decodes to what its output items say —
 //! text, calls, one thinking block per reasoning summary part with the
-//! item's encrypted content kept, service-tool items kept, the finish
+//! item's encrypted content kept, service-tool and message items kept
+//! as provider parts among the thinking blocks in their order, the finish
 //! reason from the status, the usage; every recorded stream decodes the
 //! same at every chunking and, cut short, is a retryable truncation; and
 //! each recorded request is what our encoder makes of the same history,
@@ -74,6 +75,17 @@ fn every_recorded_answer_decodes_to_what_its_items_say() {
                     assert!(kept.contains(opaque.as_str()), "{what}: {opaque} kept");
                 }
             }
+            let parts: Vec<_> = message
+                .provider_parts
+                .iter()
+                .map(|p| {
+                    assert_eq!(p.provider, FAMILY, "{what}");
+                    let item: Value = p.raw.parse().unwrap();
+                    assert_eq!(item["type"], p.name.as_str(), "{what}: the item whole");
+                    (p.name.clone(), p.id.clone(), p.thinking_at.unwrap(), p.at)
+                })
+                .collect();
+            assert_eq!(parts, want.parts, "{what}: provider parts");
             assert_eq!(response.finish_reason, want.finish_reason, "{what}: finish reason");
             let usage = &response.usage;
             assert_eq!(

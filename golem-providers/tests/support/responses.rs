@@ -183,7 +183,8 @@ pub fn reasoning_blocks(item: &Value) -> Vec<ThinkingBlock> {
 }
 
 /// A codec configured as the recorder's client was: the model, the
-/// reasoning settings, the output limit, store and include.
+/// reasoning settings, the output limit, the web search's context size,
+/// store and include.
 pub fn codec_for_recorded(body: &Value) -> Codec {
     let mut tuning = Tuning::new();
     if let Some(effort) = body.pointer("/reasoning/effort").and_then(Value::as_str) {
@@ -197,6 +198,10 @@ pub fn codec_for_recorded(body: &Value) -> Codec {
     }
     if let Some(parallel) = body["parallel_tool_calls"].as_bool() {
         tuning = tuning.parallel_tool_calls(parallel);
+    }
+    let search = body["tools"].as_array().into_iter().flatten().find(|t| t["type"] == "web_search");
+    if let Some(size) = search.and_then(|t| t["search_context_size"].as_str()) {
+        tuning = tuning.search_context_size(size);
     }
     let include = body["include"].as_array().is_some_and(|i| i.iter().any(|v| v == "reasoning.encrypted_content"));
     let config = Config::builder(body["model"].as_str().unwrap())
@@ -260,11 +265,15 @@ pub fn essential_input(body: &Value) -> Vec<Value> {
 /// What a recorded response's output items say the message is, read
 /// straight off them: the text, the calls, one thinking block per summary
 /// text (the item's encrypted content on the first, or alone), one
-/// block per service-tool item; and the finish reason from the status.
+/// provider part per service-tool or message item (its name, id, how
+/// many thinking blocks came before it and the length of the text before
+/// it — a message's own included); and the finish reason from the
+/// status.
 pub struct Expected {
     pub content: String,
     pub calls: Vec<(String, String, String)>,
     pub thinking: Vec<(String, Option<String>)>,
+    pub parts: Vec<(String, String, usize, usize)>,
     pub finish_reason: FinishReason,
     pub usage: (u64, u64, u64, u64),
 }
@@ -273,14 +282,17 @@ pub fn expected(response: &Value) -> Expected {
     let mut content = String::new();
     let mut calls = Vec::new();
     let mut thinking = Vec::new();
+    let mut parts = Vec::new();
     let mut refused = false;
     for item in response["output"].as_array().unwrap() {
+        let id = item["id"].as_str().unwrap_or_default().to_string();
         match item["type"].as_str().unwrap() {
             "message" => {
                 for part in item["content"].as_array().unwrap() {
                     refused |= part["type"] == "refusal";
                     content.push_str(part["text"].as_str().or(part["refusal"].as_str()).unwrap_or_default());
                 }
+                parts.push(("message".to_string(), id, thinking.len(), content.len()));
             }
             "function_call" => calls.push((
                 item["call_id"].as_str().unwrap().to_string(),
@@ -308,7 +320,7 @@ pub fn expected(response: &Value) -> Expected {
                     }
                 }
             }
-            _ => thinking.push((String::new(), item["id"].as_str().map(str::to_string))),
+            other => parts.push((other.to_string(), id, thinking.len(), content.len())),
         }
     }
     let finish_reason = match (response["status"].as_str(), response.pointer("/incomplete_details/reason")) {
@@ -324,7 +336,7 @@ pub fn expected(response: &Value) -> Expected {
         count("/input_tokens_details/cached_tokens"),
         count("/output_tokens_details/reasoning_tokens"),
     );
-    Expected { content, calls, thinking, finish_reason, usage }
+    Expected { content, calls, thinking, parts, finish_reason, usage }
 }
 
 /// The whole response a recorded stream ends with (`response.completed`
