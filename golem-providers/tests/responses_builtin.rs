@@ -130,7 +130,10 @@ fn recorded_turns_declare_decode_and_replay_built_ins() {
         for part in &message.provider_parts {
             assert_eq!(part.provider, FAMILY);
             let item: Value = part.raw.parse().unwrap();
-            assert_eq!((part.name.as_str(), part.id.as_str()), (item["type"].as_str().unwrap(), item["id"].as_str().unwrap()));
+            assert_eq!(
+                (part.name.as_str(), part.id.as_str()),
+                (item["type"].as_str().unwrap(), item["id"].as_str().unwrap())
+            );
             let kind = if part.name == "message" { ProviderPartKind::Metadata } else { ProviderPartKind::Call };
             assert_eq!(part.kind, kind, "{case}: {}", part.name);
         }
@@ -257,7 +260,9 @@ fn web_search_options_are_sent_and_those_the_api_lacks_refused() {
 #[test]
 fn built_ins_the_responses_api_lacks_are_refused_at_build() {
     let client = || OpenAiResponses::new(Config::builder("gpt-5").api_key(KEY).build().unwrap());
-    for (tool, name) in [(BuiltinTool::WebFetch(WebFetch::new()), "web_fetch"), (BuiltinTool::UrlContext, "url_context")] {
+    for (tool, name) in
+        [(BuiltinTool::WebFetch(WebFetch::new()), "web_fetch"), (BuiltinTool::UrlContext, "url_context")]
+    {
         let built = Agent::<()>::builder(client()).builtin_tool(tool.clone()).build();
         assert!(matches!(built, Err(BuildError::UnsupportedBuiltin(n)) if n == name), "{name}");
         let request = Request::new(vec![Message::user("hi")]).with_builtin_tools(vec![tool]);
@@ -327,7 +332,8 @@ fn a_kept_message_item_goes_back_only_while_it_holds_the_text() {
     let hi = Request::new(vec![Message::user("hi")]);
     let message = codec.decode(&hi, &head(), body.to_string().as_bytes()).unwrap().message;
     assert_eq!(message.provider_parts.len(), 1);
-    let replay = |m: Message| encoded(&codec, &Request::new(vec![Message::user("hi"), m, Message::user("and?")]), false);
+    let replay =
+        |m: Message| encoded(&codec, &Request::new(vec![Message::user("hi"), m, Message::user("and?")]), false);
     assert_eq!(replay(message.clone())["input"][1], item, "as it came, the citation with it");
     let mut edited = message;
     edited.content = "See nothing.".into();

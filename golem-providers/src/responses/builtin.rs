@@ -91,8 +91,7 @@ pub(crate) fn message_part(item: &Value, thinking_at: u32) -> Delta {
 fn kept(item: &Value, kind: ProviderPartKind, name: &str, thinking_at: u32) -> Delta {
     let id = item.get("id").and_then(Value::as_str).unwrap_or_default();
     let blocks = usize::try_from(thinking_at).unwrap_or(usize::MAX);
-    let part =
-        ProviderPart::new(FAMILY, kind, item.to_string()).with_name(name).with_id(id).with_thinking_at(blocks);
+    let part = ProviderPart::new(FAMILY, kind, item.to_string()).with_name(name).with_id(id).with_thinking_at(blocks);
     Delta::Provider { part }
 }
 
