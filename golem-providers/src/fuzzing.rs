@@ -275,8 +275,10 @@ pub fn anthropic_response(data: &[u8]) {
     let _ = crate::codec::HttpCodec::decode(&codec, &request, &HttpResponseHead::new(status, vec![]), body);
 }
 
-/// The Responses API stream decoder: whole input versus two chunks, and
-/// the deltas of a successful stream assemble to its response.
+/// The Responses API stream decoder: whole input versus two chunks, the
+/// deltas of a successful stream assemble to its response, and that
+/// response (its built-in items among its reasoning) goes back as history
+/// without a panic.
 #[cfg(feature = "responses")]
 pub fn responses_stream(data: &[u8]) {
     let (cut, body) = split(data);
@@ -290,6 +292,9 @@ pub fn responses_stream(data: &[u8]) {
             let _ = assembler.push(delta);
         }
         assert_eq!(assembler.finish(), response.message, "deltas assemble to the response");
+        let mut history = request.messages.to_vec();
+        history.push(response.message.clone());
+        let _ = crate::codec::HttpCodec::encode(&codec, &golem_core::model::Request::new(history), false);
     }
 }
 
