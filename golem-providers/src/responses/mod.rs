@@ -15,9 +15,18 @@
 //! parts as their texts, the item itself (id, encrypted content) as the
 //! first block's signature — and goes back to the API in the next
 //! request exactly as it came, so the model does not think everything
-//! over again on each tool turn. Items of the service's own tools
-//! (web search, file search, code interpreter) decode too and are carried
-//! the same way, opaque, to this family only.
+//! over again on each tool turn.
+//!
+//! Built-in tools: a declared web search is the `web_search` tool (allowed
+//! domains, an approximate location, the tuning's `search_context_size`),
+//! code execution the `code_interpreter` tool; web fetch and URL context
+//! are refused at `build`, and so are, when sent, web search options the
+//! API has no field for. The items of the service's own tools
+//! (`web_search_call`, `file_search_call`, `code_interpreter_call`, …)
+//! decode into provider parts, the `message` items into metadata parts
+//! beside their text (keeping ids and `url_citation` annotations); both go
+//! back to this family only, among the reasoning items in the order they
+//! came.
 //!
 //! ```
 //! use golem_providers::codec::HttpCodec;
