@@ -108,3 +108,24 @@ fn interleave_places_parts_between_text_and_survives_bad_offsets() {
     let meta = vec![part(ProviderPartKind::Metadata, "{}", 1)];
     assert!(matches!(interleave("ab", &meta, "anthropic")[..], [Piece::Text("ab")]));
 }
+
+/// Where a part stood among the thinking blocks (a family whose reasoning
+/// and tool blocks alternate) survives the stream and the durable JSON; a
+/// part that never said is written as before.
+#[test]
+fn thinking_at_survives_the_stream_and_the_json() {
+    let mut message = searched();
+    message.thinking = vec![
+        golem_core::message::ThinkingBlock::redacted("first"),
+        golem_core::message::ThinkingBlock::redacted("second"),
+    ];
+    message.provider_parts[0].thinking_at = Some(1);
+    let response = Response::new(message.clone());
+    let assembled = assemble(&response_deltas(&response, 3)).unwrap();
+    assert_eq!(assembled.provider_parts, message.provider_parts);
+    let json = serde_json::to_string(&message).unwrap();
+    assert_eq!(json.matches("thinkingAt").count(), 1, "{json}");
+    assert_eq!(serde_json::from_str::<Message>(&json).unwrap(), message);
+    let plain = serde_json::to_string(&searched()).unwrap();
+    assert!(!plain.contains("thinkingAt"), "{plain}");
+}
