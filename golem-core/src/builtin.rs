@@ -52,13 +52,14 @@ macro_rules! scope_setters {
 #[non_exhaustive]
 pub enum BuiltinTool {
     /// Search the web (Anthropic `web_search`, Gemini `googleSearch`, OpenAI
-    /// chat `web_search_options`, Bedrock Nova grounding).
+    /// chat `web_search_options`, OpenAI Responses `web_search`, Bedrock
+    /// Nova grounding).
     WebSearch(WebSearch),
     /// Fetch the pages the conversation names (Anthropic `web_fetch`).
     WebFetch(WebFetch),
     /// Run code the model writes in the provider's sandbox (Anthropic
-    /// `code_execution`, Gemini `codeExecution`, Bedrock Nova code
-    /// interpreter).
+    /// `code_execution`, Gemini `codeExecution`, OpenAI Responses
+    /// `code_interpreter`, Bedrock Nova code interpreter).
     CodeExecution,
     /// Read the URLs given in the prompt (Gemini `urlContext`).
     UrlContext,
@@ -197,6 +198,9 @@ pub enum ProviderPartKind {
     /// What that call returned.
     Result,
     /// Data about the answer the provider attached (grounding, citations).
+    /// [`interleave`] leaves it out; a codec sends it back only where it is
+    /// the provider's own container of the text (the Responses API's
+    /// `message` items, with their citations).
     Metadata,
 }
 

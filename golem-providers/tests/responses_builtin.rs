@@ -8,7 +8,8 @@
 //! family's request leaves them out; a built-in the API has not, or an
 //! option it cannot express, is refused before sending (`build` for the
 //! tool, the request for the option). An agent's run shows the parts in
-//! its stream, its messages and its HTML report.
+//! its stream, its messages and its HTML report. SPEC BUILTIN-01..03,
+//! PROV-RESP-01/03.
 
 use crate::responses::{codec_for_recorded, final_response, recorded, request_from_recorded, stream_of, KEY};
 use crate::server::{Reply, Server};

@@ -88,7 +88,9 @@ pub fn content_text(content: &Value) -> String {
 /// The golem history a recorded request body stands for: `instructions`
 /// as a leading system message, messages by role, and the runs of
 /// reasoning, call and service-tool items between them as assistant turns
-/// (the items kept as this family keeps them).
+/// (reasoning as this family keeps it; service-tool items as histories
+/// from before the provider parts kept them, `redacted` blocks, which
+/// still replay in place).
 pub fn request_from_recorded(body: &Value) -> Request {
     let mut messages: Vec<Message> = Vec::new();
     if let Some(instructions) = body["instructions"].as_str().filter(|i| !i.is_empty()) {
