@@ -341,3 +341,37 @@ fn a_kept_message_item_goes_back_only_while_it_holds_the_text() {
     edited.provider_parts[0].at = edited.content.len();
     assert_eq!(replay(edited)["input"][1], json!({"role": "assistant", "content": "See nothing."}));
 }
+
+/// Any service item decodes into a part named by its type: a call when it
+/// is one (`…_call`), a result otherwise (a listing of an MCP server's
+/// tools); never a client tool call.
+#[test]
+fn every_service_item_is_a_part_and_none_a_client_call() {
+    let image = json!({"type": "image_generation_call", "id": "ig_1", "status": "completed", "result": "iVBORw0KGgo="});
+    let listing = json!({"type": "mcp_list_tools", "id": "mcpl_1", "server_label": "docs", "tools": []});
+    let body = json!({"status": "completed", "output": [listing, image]});
+    let message =
+        crate::responses::codec().decode(&Request::new(vec![]), &head(), body.to_string().as_bytes()).unwrap().message;
+    assert!(message.tool_calls.is_empty() && message.thinking.is_empty());
+    let parts: Vec<_> = message.provider_parts.iter().map(|p| (p.name.as_str(), p.id.as_str(), p.kind)).collect();
+    assert_eq!(
+        parts,
+        [
+            ("mcp_list_tools", "mcpl_1", ProviderPartKind::Result),
+            ("image_generation_call", "ig_1", ProviderPartKind::Call)
+        ]
+    );
+}
+
+/// A history written before the provider parts kept a service item as a
+/// `redacted` thinking block: it still goes back in its place.
+#[test]
+fn a_service_item_kept_the_old_way_still_goes_back() {
+    let item = json!({"type": "web_search_call", "id": "ws_1", "status": "completed", "action": {"type": "search"}});
+    let old = Message::assistant("Found.")
+        .with_thinking(vec![golem_core::message::ThinkingBlock::redacted(item.to_string()).with_provider(FAMILY)]);
+    let request = Request::new(vec![Message::user("hi"), old, Message::user("more")]);
+    let sent = encoded(&crate::responses::codec(), &request, false);
+    assert_eq!(sent["input"][1], item);
+    assert_eq!(sent["input"][2], json!({"role": "assistant", "content": "Found."}));
+}
