@@ -5,9 +5,12 @@
 //! Picks the first provider with a key: `ANTHROPIC_API_KEY` (Claude's
 //! `web_search`, at most three searches, limited to two domains) or
 //! `GEMINI_API_KEY`/`GOOGLE_API_KEY` (Google Search grounding, which takes
-//! no options, so the domain list is left off there). `ANTHROPIC_BASE_URL`
-//! and `GEMINI_BASE_URL` point at another endpoint. Without a key it says
-//! what to set and exits 0; nothing is sent.
+//! no options, so the domain list is left off there) or `OPENAI_API_KEY`
+//! (the Responses API's `web_search`, limited to the two domains; it has no
+//! per-tool search limit, so `max_uses` would be refused there).
+//! `ANTHROPIC_BASE_URL`, `GEMINI_BASE_URL` and `OPENAI_BASE_URL` point at
+//! another endpoint. Without a key it says what to set and exits 0; nothing
+//! is sent.
 
 // Only `var` of the shared credentials module: this example takes any one
 // of several keys, which `present` (all of a list) does not express.
@@ -17,7 +20,7 @@ mod credentials;
 
 use golem_io::builtin::{BuiltinTool, ProviderPartKind, WebSearch};
 use golem_io::{Agent, Model};
-use golem_providers::{Anthropic, Gemini};
+use golem_providers::{Anthropic, Gemini, OpenAiResponses};
 use std::sync::Arc;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -26,8 +29,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         (Arc::new(Anthropic::from_env()?), search)
     } else if credentials::var("GEMINI_API_KEY").or_else(|| credentials::var("GOOGLE_API_KEY")).is_some() {
         (Arc::new(Gemini::from_env()?), WebSearch::new())
+    } else if credentials::var("OPENAI_API_KEY").is_some() {
+        let search = WebSearch::new().allowed_domains(["docs.rs", "crates.io"]);
+        (Arc::new(OpenAiResponses::from_env()?), search)
     } else {
-        println!("The builtin-tools example needs one of ANTHROPIC_API_KEY or GEMINI_API_KEY (or GOOGLE_API_KEY).");
+        println!(
+            "The builtin-tools example needs one of ANTHROPIC_API_KEY, GEMINI_API_KEY (or GOOGLE_API_KEY) or OPENAI_API_KEY."
+        );
         println!("Set one and run it again; nothing was sent.");
         return Ok(());
     };

@@ -69,5 +69,43 @@ fn without_a_key_the_example_says_what_to_set_and_exits_0() {
     let output = Command::new(env!("CARGO_BIN_EXE_builtin-tools")).env_clear().output().unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success());
-    assert!(stdout.contains("needs one of ANTHROPIC_API_KEY or GEMINI_API_KEY"), "{stdout}");
+    assert!(
+        stdout.contains("needs one of ANTHROPIC_API_KEY, GEMINI_API_KEY (or GOOGLE_API_KEY) or OPENAI_API_KEY"),
+        "{stdout}"
+    );
+}
+
+/// The same example on OpenAI's Responses API (the key it falls back to):
+/// the search is the API's `web_search` with the domain filter, and the
+/// service's `web_search_call` item prints as a provider part.
+#[test]
+fn on_the_responses_api_the_example_declares_web_search_and_keeps_its_call() {
+    let answer = json!({
+        "id": "resp_1", "object": "response", "status": "completed", "model": "gpt-5-mini",
+        "output": [
+            {"type": "web_search_call", "id": "ws_1", "status": "completed",
+             "action": {"type": "search", "query": "serde latest version"}},
+            {"type": "message", "id": "msg_1", "role": "assistant", "status": "completed", "content": [
+                {"type": "output_text", "text": "serde 1.0.228 is the latest release.", "annotations": [
+                    {"type": "url_citation", "start_index": 0, "end_index": 13,
+                     "url": "https://crates.io/crates/serde", "title": "serde"}]}]}
+        ],
+        "usage": {"input_tokens": 900, "output_tokens": 40}
+    });
+    let (url, server) = stand_in("application/json", answer.to_string().into_bytes());
+    let output = Command::new(env!("CARGO_BIN_EXE_builtin-tools"))
+        .env_clear()
+        .env("OPENAI_API_KEY", KEY)
+        .env("OPENAI_BASE_URL", format!("{url}/v1"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout).to_string();
+    assert!(output.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    assert!(stdout.contains("openai-responses call: web_search_call ws_1"), "{stdout}");
+    assert!(stdout.contains("output: serde 1.0.228 is the latest release."), "{stdout}");
+    let (head, body) = server.join().unwrap();
+    assert!(head.starts_with("POST /v1/responses HTTP/1.1"), "{head}");
+    let body: Value = serde_json::from_slice(&body).unwrap();
+    let search = body["tools"].as_array().unwrap().iter().find(|t| t["type"] == "web_search").unwrap();
+    assert_eq!(search["filters"]["allowed_domains"], json!(["docs.rs", "crates.io"]));
 }
