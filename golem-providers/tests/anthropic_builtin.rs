@@ -6,7 +6,7 @@
 //! blocks, in place. Another family's request leaves them out; a built-in
 //! Anthropic has not is refused before sending.
 
-use crate::anthropic::{codec_for_recorded, recorded};
+use crate::anthropic::{codec_for_recorded, paragraphs, recorded};
 use crate::support::{self, assert_recorded_stream, drop_nulls, interactions};
 use golem_core::builtin::{BuiltinTool, ProviderPartKind, WebFetch, WebSearch};
 use golem_core::message::Message;
@@ -53,7 +53,8 @@ fn opening(body: &Value) -> Vec<Message> {
 
 /// The recorded body in golem's spelling: the
 /// forced `auto` choice left out while thinking, the tool version golem
-/// sends, adjacent texts joined (golem keeps an answer's text as one),
+/// sends, adjacent texts joined (golem keeps an answer's text as one, with
+/// a paragraph break after a server block),
 /// citations left out of text (golem keeps the text), the system text as a
 /// string, and the container id (not modelled).
 fn expected(body: &Value) -> Value {
@@ -69,7 +70,11 @@ fn expected(body: &Value) -> Value {
     }
     for message in map["messages"].as_array_mut().unwrap() {
         let mut joined: Vec<Value> = Vec::new();
-        for mut block in message["content"].as_array().unwrap().clone() {
+        let mut content = message["content"].as_array().unwrap().clone();
+        if message["role"] == "assistant" {
+            content = paragraphs(content);
+        }
+        for mut block in content {
             block.as_object_mut().unwrap().remove("citations");
             match joined.last_mut() {
                 Some(last) if last["type"] == "text" && block["type"] == "text" => {
@@ -95,6 +100,17 @@ fn decode(request: &Request, case: &str, n: usize, file: &str) -> Response {
     let head = golem_providers::http::HttpResponseHead::new(200, vec![]);
     let (_, result) = support::run_stream(&codec, request, &head, [&recorded(case, file)[..]]);
     result.unwrap_or_else(|e| panic!("{case} {file}: {e}"))
+}
+
+/// Interaction `n` decoded with a bare 200 head (the rig cassettes are in
+/// another YAML shape; the codec reads nothing from the head).
+fn decode_bare(request: &Request, case: &str, file: &str) -> Response {
+    if file.ends_with(".sse") {
+        return decode(request, case, 1, file);
+    }
+    let codec = codec_for_recorded(&recorded_request(case, 1));
+    let head = golem_providers::http::HttpResponseHead::new(200, vec![]);
+    codec.decode(request, &head, &recorded(case, file)).unwrap_or_else(|e| panic!("{case} {file}: {e}"))
 }
 
 fn recorded_request(case: &str, n: usize) -> Value {
@@ -196,18 +212,98 @@ fn a_whole_answer_and_its_stream_keep_the_same_parts() {
     assert_eq!(streamed.unwrap().message, plain.message);
     let parts = &plain.message.provider_parts;
     assert_eq!(parts.len(), 2);
+    // The text after the server blocks is a new paragraph; the parts stand
+    // before the break.
+    assert_eq!(plain.message.content, "Let me look.\n\nFound it.");
     assert_eq!((parts[0].at, parts[1].at), ("Let me look.".len(), "Let me look.".len()));
     assert_eq!((parts[0].id.as_str(), parts[1].id.as_str()), ("srvtoolu_1", "srvtoolu_1"));
 
-    // Replayed in place to Anthropic.
+    // Replayed in place to Anthropic, the break leading the later text block.
     let replay = Request::new(vec![Message::user("hi"), plain.message.clone(), Message::user("more")]);
     let sent: Value = serde_json::from_slice(&codec.encode(&replay, false).unwrap().body).unwrap();
-    assert_eq!(sent["messages"][1]["content"], json!([content[0], content[1], content[2], content[3]]));
+    let later = json!({"type": "text", "text": "\n\nFound it."});
+    assert_eq!(sent["messages"][1]["content"], json!([content[0], content[1], content[2], later]));
 
     // Dropped for another family.
     let gemini = crate::gemini::codec();
     let sent: Value = serde_json::from_slice(&gemini.encode(&replay, false).unwrap().body).unwrap();
-    assert_eq!(sent["contents"][1]["parts"], json!([{"text": "Let me look.Found it."}]));
+    assert_eq!(sent["contents"][1]["parts"], json!([{"text": "Let me look.\n\nFound it."}]));
+}
+
+/// The paragraph rule on made-up answers: adjacent text blocks (as
+/// citations cut them) join as they are; text after another kind of block
+/// gets a break unless whitespace is already there or no text came before;
+/// plain and streamed agree.
+#[test]
+fn text_after_another_block_starts_a_paragraph() {
+    let search = json!({"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "q"}});
+    let text = |t: &str| json!({"type": "text", "text": t});
+    let thinking = json!({"type": "thinking", "thinking": "hm", "signature": "sig"});
+    let call = json!({"type": "tool_use", "id": "toolu_1", "name": "f", "input": {}});
+    let cases = [
+        (json!([text("A cited"), text(" sentence."), text(" More.")]), "A cited sentence. More."),
+        (json!([text("One."), search.clone(), text("Two.")]), "One.\n\nTwo."),
+        (json!([text("One.\n"), search.clone(), text("Two.")]), "One.\nTwo."),
+        (json!([text("One."), search.clone(), text(" Two.")]), "One. Two."),
+        (json!([search.clone(), text("Two.")]), "Two."),
+        (json!([thinking.clone(), text("Two.")]), "Two."),
+        (json!([text("One."), thinking, text(""), text("Two.")]), "One.\n\nTwo."),
+        (json!([text("One."), call, text("Two."), text("Three.")]), "One.\n\nTwo.Three."),
+    ];
+    let codec = crate::anthropic::codec();
+    let request = Request::new(vec![Message::user("hi")]);
+    let head = golem_providers::http::HttpResponseHead::new(200, vec![]);
+    for (content, want) in cases {
+        let body = crate::anthropic::message_body(content.clone(), "end_turn");
+        let plain = codec.decode(&request, &head, body.to_string().as_bytes()).unwrap();
+        assert_eq!(plain.message.content, want, "{content}");
+        let stream = crate::anthropic::stream_of(&content, "end_turn");
+        let (_, streamed) = support::run_stream(&codec, &request, &head, [&stream[..]]);
+        assert_eq!(streamed.unwrap().message, plain.message, "{content}");
+    }
+}
+
+/// On recorded answers with text on both sides of a server tool's blocks:
+/// the later text is a new paragraph (where the raw blocks would read
+/// "…information.I found…"), the text cut by citations stays joined with
+/// nothing inserted, parts stand before the break, and every split of a
+/// stream agrees with the whole.
+#[test]
+fn recorded_answers_separate_text_around_server_blocks() {
+    let joints = [
+        ("messages_stream_tool_use_input_json_delta", "01.response.sse", "information.\n\nI found the right tool!"),
+        ("messages_stream_code_execution", "01.response.sse", "right away!\n\nFollowing the standard"),
+        ("messages_web_search_dynamic_filtering", "01.response.json", "AAPL and GOOGL.\n\nThe result is a JSON"),
+        ("messages_web_search_dynamic_filtering", "01.response.json", "correctly.\n\nI have the data"),
+    ];
+    for (case, file, joint) in joints {
+        let body = recorded_request(case, 1);
+        let request = Request::new(opening(&body)).with_builtin_tools(builtins(&body));
+        let message = decode_bare(&request, case, file).message;
+        assert!(message.content.contains(joint), "{case}: {:?}", message.content);
+        // Some part stands right before the break.
+        let (before, _) = joint.split_once("\n\n").unwrap();
+        let at = message.content.find(joint).unwrap() + before.len();
+        assert!(message.provider_parts.iter().any(|p| p.at == at), "{case}: a part stands before the break");
+        if file.ends_with(".sse") {
+            let codec = codec_for_recorded(&body);
+            assert_recorded_stream(&codec, &request, &recorded(case, file), case);
+        }
+    }
+    // Cited passages: adjacent blocks, nothing between them.
+    let body = recorded_request("messages_web_search_dynamic_filtering", 1);
+    let request = Request::new(opening(&body)).with_builtin_tools(builtins(&body));
+    let message = decode_bare(&request, "messages_web_search_dynamic_filtering", "01.response.json").message;
+    assert!(message.content.contains("- **Stock Price:** As of 2026-08-13, Apple's share price is $304.24.\n- **P/E"));
+    let body = recorded_request("messages_web_search_replay_two_turns", 1);
+    let request = Request::new(opening(&body)).with_builtin_tools(builtins(&body));
+    let message = decode(&request, "messages_web_search_replay_two_turns", 1, "01.response.json").message;
+    assert!(
+        message.content.contains("- Temperature: 66°F with clear skies\n- Wind: W at 3 mph"),
+        "{}",
+        message.content
+    );
+    assert!(!message.content.starts_with('\n'), "no break before the first text");
 }
 
 #[test]
