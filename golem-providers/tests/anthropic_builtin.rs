@@ -56,11 +56,10 @@ fn opening(body: &Value) -> Vec<Message> {
 /// sends, adjacent texts joined (golem keeps an answer's text as one, with
 /// a paragraph break after a server block),
 /// citations left out of text (golem keeps the text), the system text as a
-/// string, and the container id (not modelled).
+/// string.
 fn expected(body: &Value) -> Value {
     let mut body = body.clone();
     let map = body.as_object_mut().unwrap();
-    map.remove("container");
     if let Some(Value::Array(system)) = map.get("system") {
         let text: String = system.iter().map(|b| b["text"].as_str().unwrap()).collect();
         map.insert("system".into(), Value::from(text));
@@ -167,7 +166,8 @@ fn recorded_turns_declare_decode_and_replay_server_tools() {
                 let kinds: Vec<_> = message.provider_parts.iter().map(|p| p.kind).collect();
                 assert!(kinds.contains(&ProviderPartKind::Call) && kinds.contains(&ProviderPartKind::Result), "{case}");
             } else {
-                let kept: Vec<Value> = message.provider_parts.iter().map(|p| p.raw.parse().unwrap()).collect();
+                let blocks_kept = message.provider_parts.iter().filter(|p| p.kind != ProviderPartKind::Metadata);
+                let kept: Vec<Value> = blocks_kept.map(|p| p.raw.parse().unwrap()).collect();
                 assert_eq!(kept, blocks, "{case} {n}: server blocks kept whole");
             }
             history.push(message.clone());
@@ -349,4 +349,59 @@ fn short(value: &Value) -> String {
         }
     }
     cut(value).to_string()
+}
+
+/// The code-execution container an answer names is kept (a `Metadata`
+/// part after the text, plain and streamed alike) and the next request
+/// runs in it: the recorded follow-up's top-level `container`. Only the
+/// latest turn's container counts, another family's never, and
+/// `count_tokens` does not take the field.
+#[test]
+fn the_code_execution_container_is_reused_next_turn() {
+    let case = "messages_code_execution_container_reuse_two_turns";
+    let body = recorded_request(case, 1);
+    let request = Request::new(opening(&body)).with_builtin_tools(builtins(&body));
+    let first = decode(&request, case, 1, "01.response.json").message;
+    let container = first.provider_parts.last().unwrap();
+    assert_eq!((container.kind, container.name.as_str()), (ProviderPartKind::Metadata, "container"));
+    assert_eq!(container.id, "container_011Caqgq9X3d68B2So2LZGmk");
+    assert_eq!(container.at, first.content.len());
+    let raw: Value = container.raw.parse().unwrap();
+    assert_eq!(raw["expires_at"], "2026-05-08T20:54:01.401735Z");
+
+    // The follow-up: the recorded body's `container`, and no block for it.
+    let next = recorded_request(case, 2);
+    let history = vec![first.clone(), Message::user("And what about 4 * 12390?")];
+    let request = Request::new([opening(&body), history].concat()).with_builtin_tools(builtins(&body));
+    let codec = codec_for_recorded(&next);
+    let sent: Value = serde_json::from_slice(&codec.encode(&request, false).unwrap().body).unwrap();
+    assert_eq!(sent["container"], next["container"]);
+    assert_eq!(sent["messages"][1]["content"].as_array().unwrap().len(), 3, "server call, result, text");
+    let config = golem_providers::anthropic::Config::builder("claude-sonnet-4-5").api_key("k").build().unwrap();
+    let counted = golem_providers::anthropic::encode_count_tokens_body(&request, &config).unwrap();
+    let counted: Value = serde_json::from_slice(&counted).unwrap();
+    assert!(counted.get("container").is_none());
+
+    // The latest container wins; a history without one sends none; another
+    // family's metadata is not Anthropic's.
+    let mut later = first.clone();
+    let part = later.provider_parts.last_mut().unwrap();
+    part.id = "container_later".into();
+    let two = Request::new(vec![Message::user("a"), first.clone(), Message::user("b"), later, Message::user("c")]);
+    let sent: Value = serde_json::from_slice(&codec.encode(&two, false).unwrap().body).unwrap();
+    assert_eq!(sent["container"], "container_later");
+    let mut foreign = first.clone();
+    foreign.provider_parts.iter_mut().for_each(|p| p.provider = "gemini".into());
+    let none = Request::new(vec![Message::user("a"), foreign, Message::user("b")]);
+    let sent: Value = serde_json::from_slice(&codec.encode(&none, false).unwrap().body).unwrap();
+    assert!(sent.get("container").is_none());
+
+    // A stream names it in message_delta; the part is the same shape.
+    let case = "messages_stream_code_execution";
+    let body = recorded_request(case, 1);
+    let request = Request::new(opening(&body)).with_builtin_tools(builtins(&body));
+    let streamed = decode(&request, case, 1, "01.response.sse").message;
+    let container = streamed.provider_parts.last().unwrap();
+    assert_eq!((container.name.as_str(), container.id.as_str()), ("container", "container_011CaNRFAbjdPf4rmBarZzqQ"));
+    assert_eq!(container.at, streamed.content.len());
 }

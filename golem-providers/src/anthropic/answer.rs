@@ -26,7 +26,7 @@
 //! starts with it. The separator is part of the content, so a provider
 //! part's offset stands before it and the next turn replays it as text.
 
-use super::builtin::server_block;
+use super::builtin::{container_part, server_block};
 use super::call_id;
 use crate::classify::decode_error;
 use crate::secret::Secret;
@@ -86,6 +86,8 @@ pub(crate) struct Answer {
     pub(crate) stopped: bool,
     /// The text emitted so far, as far as the paragraph rule needs it.
     prose: Prose,
+    /// The code-execution container the answer named (`builtin.rs`).
+    container: Option<Value>,
 }
 
 /// The paragraph rule's memory (module docs).
@@ -132,6 +134,23 @@ impl Answer {
             started: false,
             stopped: false,
             prose: Prose::default(),
+            container: None,
+        }
+    }
+
+    /// The answer's `container` object, from a body, `message_start` or
+    /// `message_delta`; the last one named wins.
+    pub(crate) fn container_from(&mut self, container: Option<&Value>) {
+        if let Some(container) = container.filter(|c| c.is_object()) {
+            self.container = Some(container.clone());
+        }
+    }
+
+    /// The end of the answer: its container, if it named one, as a part
+    /// after all the text (a plain and a streamed answer place it alike).
+    pub(crate) fn finish(&mut self, out: &mut Vec<Delta>) {
+        if let Some(delta) = self.container.take().as_ref().and_then(container_part) {
+            out.push(delta);
         }
     }
 
