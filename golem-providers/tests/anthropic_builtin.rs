@@ -6,10 +6,10 @@
 //! blocks, in place. Another family's request leaves them out; a built-in
 //! Anthropic has not is refused before sending.
 
-use crate::anthropic::{codec_for_recorded, paragraphs, recorded};
+use crate::anthropic::{codec_for_recorded, expected_body, paragraphs, recorded, request_from_messages};
 use crate::support::{self, assert_recorded_stream, drop_nulls, interactions};
-use golem_core::builtin::{BuiltinTool, ProviderPartKind, WebFetch, WebSearch};
-use golem_core::message::Message;
+use golem_core::builtin::{BuiltinTool, ProviderPart, ProviderPartKind, WebFetch, WebSearch};
+use golem_core::message::{Message, Role};
 use golem_core::model::{ModelErrorKind, Request, Response};
 use golem_providers::codec::HttpCodec;
 use serde_json::{json, Value};
@@ -404,4 +404,98 @@ fn the_code_execution_container_is_reused_next_turn() {
     let container = streamed.provider_parts.last().unwrap();
     assert_eq!((container.name.as_str(), container.id.as_str()), ("container", "container_011CaNRFAbjdPf4rmBarZzqQ"));
     assert_eq!(container.at, streamed.content.len());
+}
+
+/// rig's recording of a search whose blocks are echoed back before a
+/// mid-conversation `system` turn: the answer decodes into the call, the
+/// result (with its `caller`) and the cited text; a history holding those
+/// blocks as provider parts — as rig sent them — with the system turn in
+/// place is the recorded second request.
+#[test]
+fn a_search_echoed_before_a_mid_conversation_system_turn_is_the_recorded_request() {
+    let case = "messages_web_search_echoed_with_mid_system";
+    let body = recorded_request(case, 1);
+    let request = Request::new(opening(&body)).with_builtin_tools(builtins(&body));
+    let answer = decode_bare(&request, case, "01.response.json").message;
+    assert_eq!(answer.content, "A clear daytime sky is blue.");
+    let kinds: Vec<_> = answer.provider_parts.iter().map(|p| (p.kind, p.name.as_str())).collect();
+    assert_eq!(kinds, [(ProviderPartKind::Call, "web_search"), (ProviderPartKind::Result, "web_search_tool_result")]);
+    assert!(answer
+        .provider_parts
+        .iter()
+        .all(|p| p.at == 0 && p.id == "srvtoolu_01STExnVTfC6tsdFkfkKzUCe" || p.id == "toolu_REDACTED_1"));
+
+    let next = recorded_request(case, 2);
+    let echoed = next["messages"][0]["content"].as_array().unwrap();
+    // What rig echoed is the decoded blocks without the result's `caller`.
+    for (part, block) in answer.provider_parts.iter().zip(echoed) {
+        let mut raw: Value = part.raw.parse().unwrap();
+        raw.as_object_mut().unwrap().remove("caller");
+        assert_eq!(&raw, block);
+    }
+    let mut request = request_from_messages(&next);
+    let first = request.messages.iter().position(|m| m.role == Role::Assistant).unwrap();
+    request.messages_mut()[first].provider_parts = echoed
+        .iter()
+        .map(|block| {
+            let kind =
+                if block["type"] == "server_tool_use" { ProviderPartKind::Call } else { ProviderPartKind::Result };
+            ProviderPart::new("anthropic", kind, block.to_string())
+        })
+        .collect();
+    let mut ours: Value =
+        serde_json::from_slice(&codec_for_recorded(&next).encode(&request, false).unwrap().body).unwrap();
+    ours.as_object_mut().unwrap().remove("stream");
+    let mut want = expected_body(&next);
+    drop_nulls(&mut ours);
+    drop_nulls(&mut want);
+    assert_eq!(ours, want);
+    let roles: Vec<&str> = ours["messages"].as_array().unwrap().iter().map(|m| m["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["assistant", "system", "assistant", "user"]);
+}
+
+/// rig's recording of web search with dynamic filtering (the search runs
+/// code): the first request but for the dated tool version golem sends;
+/// every `server_tool_use`, `web_search_tool_result` and
+/// `code_execution_tool_result` decoded in place with the text around
+/// them, the container kept; replayed next turn, the assistant turn is the
+/// recorded blocks (citations left out, texts joined as golem joins them)
+/// and the request carries the container.
+#[test]
+fn a_search_with_dynamic_filtering_decodes_and_replays() {
+    let case = "messages_web_search_dynamic_filtering";
+    let body = recorded_request(case, 1);
+    let request = Request::new(opening(&body)).with_builtin_tools(builtins(&body));
+    let codec = codec_for_recorded(&body);
+    let mut ours: Value = serde_json::from_slice(&codec.encode(&request, false).unwrap().body).unwrap();
+    assert_eq!(ours["tools"][0]["name"], "web_search");
+    ours["tools"] = body["tools"].clone(); // web_search_20260209 is not a version golem sends
+    ours.as_object_mut().unwrap().remove("stream");
+    assert_eq!(ours, body);
+
+    let answer = decode_bare(&request, case, "01.response.json");
+    assert_eq!(answer.finish_reason, golem_core::FinishReason::Length);
+    let message = &answer.message;
+    assert!(message.tool_calls.is_empty());
+    let recorded: Value = serde_json::from_slice(&recorded(case, "01.response.json")).unwrap();
+    let content = recorded["content"].as_array().unwrap();
+    let server: Vec<&Value> = content.iter().filter(|b| is_server(b["type"].as_str().unwrap())).collect();
+    let blocks: Vec<&golem_core::builtin::ProviderPart> =
+        message.provider_parts.iter().filter(|p| p.kind != ProviderPartKind::Metadata).collect();
+    assert_eq!(blocks.len(), server.len());
+    for (part, block) in blocks.iter().zip(&server) {
+        let raw: Value = part.raw.parse().unwrap();
+        assert_eq!(&&raw, block);
+    }
+    let container = message.provider_parts.last().unwrap();
+    assert_eq!(
+        (container.name.as_str(), container.id.as_str()),
+        ("container", recorded["container"]["id"].as_str().unwrap())
+    );
+
+    let history = vec![Message::user("q"), message.clone(), Message::user("and MSFT?")];
+    let sent: Value = serde_json::from_slice(&codec.encode(&Request::new(history), false).unwrap().body).unwrap();
+    assert_eq!(sent["container"], recorded["container"]["id"]);
+    let want = expected(&json!({"messages": [{"role": "assistant", "content": content}]}));
+    assert_eq!(sent["messages"][1]["content"], want["messages"][0]["content"]);
 }
