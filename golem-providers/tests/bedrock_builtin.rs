@@ -226,3 +226,28 @@ fn s3_media_and_video_match_the_recordings() {
         assert_eq!(sent["messages"], want, "{case}");
     }
 }
+
+/// Nova grounding's `citationsContent` blocks (and the stream's `citation`
+/// deltas) are not kept: the text reads as the text blocks joined, and the
+/// only parts are the call and its result.
+#[test]
+fn grounding_citations_leave_the_text_whole_and_are_not_kept() {
+    for (case, file) in
+        [("converse_nova_grounding", "01.response.json"), ("converse_stream_nova_grounding", "01.response.bin")]
+    {
+        let body: Value = serde_json::from_slice(&recorded(case, "01.request.json")).unwrap();
+        let request = request_from_converse(&body);
+        let codec = codec_for_recorded(case, &body);
+        let message = decode(&codec, &request, case, 1, file).message;
+        let kinds: Vec<_> = message.provider_parts.iter().map(|p| p.kind).collect();
+        assert_eq!(kinds, [ProviderPartKind::Call, ProviderPartKind::Result], "{case}");
+        assert!(message.content.contains("Ruby"), "{case}");
+        if file.ends_with(".json") {
+            let response: Value = serde_json::from_slice(&recorded(case, file)).unwrap();
+            let content = response["output"]["message"]["content"].as_array().unwrap();
+            assert!(content.iter().any(|b| b.get("citationsContent").is_some()), "the recording cites");
+            let text: String = content.iter().filter_map(|b| b["text"].as_str()).collect();
+            assert_eq!(message.content, text);
+        }
+    }
+}

@@ -36,6 +36,7 @@ mod bedrock_codec;
 mod bedrock_eventstream;
 mod bedrock_recorded;
 mod bedrock_sigv4;
+mod builtin_agent;
 mod cache_cost;
 mod cache_prefix;
 mod cache_resume;

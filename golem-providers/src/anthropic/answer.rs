@@ -16,8 +16,17 @@
 //! wrong kind is a decode error, never a panic or a silently misplaced
 //! fragment. Blocks golem does not model (future kinds) are tracked so
 //! their deltas are accepted, and skipped (PROV-COMMON-03).
+//!
+//! Text blocks that follow each other are joined as they are: citations
+//! cut one sentence into several adjacent blocks, so any separator there
+//! would corrupt it. Text that comes after another kind of block (a server
+//! tool's call or result, a tool_use, thinking) while earlier text exists
+//! starts a new paragraph: `"\n\n"` goes before its first non-empty
+//! fragment, unless the text so far ends with whitespace or the fragment
+//! starts with it. The separator is part of the content, so a provider
+//! part's offset stands before it and the next turn replays it as text.
 
-use super::builtin::server_block;
+use super::builtin::{container_part, server_block};
 use super::call_id;
 use crate::classify::decode_error;
 use crate::secret::Secret;
@@ -30,6 +39,9 @@ use std::collections::BTreeMap;
 /// The largest wire index accepted (SPEC STREAM-08: indexes bound what is
 /// kept, they never size anything).
 const MAX_WIRE_INDEX: u64 = 1023;
+
+/// What goes between text and the text that follows another kind of block.
+const PARAGRAPH: &str = "\n\n";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
@@ -72,6 +84,38 @@ pub(crate) struct Answer {
     pub(crate) started: bool,
     /// `message_stop` was seen.
     pub(crate) stopped: bool,
+    /// The text emitted so far, as far as the paragraph rule needs it.
+    prose: Prose,
+    /// The code-execution container the answer named (`builtin.rs`).
+    container: Option<Value>,
+}
+
+/// The paragraph rule's memory (module docs).
+#[derive(Debug, Default)]
+struct Prose {
+    /// Some text was emitted and its last character is not whitespace.
+    ends_in_word: bool,
+    /// A block of another kind started since the last text fragment.
+    after_other: bool,
+}
+
+impl Prose {
+    /// A block of another kind started.
+    fn other_block(&mut self) {
+        self.after_other = true;
+    }
+
+    /// A fragment of a text block, after the paragraph break when one is due.
+    fn text(&mut self, fragment: &str, out: &mut Vec<Delta>) {
+        let Some(last) = fragment.chars().next_back() else {
+            return;
+        };
+        if std::mem::take(&mut self.after_other) && self.ends_in_word && !fragment.starts_with(char::is_whitespace) {
+            out.push(Delta::text(PARAGRAPH));
+        }
+        self.ends_in_word = !last.is_whitespace();
+        out.push(Delta::text(fragment));
+    }
 }
 
 impl Answer {
@@ -89,6 +133,24 @@ impl Answer {
             stop_reason: None,
             started: false,
             stopped: false,
+            prose: Prose::default(),
+            container: None,
+        }
+    }
+
+    /// The answer's `container` object, from a body, `message_start` or
+    /// `message_delta`; the last one named wins.
+    pub(crate) fn container_from(&mut self, container: Option<&Value>) {
+        if let Some(container) = container.filter(|c| c.is_object()) {
+            self.container = Some(container.clone());
+        }
+    }
+
+    /// The end of the answer: its container, if it named one, as a part
+    /// after all the text (a plain and a streamed answer place it alike).
+    pub(crate) fn finish(&mut self, out: &mut Vec<Delta>) {
+        if let Some(delta) = self.container.take().as_ref().and_then(container_part) {
+            out.push(delta);
         }
     }
 
@@ -153,12 +215,11 @@ impl Answer {
         };
         let mut entry =
             Block { kind, ordinal, has_args: false, start_input: String::new(), server: None, stopped: false };
+        if kind != Kind::Text {
+            self.prose.other_block();
+        }
         match kind {
-            Kind::Text => {
-                if !text("text").is_empty() {
-                    out.push(Delta::text(text("text")));
-                }
-            }
+            Kind::Text => self.prose.text(text("text"), out),
             Kind::Thinking => {
                 if !text("thinking").is_empty() || !text("signature").is_empty() {
                     out.push(thinking(ordinal, text("thinking"), text("signature"), ""));
@@ -213,13 +274,8 @@ impl Answer {
                 block.start_input.push_str(text("partial_json").unwrap_or_default());
                 block.has_args = true;
             }
-            (Kind::Text, "text_delta") => {
-                let fragment = text("text").unwrap_or_default();
-                if !fragment.is_empty() {
-                    out.push(Delta::text(fragment));
-                }
-            }
             // Citations annotate the text they arrive with; golem keeps the text.
+            (Kind::Text, "text_delta") => self.prose.text(text("text").unwrap_or_default(), out),
             (Kind::Text, "citations_delta") => {}
             (Kind::Thinking, "thinking_delta") => {
                 let fragment = text("thinking").unwrap_or_default();

@@ -5,10 +5,18 @@
 //! Their calls (`server_tool_use`) and results (`*_tool_result`) are kept
 //! whole as provider parts and replayed in place; golem runs nothing for
 //! them.
+//!
+//! Code execution runs in a container the answer names (`container: {id,
+//! expires_at}`). It is kept as a `Metadata` part named `container` at the
+//! end of the message (never replayed as a block), and the next request
+//! sends `"container": "<id>"` — the one the latest assistant turn that
+//! named a container used — so files and state carry over between turns.
+//! golem keeps no clock here: a container that expired is the API's error.
 
 use crate::blocks::{location_fields, unsupported_builtin};
-use golem_core::builtin::{BuiltinTool, ProviderPartKind, UserLocation};
-use golem_core::model::ModelError;
+use golem_core::builtin::{BuiltinTool, ProviderPart, ProviderPartKind, UserLocation};
+use golem_core::message::{Message, Role};
+use golem_core::model::{Delta, ModelError};
 use serde_json::{json, Map, Value};
 
 /// The tool versions sent: the newest each recorded exchange used.
@@ -75,4 +83,27 @@ pub(crate) fn server_block(kind: &str) -> Option<ProviderPartKind> {
         kind if kind.ends_with("_tool_result") => Some(ProviderPartKind::Result),
         _ => None,
     }
+}
+
+/// The name of the part that keeps the code-execution container.
+const CONTAINER: &str = "container";
+
+/// The part keeping an answer's `container` object, when it names one.
+pub(crate) fn container_part(container: &Value) -> Option<Delta> {
+    let id = container.get("id").and_then(Value::as_str).filter(|id| !id.is_empty())?;
+    let part = ProviderPart::new(super::FAMILY, ProviderPartKind::Metadata, container.to_string())
+        .with_name(CONTAINER)
+        .with_id(id);
+    Some(Delta::Provider { part })
+}
+
+/// The container of the latest assistant turn that named one.
+pub(crate) fn latest_container(messages: &[Message]) -> Option<&str> {
+    messages.iter().rev().filter(|m| m.role == Role::Assistant).find_map(|m| {
+        m.provider_parts
+            .iter()
+            .rev()
+            .find(|p| p.provider == super::FAMILY && p.kind == ProviderPartKind::Metadata && p.name == CONTAINER)
+            .map(|p| p.id.as_str())
+    })
 }

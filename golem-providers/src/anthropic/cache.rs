@@ -19,7 +19,10 @@
 //! A mark changes no cached content (the API hashes the blocks, not the
 //! marks), so moving 3 and 4 forward each turn keeps every earlier entry
 //! readable. Thinking blocks and empty texts cannot carry a mark; the
-//! frontiers walk back past them.
+//! frontiers walk back past them. A replayed server tool block
+//! (`server_tool_use`, `web_search_tool_result`, …) can: the API's block
+//! params for them take `cache_control` like a `tool_use` or `tool_result`
+//! does, and the mark is added beside the stored JSON, never inside it.
 
 use serde_json::{Map, Value};
 
@@ -107,6 +110,26 @@ mod tests {
         assert_eq!(body["system"], json!([{"type": "text", "text": "Be brief.", "cache_control": cache}]));
         assert_eq!(body["messages"][2]["content"][0]["cache_control"], cache, "the previous frontier");
         assert_eq!(body["messages"][4]["content"][0]["cache_control"], cache, "past the empty text");
+    }
+
+    #[test]
+    fn a_replayed_server_block_can_carry_the_frontier() {
+        let result = json!({"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": []});
+        let mut body = json!({"messages": [
+            {"role": "user", "content": [{"type": "text", "text": "q"}]},
+            {"role": "assistant", "content": [
+                {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "q"}},
+                result,
+            ]},
+        ]});
+        let cache = json!({"type": "ephemeral"});
+        place(body.as_object_mut().unwrap(), &cache);
+        let marked = &body["messages"][1]["content"][1];
+        assert_eq!(marked["cache_control"], cache);
+        let mut unmarked = marked.clone();
+        unmarked.as_object_mut().unwrap().remove("cache_control");
+        assert_eq!(unmarked, result, "the stored block is otherwise untouched");
+        assert_eq!(marks(&body), 2, "the previous frontier on the user's text");
     }
 
     #[test]

@@ -10,6 +10,16 @@
 //! blocks with signatures replayed byte for byte (THINK-01..05), and
 //! prompt-cache breakpoints.
 //!
+//! An answer's text blocks become one message content. Blocks next to
+//! each other are joined as they are (citations cut one sentence into
+//! several); text that follows a block of another kind — a server tool's
+//! call or result, a tool_use, thinking — while text came before starts a
+//! new paragraph: `"\n\n"` is put before it unless that text already
+//! ends with whitespace or the new text starts with it. Plain and streamed
+//! answers are joined alike, provider parts stand before the break, and
+//! the break stays in the history, so the next turn replays it inside the
+//! later text block.
+//!
 //! ```
 //! use golem_providers::anthropic::{Codec, Config};
 //! use golem_providers::codec::HttpCodec;

@@ -124,6 +124,10 @@ fn body(request: &Request, config: &Config) -> Result<Map<String, Value>, ModelE
     if !output.is_empty() {
         body.insert("output_config".into(), Value::Object(output));
     }
+    // Code execution continues in the container the history last used.
+    if let Some(id) = super::builtin::latest_container(&request.messages) {
+        body.insert("container".into(), id.into());
+    }
     if let Some(cache) = config.cache() {
         super::cache::place(&mut body, &cache.wire());
     }

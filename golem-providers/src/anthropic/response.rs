@@ -92,6 +92,8 @@ pub fn decode_body(
         answer.start(index, &parsed, input.map(RawValue::get), key, &mut deltas).map_err(fail)?;
         answer.stop(index, key, &mut deltas).map_err(fail)?;
     }
+    answer.container_from(value.get("container"));
+    answer.finish(&mut deltas);
     let outcome = Outcome { usage: answer.usage(), finish_reason: answer.finish_reason() };
     book.whole(deltas, outcome)
 }

@@ -105,6 +105,7 @@ impl EventParser {
                 if let Some(usage) = event.pointer("/message/usage") {
                     self.answer.usage_from(usage);
                 }
+                self.answer.container_from(event.pointer("/message/container"));
             }
             "content_block_start" => {
                 let block = event.get("content_block").filter(|b| b.is_object()).ok_or_else(|| {
@@ -127,10 +128,12 @@ impl EventParser {
                 if let Some(usage) = event.get("usage") {
                     self.answer.usage_from(usage);
                 }
+                self.answer.container_from(event.pointer("/delta/container"));
             }
             "message_stop" => {
                 // Blocks a lax server left open are complete by now.
                 self.answer.stop_all(key, &mut deltas)?;
+                self.answer.finish(&mut deltas);
                 self.answer.stopped = true;
             }
             "error" => {

@@ -3,6 +3,12 @@
 //! they leave in an answer (a `toolUse` of type `server_tool_use`, a
 //! `toolResult` with a `type`) are provider parts, never client calls —
 //! golem must not try to run a local tool of that name.
+//!
+//! Grounding also leaves `citationsContent` blocks (streamed as `citation`
+//! deltas) naming the web pages behind the text. golem keeps the text and
+//! not the citations: they are not provider parts and are not replayed
+//! (the recorded follow-ups carry none), so a grounded answer's history
+//! holds its call, its result and its text.
 
 use crate::blocks::unsupported_builtin;
 use golem_core::builtin::{BuiltinTool, ProviderPart, ProviderPartKind};

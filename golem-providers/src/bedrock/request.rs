@@ -1,7 +1,9 @@
 //! Request bodies (SPEC PROV-BR-03/04, THINK-03/04, MM-02..04, HIST-06).
 //!
 //! Converse takes `messages` of `user` and `assistant` turns whose
-//! `content` is a list of blocks, the system texts apart, tools under
+//! `content` is a list of blocks, the system texts apart (a system
+//! message in the middle of the conversation joins them, in history order:
+//! Converse has no system turns, SPEC MSG-08), tools under
 //! `toolConfig`, sampling under `inferenceConfig` and model-specific
 //! fields (thinking) under `additionalModelRequestFields`. Tool results
 //! are `toolResult` blocks of a user turn, so a run of tool messages and
@@ -62,7 +64,8 @@ pub fn encode_count_tokens_body(request: &Request, config: &Config) -> Result<Ve
 
 fn body(request: &Request, config: &Config) -> Result<Map<String, Value>, ModelError> {
     let blocks =
-        // Converse has no system turns: every system text joins `system`.
+        // Converse has no system turns: every system text joins `system`,
+        // one mid-conversation too, in history order (SPEC MSG-08).
         TurnBlocks {
             who: WHO,
             user: user_blocks,

@@ -1,8 +1,10 @@
 //! Request bodies (SPEC PROV-GEM-02..05, THINK-03/04, MM-02..04, HIST-06).
 //!
 //! `contents` is a list of `user` and `model` turns made of parts; system
-//! texts go apart in `systemInstruction`, tools under `tools`, settings
-//! under `generationConfig`. Consecutive turns of one role merge, so a run
+//! texts go apart in `systemInstruction` — a system message in the middle
+//! of the conversation too, as one more part of it in history order, since
+//! `contents` has no system role (SPEC MSG-08) — tools under `tools`,
+//! settings under `generationConfig`. Consecutive turns of one role merge, so a run
 //! of tool results (function responses, a user turn) and the user message
 //! after it become one turn.
 //!

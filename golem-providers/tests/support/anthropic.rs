@@ -228,7 +228,7 @@ pub fn request_from_messages(body: &Value) -> Request {
             }
             "assistant" => {
                 let mut message = Message::new(Role::Assistant);
-                for block in &content {
+                for block in &paragraphs(content) {
                     match block["type"].as_str().unwrap() {
                         "thinking" => message.thinking.push(
                             ThinkingBlock::text(block["thinking"].as_str().unwrap())
@@ -276,14 +276,42 @@ pub fn request_from_messages(body: &Value) -> Request {
     request
 }
 
+/// An assistant turn's blocks with golem's paragraph rule applied: a text
+/// block after a block of another kind, with text before, starts with
+/// `"\n\n"` unless that text ends with whitespace or the block starts
+/// with it; text blocks next to each other (citations) are left as they
+/// are.
+pub fn paragraphs(content: Vec<Value>) -> Vec<Value> {
+    let mut ends_in_word = false;
+    let mut after_other = false;
+    let mut out = Vec::new();
+    for mut block in content {
+        if block["type"] != "text" {
+            after_other = true;
+            out.push(block);
+            continue;
+        }
+        let text = block["text"].as_str().unwrap().to_string();
+        if let Some(last) = text.chars().next_back() {
+            if std::mem::take(&mut after_other) && ends_in_word && !text.starts_with(char::is_whitespace) {
+                block["text"] = Value::from(format!("\n\n{text}"));
+            }
+            ends_in_word = !last.is_whitespace();
+        }
+        out.push(block);
+    }
+    out
+}
+
 /// The recorded body in golem's spelling: what golem sends differently
 /// but to the same effect is normalised — empty tool descriptions and
 /// `is_error: false` left out, a tool result's lone text block as a
 /// string, a forced or `auto` tool choice left out while thinking (the
 /// API refuses forcing then, PROV-ANT-04), the server tools' entries (the
 /// blocks they produced stay: golem replays what it decoded), adjacent
-/// texts joined,
-/// and a whitespace-only assistant text (a recorder's placeholder).
+/// texts joined (and separated as golem's decoder separates them, see
+/// [`paragraphs`]), and a whitespace-only assistant text (a recorder's
+/// placeholder).
 pub fn expected_body(body: &Value) -> Value {
     let mut body = body.clone();
     let thinking = matches!(body["thinking"]["type"].as_str(), Some("enabled" | "adaptive"));
@@ -302,8 +330,11 @@ pub fn expected_body(body: &Value) -> Value {
         }
     }
     for message in map["messages"].as_array_mut().unwrap() {
-        let mut content = blocks(&message["content"]);
         let assistant = message["role"] == "assistant";
+        let mut content = blocks(&message["content"]);
+        if assistant {
+            content = paragraphs(content);
+        }
         // llm-anthropic's placeholder for an assistant turn without text.
         content.retain(|b| !(assistant && b["type"] == "text" && b["text"].as_str().unwrap().trim().is_empty()));
         content.retain(|b| match b["type"].as_str() {
