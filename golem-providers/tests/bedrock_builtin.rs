@@ -3,8 +3,10 @@
 //! typed `toolResult` decode into provider parts — never a client tool call
 //! (before, the code interpreter's call came back as a local tool to run) —
 //! plain and streamed alike, at every split; fed back as history they are
-//! the next recorded request's blocks. A model without system tools, or an
-//! option Nova cannot take, is refused before sending.
+//! the next recorded request's blocks. Grounding's citations are kept as
+//! metadata parts, the same plain and streamed, and not sent back. A model
+//! without system tools, or an option Nova cannot take, is refused before
+//! sending.
 
 use crate::bedrock::{codec_for_recorded, recorded, request_from_converse};
 use crate::support::{self, assert_split_invariant, interactions};
@@ -64,9 +66,12 @@ fn recorded_turns_declare_decode_and_replay_system_tools() {
                 message.tool_calls
             );
             if n == 1 {
-                let kinds: Vec<_> = message.provider_parts.iter().map(|p| p.kind).collect();
+                // Grounding's citations follow as metadata (tested below).
+                let replayed: Vec<_> =
+                    message.provider_parts.iter().filter(|p| p.kind != ProviderPartKind::Metadata).collect();
+                let kinds: Vec<_> = replayed.iter().map(|p| p.kind).collect();
                 assert_eq!(kinds, [ProviderPartKind::Call, ProviderPartKind::Result], "{case}");
-                assert!(message.provider_parts.iter().all(|p| p.provider == "bedrock" && !p.id.is_empty()));
+                assert!(replayed.iter().all(|p| p.provider == "bedrock" && !p.id.is_empty()));
             }
             if file.ends_with(".bin") {
                 assert_split_invariant(&codec, &request, &head(), &recorded(case, &file), case);
@@ -227,27 +232,175 @@ fn s3_media_and_video_match_the_recordings() {
     }
 }
 
-/// Nova grounding's `citationsContent` blocks (and the stream's `citation`
-/// deltas) are not kept: the text reads as the text blocks joined, and the
-/// only parts are the call and its result.
+/// The recorded answer decoded: its parts' kinds and (for metadata) raw
+/// text and offset.
+fn grounded(case: &str, file: &str) -> Message {
+    let body: Value = serde_json::from_slice(&recorded(case, "01.request.json")).unwrap();
+    let request = request_from_converse(&body);
+    decode(&codec_for_recorded(case, &body), &request, case, 1, file).message
+}
+
+/// `{"citations":[…]}` of the given web pages, as the part keeps it.
+fn cited(pages: &[(&str, &str)]) -> String {
+    let list: Vec<Value> = pages
+        .iter()
+        .map(|(domain, url)| serde_json::json!({"location": {"web": {"domain": domain, "url": url}}}))
+        .collect();
+    serde_json::json!({ "citations": list }).to_string()
+}
+
+/// Issue 36: Nova grounding's `citationsContent` blocks are kept as
+/// `citations` metadata parts, each at the end of the text it follows; the
+/// text reads as the text blocks joined.
 #[test]
-fn grounding_citations_leave_the_text_whole_and_are_not_kept() {
-    for (case, file) in
-        [("converse_nova_grounding", "01.response.json"), ("converse_stream_nova_grounding", "01.response.bin")]
-    {
-        let body: Value = serde_json::from_slice(&recorded(case, "01.request.json")).unwrap();
-        let request = request_from_converse(&body);
-        let codec = codec_for_recorded(case, &body);
-        let message = decode(&codec, &request, case, 1, file).message;
-        let kinds: Vec<_> = message.provider_parts.iter().map(|p| p.kind).collect();
-        assert_eq!(kinds, [ProviderPartKind::Call, ProviderPartKind::Result], "{case}");
-        assert!(message.content.contains("Ruby"), "{case}");
-        if file.ends_with(".json") {
-            let response: Value = serde_json::from_slice(&recorded(case, file)).unwrap();
-            let content = response["output"]["message"]["content"].as_array().unwrap();
-            assert!(content.iter().any(|b| b.get("citationsContent").is_some()), "the recording cites");
-            let text: String = content.iter().filter_map(|b| b["text"].as_str()).collect();
-            assert_eq!(message.content, text);
+fn grounding_citations_are_kept_as_metadata_where_they_stood() {
+    let case = "converse_nova_grounding";
+    let message = grounded(case, "01.response.json");
+    let response: Value = serde_json::from_slice(&recorded(case, "01.response.json")).unwrap();
+    let content = response["output"]["message"]["content"].as_array().unwrap();
+    let text: String = content.iter().filter_map(|b| b["text"].as_str()).collect();
+    assert_eq!(message.content, text);
+    let kinds: Vec<_> = message.provider_parts.iter().map(|p| p.kind).collect();
+    use ProviderPartKind::{Call, Metadata, Result};
+    assert_eq!(kinds, [Call, Result, Metadata, Metadata, Metadata]);
+    let first_text = content[2]["text"].as_str().unwrap();
+    let metadata: Vec<_> =
+        message.provider_parts[2..].iter().map(|p| (p.name.as_str(), p.raw.as_str(), p.at)).collect();
+    let (ruby, org) = ("ruby-lang.org", "https://www.ruby-lang.org/en/downloads/");
+    assert_eq!(
+        metadata,
+        [
+            ("citations", &*cited(&[(ruby, "https://www.ruby-lang.org/en/downloads/releases/")]), first_text.len()),
+            ("citations", &*cited(&[(ruby, org)]), first_text.len()),
+            ("citations", &*cited(&[("install.guide", "https://mac.install.guide/ruby/")]), first_text.len()),
+        ]
+    );
+    // The raw text is each block's `citationsContent`, compact.
+    for (part, block) in message.provider_parts[2..].iter().zip(&content[3..6]) {
+        assert_eq!(part.raw.parse().unwrap(), block["citationsContent"]);
+    }
+}
+
+/// The stream's `citation` deltas of one block index are one part, the
+/// citations in the order they came, placed at the block's stop; at every
+/// byte split the same.
+#[test]
+fn streamed_grounding_citations_gather_per_block() {
+    let case = "converse_stream_nova_grounding";
+    let message = grounded(case, "01.response.bin");
+    let head_text = "The latest stable Ruby version is 4.0.6";
+    assert!(message.content.starts_with(head_text), "{}", message.content);
+    let metadata: Vec<_> = message
+        .provider_parts
+        .iter()
+        .filter(|p| p.kind == ProviderPartKind::Metadata)
+        .map(|p| (p.raw.as_str(), p.at))
+        .collect();
+    let (ruby, org) = ("ruby-lang.org", "https://www.ruby-lang.org/en/downloads/");
+    let guide = ("install.guide", "https://mac.install.guide/ruby/");
+    assert_eq!(
+        metadata,
+        [(&*cited(&[(ruby, org), guide]), head_text.len()), (&*cited(&[(ruby, org)]), message.content.len() - 1)]
+    );
+    assert!(message.content.ends_with("4.0 series."), "{}", message.content);
+}
+
+/// The streamed answer, rewritten as the whole response the same answer
+/// would be (each block index one content block: texts joined, a
+/// citations block's `citation` deltas as its `citations`), decodes to
+/// the same message: same text, same parts at the same offsets.
+#[test]
+fn plain_and_streamed_grounding_keep_identical_parts() {
+    use golem_providers::eventstream::FrameDecoder;
+    let case = "converse_stream_nova_grounding";
+    let mut frames = FrameDecoder::new();
+    frames.feed(&recorded(case, "01.response.bin"));
+    frames.finish();
+    let mut blocks: std::collections::BTreeMap<u64, Value> = Default::default();
+    while let Some(frame) = frames.next_frame() {
+        let frame = frame.unwrap();
+        let payload: Value = serde_json::from_slice(&frame.payload).unwrap();
+        let Some(index) = payload["contentBlockIndex"].as_u64() else { continue };
+        let block = blocks.entry(index).or_insert(Value::Null);
+        match frame.string_header(":event-type").unwrap() {
+            "contentBlockStart" => *block = payload["start"].clone(),
+            "contentBlockDelta" => {
+                let delta = &payload["delta"];
+                if let Some(piece) = delta["text"].as_str() {
+                    let text = block.get("text").and_then(Value::as_str).unwrap_or_default().to_string() + piece;
+                    *block = serde_json::json!({ "text": text });
+                } else if let Some(citation) = delta.get("citation") {
+                    if block.is_null() {
+                        *block = serde_json::json!({"citationsContent": {"citations": []}});
+                    }
+                    block["citationsContent"]["citations"].as_array_mut().unwrap().push(citation.clone());
+                } else if let Some(input) = delta.pointer("/toolUse/input").and_then(Value::as_str) {
+                    block["toolUse"]["input"] = serde_json::from_str(input).unwrap();
+                } else if let Some(items) = delta.get("toolResult") {
+                    block["toolResult"]["content"] = items.clone();
+                }
+            }
+            _ => {}
         }
     }
+    let content: Vec<Value> = blocks.into_values().collect();
+    assert!(content.iter().filter(|b| b.get("citationsContent").is_some()).count() == 2, "{content:?}");
+    let body = serde_json::json!({
+        "output": {"message": {"role": "assistant", "content": content}},
+        "stopReason": "end_turn",
+    });
+    let plain = golem_providers::bedrock::decode_body(&head(), body.to_string().as_bytes(), 1, None).unwrap().message;
+    let streamed = grounded(case, "01.response.bin");
+    assert_eq!(plain.content, streamed.content);
+    assert_eq!(plain.provider_parts, streamed.provider_parts);
+}
+
+/// Citations are metadata: a grounded answer fed back as history sends
+/// its call, its result and its text — as the code interpreter's recorded
+/// follow-up does — and no `citationsContent` (the texts the citations
+/// stood between go as one).
+#[test]
+fn grounding_citations_are_not_replayed() {
+    let case = "converse_nova_grounding";
+    let answer = grounded(case, "01.response.json");
+    assert!(answer.provider_parts.iter().any(|p| p.kind == ProviderPartKind::Metadata));
+    let body: Value = serde_json::from_slice(&recorded(case, "01.request.json")).unwrap();
+    let mut request = request_from_converse(&body);
+    request.messages_mut().push(answer);
+    request.messages_mut().push(Message::user("thanks"));
+    let codec = codec_for_recorded(case, &body);
+    let sent: Value = serde_json::from_slice(&codec.encode(&request, false).unwrap().body).unwrap();
+    let blocks = sent["messages"][1]["content"].as_array().unwrap();
+    assert!(blocks.iter().all(|b| b.get("citationsContent").is_none()), "{blocks:?}");
+    let response: Value = serde_json::from_slice(&recorded(case, "01.response.json")).unwrap();
+    let recorded_blocks = response["output"]["message"]["content"].as_array().unwrap();
+    // Without the citations between them, the two texts are one.
+    let text: String = recorded_blocks.iter().filter_map(|b| b["text"].as_str()).collect();
+    assert_eq!(blocks[..2], recorded_blocks[..2]);
+    assert_eq!(blocks[2..], [serde_json::json!({ "text": text })]);
+}
+
+/// A `citation` delta on an index already open as a tool call is a decode
+/// error, like any delta of the wrong kind for its block.
+#[test]
+fn a_citation_on_a_tool_block_is_a_decode_error() {
+    use golem_providers::eventstream::{encode_frame, Header, HeaderValue};
+    let event = |kind: &str, payload: &str| {
+        let headers = vec![
+            Header { name: ":message-type".into(), value: HeaderValue::String("event".into()) },
+            Header { name: ":event-type".into(), value: HeaderValue::String(kind.into()) },
+        ];
+        encode_frame(&headers, payload.as_bytes())
+    };
+    let body = [
+        event("contentBlockStart", r#"{"contentBlockIndex":0,"start":{"toolUse":{"toolUseId":"t","name":"f"}}}"#),
+        event("contentBlockDelta", r#"{"contentBlockIndex":0,"delta":{"citation":{"title":"x"}}}"#),
+        event("messageStop", r#"{"stopReason":"end_turn"}"#),
+    ]
+    .concat();
+    let request = Request::new(vec![Message::user("hi")]);
+    let (_, result) = support::run_stream(&crate::bedrock::codec(), &request, &head(), [&body[..]]);
+    let error = result.unwrap_err();
+    assert_eq!(error.kind, ModelErrorKind::Decode, "{error}");
+    assert!(error.message.contains("citation"), "{error}");
 }

@@ -4,11 +4,18 @@
 //! `toolResult` with a `type`) are provider parts, never client calls —
 //! golem must not try to run a local tool of that name.
 //!
-//! Grounding also leaves `citationsContent` blocks (streamed as `citation`
-//! deltas) naming the web pages behind the text. golem keeps the text and
-//! not the citations: they are not provider parts and are not replayed
-//! (the recorded follow-ups carry none), so a grounded answer's history
-//! holds its call, its result and its text.
+//! Grounding also leaves `citationsContent` blocks naming the web pages
+//! behind the text before them. Each is kept as a `Metadata` part named
+//! `citations`, at the text offset where it stood; its raw text is
+//! `{"citations":[…]}` in serde_json's compact form (keys sorted). A stream
+//! carries the same block as one `citation` delta per citation under the
+//! block's index, gathered at the block's stop into that same JSON, so a
+//! plain and a streamed decode of one answer keep identical parts. The
+//! stream has no counterpart of the plain block's `content` (the generated
+//! text a citation supports, which Nova leaves in the text blocks around
+//! it), so the part holds only the citations; a plain block's `content`
+//! text is kept as text. Metadata parts are not replayed: Bedrock takes
+//! history without them (no recorded follow-up carries any).
 
 use crate::blocks::unsupported_builtin;
 use golem_core::builtin::{BuiltinTool, ProviderPart, ProviderPartKind};
@@ -63,4 +70,17 @@ pub(crate) fn part(kind: ProviderPartKind, block: &Value) -> Delta {
     };
     let part = ProviderPart::new(super::FAMILY, kind, block.to_string()).with_id(text("toolUseId")).with_name(name);
     Delta::Provider { part }
+}
+
+/// A citations block's citations as the metadata part that keeps them, or
+/// nothing when it names none. Plain and streamed decode both build the
+/// part here, from the citations in the order they came.
+pub(crate) fn citations(citations: Vec<Value>) -> Option<Delta> {
+    if citations.is_empty() {
+        return None;
+    }
+    let raw = json!({ "citations": citations }).to_string();
+    Some(Delta::Provider {
+        part: ProviderPart::new(super::FAMILY, ProviderPartKind::Metadata, raw).with_name("citations"),
+    })
 }

@@ -8,6 +8,13 @@
 //! the client hands it the wall clock, and credentials come from the
 //! configured [`CredentialsProvider`].
 //!
+//! Amazon Nova's system tools (web grounding, the code interpreter) are
+//! declared built-ins. What they leave in an answer is kept as provider
+//! parts: the server `toolUse` and typed `toolResult` (replayed as they
+//! came), and grounding's `citationsContent` blocks as `Metadata` parts
+//! named `citations` with raw `{"citations":[…]}`, the same whether the
+//! answer was streamed or not, and never sent back.
+//!
 //! ```
 //! use golem_providers::bedrock::{Codec, Config};
 //! use golem_providers::codec::HttpCodec;

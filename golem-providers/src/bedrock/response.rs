@@ -60,7 +60,8 @@ pub fn decode_body(
 /// order: reasoning as thinking blocks (text, then the signature whole;
 /// or the redacted data), text, and each tool call whole. Calls without
 /// an id get `call_<turn>_<n>`; a Nova system tool's call and result are
-/// provider parts; unknown blocks are skipped (SPEC PROV-COMMON-03).
+/// provider parts, grounding citations a metadata part; unknown blocks are
+/// skipped (SPEC PROV-COMMON-03).
 pub fn content_deltas(content: &[Value], turn: usize) -> Vec<Delta> {
     let mut out = Vec::new();
     let (mut thinking, mut calls) = (0u32, 0u32);
@@ -71,6 +72,19 @@ pub fn content_deltas(content: &[Value], turn: usize) -> Vec<Delta> {
             if !text.is_empty() {
                 out.push(Delta::text(text));
             }
+        } else if let Some(cited) = block.get("citationsContent") {
+            // Generated text a citation block holds stays text (Nova's is
+            // empty: its text comes in the text blocks around).
+            let content = cited.get("content").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+            out.extend(
+                content
+                    .iter()
+                    .filter_map(|c| c.get("text").and_then(Value::as_str))
+                    .filter(|t| !t.is_empty())
+                    .map(Delta::text),
+            );
+            let list = cited.get("citations").and_then(Value::as_array).cloned().unwrap_or_default();
+            out.extend(super::builtin::citations(list));
         } else if let Some(reasoning) = block.get("reasoningContent") {
             let (text, signature, redacted) = if let Some(redacted) = reasoning.get("redactedContent") {
                 (String::new(), String::new(), blob(redacted))

@@ -4,8 +4,9 @@
 //! ([`crate::eventstream`]); each event frame's `:event-type` header names
 //! its JSON payload: `messageStart`, `contentBlockStart` (a tool call's id
 //! and name), `contentBlockDelta` (text, tool input, reasoning text,
-//! signature or redacted content), `contentBlockStop`, `messageStop` (the
-//! stop reason — required) and `metadata` (usage). Content blocks share
+//! signature, redacted content or a grounding citation),
+//! `contentBlockStop`, `messageStop` (the stop reason — required) and
+//! `metadata` (usage). Content blocks share
 //! one index space; each index is mapped to its kind and ordinal on first
 //! sight, so reasoning blocks and tool calls keep their own numbering and
 //! a delta of the wrong kind for its index is a decode error.
@@ -15,7 +16,7 @@
 //! decode error, like a dropped connection; a body that ends inside a frame
 //! or before `messageStop` is `Truncated` (retryable), never a success.
 
-use super::builtin::{part as builtin_part, server_kind};
+use super::builtin::{citations as citations_part, part as builtin_part, server_kind};
 use super::response::{finish_reason, secrets, usage};
 use super::FAMILY;
 use crate::classify::{api_error, decode_error};
@@ -44,6 +45,8 @@ enum Block {
     },
     /// A Nova system tool's call or result, kept whole at its stop.
     Server(ProviderPartKind),
+    /// Grounding citations, one per `citation` delta, kept at the stop.
+    Citations,
 }
 
 /// The incremental decoder for one ConverseStream response.
@@ -79,6 +82,7 @@ impl ConverseStream {
             frames: FrameDecoder::new(),
             blocks: BTreeMap::new(),
             servers: BTreeMap::new(),
+            citations: BTreeMap::new(),
             thinking: 0,
             calls: 0,
             usage: Usage::default(),
@@ -96,6 +100,8 @@ pub struct FrameParser {
     blocks: BTreeMap<u64, Block>,
     /// Open system-tool blocks: the start, the input text, the result items.
     servers: BTreeMap<u64, (Value, String, Vec<Value>)>,
+    /// Open citation blocks' citations, in the order they came.
+    citations: BTreeMap<u64, Vec<Value>>,
     thinking: u32,
     calls: u32,
     usage: Usage,
@@ -194,12 +200,21 @@ impl FrameParser {
                 let delta = payload.get("delta").unwrap_or(&Value::Null);
                 if let Some(piece) = delta.get("text").and_then(Value::as_str) {
                     self.open(index, Block::Text)?;
-                    if self.blocks.get(&index) != Some(&Block::Text) {
+                    // A citations block may carry the text it supports.
+                    if !matches!(self.blocks.get(&index), Some(Block::Text | Block::Citations)) {
                         return Err(mismatch(index, "text"));
                     }
                     if !piece.is_empty() {
                         book.emit(Delta::text(piece), "event stream")?;
                     }
+                } else if let Some(citation) = delta.get("citation") {
+                    self.open(index, Block::Citations)?;
+                    if !matches!(self.blocks.get(&index), Some(Block::Text | Block::Citations)) {
+                        return Err(mismatch(index, "a citation"));
+                    }
+                    // Each delta is one whole citation (as recorded), so the
+                    // block's list is the plain response's `citations`.
+                    self.citations.entry(index).or_default().push(citation.clone());
                 } else if let Some((_, input, results)) = self.servers.get_mut(&index) {
                     // A system tool's input grows as text, its result as content items.
                     match (delta.pointer("/toolUse/input"), delta.get("toolResult")) {
@@ -256,18 +271,20 @@ impl FrameParser {
                         book.emit(delta, "event stream")?;
                     }
                 }
-                // Citations, tool-result and image deltas carry nothing a
-                // golem message holds (SPEC PROV-COMMON-03).
+                // Client tool-result and image deltas carry nothing a golem
+                // message holds (SPEC PROV-COMMON-03).
                 Ok(())
             }
             "contentBlockStop" => {
                 let index = block_index(payload)?;
+                self.close_citations(book, index)?;
                 self.close_server(book, index)?;
                 self.close_tool(book, index)
             }
             "messageStop" => {
                 let open: Vec<u64> = self.blocks.keys().copied().collect();
                 for index in open {
+                    self.close_citations(book, index)?;
                     self.close_server(book, index)?;
                     self.close_tool(book, index)?;
                 }
@@ -297,7 +314,7 @@ impl FrameParser {
         match block {
             Block::Reasoning(_) => self.thinking += 1,
             Block::Tool { .. } => self.calls += 1,
-            Block::Text | Block::Server(_) => {}
+            Block::Text | Block::Server(_) | Block::Citations => {}
         }
         self.blocks.insert(index, block);
         Ok(())
@@ -326,6 +343,15 @@ impl FrameParser {
             result["content"] = Value::Array(results);
         }
         book.emit(builtin_part(kind, &start), "event stream")
+    }
+
+    /// A citations block, complete: the part a whole response's
+    /// `citationsContent` block keeps, placed where the block stops.
+    fn close_citations(&mut self, book: &mut Book, index: u64) -> Result<(), ModelError> {
+        match self.citations.remove(&index).and_then(citations_part) {
+            Some(part) => book.emit(part, "event stream"),
+            None => Ok(()),
+        }
     }
 
     /// A tool call that never received input gets `{}` (SPEC
