@@ -317,6 +317,43 @@ fn a_built_in_anthropic_has_not_is_refused_before_sending() {
     assert!(codec.capabilities().builtin_tools.supports(&BuiltinTool::CodeExecution));
 }
 
+/// A server tool's version is picked per client; golem's default goes
+/// otherwise, and a version that is not the tool's (or a tool Anthropic
+/// has not) is refused when the config is built, with a typed error.
+#[test]
+fn server_tool_versions_are_picked_per_client_and_checked() {
+    use golem_providers::anthropic::{Codec, Config, Tuning};
+    use golem_providers::config::ConfigError;
+    use golem_providers::tuning::TuningError;
+    let config = |tuning: Tuning| Config::builder("claude-opus-4-8").api_key("k").tuning(tuning).build();
+    let request = Request::new(vec![Message::user("hi")])
+        .with_builtin_tools(vec![BuiltinTool::WebSearch(WebSearch::new()), BuiltinTool::CodeExecution]);
+    let types = |tuning: Tuning| -> Vec<Value> {
+        let codec = Codec::new(config(tuning).unwrap());
+        let sent: Value = serde_json::from_slice(&codec.encode(&request, false).unwrap().body).unwrap();
+        sent["tools"].as_array().unwrap().iter().map(|t| t["type"].clone()).collect()
+    };
+    assert_eq!(types(Tuning::new()), [json!("web_search_20250305"), json!("code_execution_20260120")]);
+    let picked = Tuning::new().server_tool_version("web_search", "web_search_20260209");
+    assert_eq!(types(picked), [json!("web_search_20260209"), json!("code_execution_20260120")]);
+
+    for (tool, version) in [
+        ("web_search", "web_fetch_20250910"),
+        ("web_search", "web_search_"),
+        ("web_search", "web_search20260209"),
+        ("web_search", "web_search_2026 02"),
+        ("code_execution", "web_search_20260209"),
+    ] {
+        let error = config(Tuning::new().server_tool_version(tool, version)).unwrap_err();
+        let want = TuningError::ServerToolVersion { tool: tool.into(), version: version.into() };
+        assert_eq!(error, ConfigError::InvalidTuning(want), "{tool} {version}");
+    }
+    let error = config(Tuning::new().server_tool_version("memory", "memory_20250818")).unwrap_err();
+    let want = TuningError::UnknownServerTool { tool: "memory".into(), provider: "Anthropic" };
+    assert_eq!(error, ConfigError::InvalidTuning(want));
+    assert!(error.to_string().contains("memory"), "{error}");
+}
+
 #[test]
 fn web_search_options_are_sent() {
     use golem_core::builtin::UserLocation;
@@ -455,7 +492,7 @@ fn a_search_echoed_before_a_mid_conversation_system_turn_is_the_recorded_request
 }
 
 /// rig's recording of web search with dynamic filtering (the search runs
-/// code): the first request but for the dated tool version golem sends;
+/// code): the first request whole, the tool's version picked in the tuning;
 /// every `server_tool_use`, `web_search_tool_result` and
 /// `code_execution_tool_result` decoded in place with the text around
 /// them, the container kept; replayed next turn, the assistant turn is the
@@ -468,8 +505,8 @@ fn a_search_with_dynamic_filtering_decodes_and_replays() {
     let request = Request::new(opening(&body)).with_builtin_tools(builtins(&body));
     let codec = codec_for_recorded(&body);
     let mut ours: Value = serde_json::from_slice(&codec.encode(&request, false).unwrap().body).unwrap();
-    assert_eq!(ours["tools"][0]["name"], "web_search");
-    ours["tools"] = body["tools"].clone(); // web_search_20260209 is not a version golem sends
+    // The version is the client's pick (`Tuning::server_tool_version`).
+    assert_eq!(ours["tools"][0]["type"], "web_search_20260209");
     ours.as_object_mut().unwrap().remove("stream");
     assert_eq!(ours, body);
 

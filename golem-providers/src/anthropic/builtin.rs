@@ -18,19 +18,30 @@ use golem_core::builtin::{BuiltinTool, ProviderPart, ProviderPartKind, UserLocat
 use golem_core::message::{Message, Role};
 use golem_core::model::{Delta, ModelError};
 use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
 
-/// The tool versions sent: the newest each recorded exchange used.
-const WEB_SEARCH: &str = "web_search_20250305";
-const WEB_FETCH: &str = "web_fetch_20250910";
-const CODE_EXECUTION: &str = "code_execution_20260120";
+/// Each server tool's name and the version sent unless the tuning picks
+/// another ([`Tuning::server_tool_version`](super::Tuning::server_tool_version)):
+/// the newest each recorded exchange used.
+pub(crate) const SERVER_TOOLS: [(&str, &str); 3] = [
+    ("web_search", "web_search_20250305"),
+    ("web_fetch", "web_fetch_20250910"),
+    ("code_execution", "code_execution_20260120"),
+];
 
-/// The `tools` entry of a declared built-in, or why Anthropic cannot run it.
-pub(crate) fn tool_entry(tool: &BuiltinTool) -> Result<Value, ModelError> {
+/// The `tools` entry of a declared built-in, or why Anthropic cannot run
+/// it; `versions` are the tuning's picks by tool name.
+pub(crate) fn tool_entry(tool: &BuiltinTool, versions: &BTreeMap<String, String>) -> Result<Value, ModelError> {
     let mut entry = Map::new();
+    let mut named = |name: &str| {
+        let default = SERVER_TOOLS.iter().find(|(tool, _)| *tool == name).map_or("", |(_, version)| version);
+        let version = versions.get(name).map_or(default, String::as_str);
+        entry.insert("type".into(), version.into());
+        entry.insert("name".into(), name.into());
+    };
     match tool {
         BuiltinTool::WebSearch(search) => {
-            entry.insert("type".into(), WEB_SEARCH.into());
-            entry.insert("name".into(), "web_search".into());
+            named("web_search");
             domains(&mut entry, &search.allowed_domains, &search.blocked_domains);
             if let Some(n) = search.max_uses {
                 entry.insert("max_uses".into(), n.into());
@@ -40,17 +51,13 @@ pub(crate) fn tool_entry(tool: &BuiltinTool) -> Result<Value, ModelError> {
             }
         }
         BuiltinTool::WebFetch(fetch) => {
-            entry.insert("type".into(), WEB_FETCH.into());
-            entry.insert("name".into(), "web_fetch".into());
+            named("web_fetch");
             domains(&mut entry, &fetch.allowed_domains, &fetch.blocked_domains);
             if let Some(n) = fetch.max_uses {
                 entry.insert("max_uses".into(), n.into());
             }
         }
-        BuiltinTool::CodeExecution => {
-            entry.insert("type".into(), CODE_EXECUTION.into());
-            entry.insert("name".into(), "code_execution".into());
-        }
+        BuiltinTool::CodeExecution => named("code_execution"),
         other => return Err(unsupported_builtin(other, super::FAMILY, "the Messages API has no such server tool")),
     }
     Ok(Value::Object(entry))

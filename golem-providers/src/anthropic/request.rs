@@ -90,7 +90,7 @@ fn body(request: &Request, config: &Config) -> Result<Map<String, Value>, ModelE
             })
             .collect();
         for builtin in request.builtin_tools.iter() {
-            tools.push(super::builtin::tool_entry(builtin)?);
+            tools.push(super::builtin::tool_entry(builtin, &config.tuning().extras.server_tool_versions)?);
         }
         body.insert("tools".into(), Value::Array(tools));
         // Forcing only, and never while thinking: the API refuses it then

@@ -37,6 +37,27 @@ pub enum TuningError {
         /// The value given.
         value: String,
     },
+    /// A server tool version set for a tool the family has no server
+    /// tool of that name.
+    #[error("{provider} has no server tool named {tool:?}")]
+    UnknownServerTool {
+        /// The tool name given.
+        tool: String,
+        /// The provider, as its errors name it.
+        provider: &'static str,
+    },
+    /// A server tool version that is not one of that tool's: it must be the
+    /// tool's type prefix (`web_search_`) followed by letters, digits or
+    /// `_` (`web_search_20260209`).
+    #[error(
+        "{version:?} is not a version of the {tool} server tool (expected {tool}_ and a date, as {tool}_20260209)"
+    )]
+    ServerToolVersion {
+        /// The tool.
+        tool: String,
+        /// The version given.
+        version: String,
+    },
     /// A field the family's API does not take.
     #[error("{provider} takes no {field}")]
     NotTaken {

@@ -169,6 +169,15 @@ pub fn codec_for_recorded(body: &Value) -> Codec {
     if let Some(t) = body["temperature"].as_f64() {
         tuning = tuning.temperature(t);
     }
+    // The server tool versions the recording declares (`type` is the version).
+    for tool in body["tools"].as_array().into_iter().flatten() {
+        if let (Some(name), Some(version)) = (tool["name"].as_str(), tool["type"].as_str()) {
+            let built_in = ["web_search", "web_fetch", "code_execution"].contains(&name);
+            if built_in && version.starts_with(&format!("{name}_")) {
+                tuning = tuning.server_tool_version(name, version);
+            }
+        }
+    }
     let mut builder = Config::builder(body["model"].as_str().unwrap()).api_key(KEY).tuning(tuning).no_cache();
     match body["thinking"]["type"].as_str() {
         Some("enabled") => {
