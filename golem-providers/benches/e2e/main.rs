@@ -28,6 +28,7 @@
 //! 300 s deadline golem's calls carry by default).
 //! Linux only for RSS.
 
+mod allocs;
 mod bare;
 mod loopback_parts;
 mod memory;
@@ -94,6 +95,10 @@ struct Totals {
     cpu_ns: u64,
     peak_kb: usize,
     latencies: Vec<Duration>,
+    /// Heap allocations (`allocs.rs`).
+    allocs: u64,
+    /// Polls of the async runs' futures.
+    polls: u64,
 }
 
 fn scale() -> f64 {
@@ -164,7 +169,25 @@ fn check(contender: Contender, output: &str) {
     assert_eq!(output, "all done", "{contender:?}");
 }
 
+/// Times a run's future was polled (every wake-up of a run costs a walk
+/// down its stack of futures), counted across contenders by `measure`.
+static POLLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// `work`, counting its polls in [`POLLS`].
+async fn counted<T>(work: impl std::future::Future<Output = T>) -> T {
+    let mut work = std::pin::pin!(work);
+    std::future::poll_fn(|cx| {
+        POLLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        work.as_mut().poll(cx)
+    })
+    .await
+}
+
 async fn one_async(clients: &Clients, contender: Contender, i: usize, stream: bool) {
+    counted(one_async_uncounted(clients, contender, i, stream)).await
+}
+
+async fn one_async_uncounted(clients: &Clients, contender: Contender, i: usize, stream: bool) {
     let output = match contender {
         GolemAsync => {
             clients.agent_async_tool.run_with(()).prompt(prompt(i)).stream(stream).call_async().await.unwrap().output
@@ -242,9 +265,13 @@ fn runs_of(shape: Shape) -> usize {
 fn measure(scenario: &Scenario, clients: &Clients, server: &Server, contender: Contender, totals: &mut Totals) {
     let _ = std::fs::write("/proc/self/clear_refs", "5");
     let (cpu, server_cpu) = (process_cpu_ns(), server.cpu_ns());
+    let allocs = allocs::so_far();
+    let polls = POLLS.load(std::sync::atomic::Ordering::Relaxed);
     let started = Instant::now();
     let latencies = segment(scenario, clients, contender);
     totals.wall += started.elapsed();
+    totals.allocs += allocs::so_far() - allocs;
+    totals.polls += POLLS.load(std::sync::atomic::Ordering::Relaxed) - polls;
     let client_cpu = (process_cpu_ns() - cpu).saturating_sub(server.cpu_ns() - server_cpu);
     totals.cpu_ns += client_cpu;
     totals.runs += runs_of(scenario.shape);
@@ -301,14 +328,26 @@ fn main() {
     let mut table = String::new();
     let _ = writeln!(
         table,
-        "| scenario | driver | golem runs/s | bare runs/s | golem ÷ bare | golem CPU/run | bare CPU/run | CPU golem ÷ bare | golem peak RSS | bare peak RSS | p99 golem ÷ bare |"
+        "| scenario | driver | golem runs/s | bare runs/s | golem ÷ bare | golem CPU/run | bare CPU/run | CPU golem ÷ bare | golem peak RSS | bare peak RSS | p99 golem ÷ bare | allocs/run golem / bare | polls/run golem / bare |"
     );
-    let _ = writeln!(table, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let _ = writeln!(table, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     // `GOLEM_BENCH_ONLY=stream` runs the scenarios whose name holds it.
     let only = std::env::var("GOLEM_BENCH_ONLY").unwrap_or_default();
-    // `GOLEM_BENCH_DRIVER=Blocking` (or `Async`) runs only those contenders.
+    // `GOLEM_BENCH_DRIVER=Blocking` (or `Async`) runs only those contenders;
+    // whole names (`GolemAsync`, or `GolemAsync,BareAsync`) run just those.
     let driver = std::env::var("GOLEM_BENCH_DRIVER").unwrap_or_default();
-    let wanted = |c: Contender| format!("{c:?}").contains(driver.as_str());
+    let names: Vec<&str> = driver.split(',').collect();
+    let exact = [GolemBlocking, BareBlocking, GolemAsync, GolemAsyncPoolTool, BareAsync]
+        .iter()
+        .any(|c| names.contains(&format!("{c:?}").as_str()));
+    let wanted = |c: Contender| {
+        let name = format!("{c:?}");
+        if exact {
+            names.contains(&name.as_str())
+        } else {
+            name.contains(driver.as_str())
+        }
+    };
     for scenario in scenarios.iter().filter(|s| s.name.contains(only.as_str())) {
         let server = Server::start(scenario.turns);
         let clients = clients(&server, scenario.turns);
@@ -357,7 +396,7 @@ fn main() {
             };
             let _ = writeln!(
                 table,
-                "| {} | {} | {:.0} | {:.0} | {:.2}× | {:.0} µs | {:.0} µs | {:.2}× | {} MiB | {} MiB | {} |",
+                "| {} | {} | {:.0} | {:.0} | {:.2}× | {:.0} µs | {:.0} µs | {:.2}× | {} MiB | {} MiB | {} | {:.0} / {:.0} | {:.1} / {:.1} |",
                 scenario.name,
                 pair.2,
                 rate(&golem),
@@ -369,6 +408,10 @@ fn main() {
                 golem.peak_kb / 1024,
                 bare.peak_kb / 1024,
                 p99_ratio,
+                golem.allocs as f64 / golem.runs as f64,
+                bare.allocs as f64 / bare.runs as f64,
+                golem.polls as f64 / golem.runs as f64,
+                bare.polls as f64 / bare.runs as f64,
             );
         }
     }
