@@ -116,6 +116,9 @@ fn scaled(n: usize) -> usize {
 }
 
 fn process_cpu_ns() -> u64 {
+    if server::proc_clock() {
+        return server::schedstat_ns("/proc/self/task");
+    }
     let t = rustix::time::clock_gettime(rustix::time::ClockId::ProcessCPUTime);
     t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
 }
@@ -255,6 +258,24 @@ fn segment(scenario: &Scenario, clients: &Clients, contender: Contender) -> Vec<
     }
 }
 
+/// Why a scenario cannot run over the loopback here, if it cannot: every
+/// run in flight holds a connection, whose two ends are both this
+/// process's, and each contender's pool keeps its connections open for
+/// the next segment — four descriptors per run in flight for a golem and a
+/// bare contender (`ulimit -n` raises the limit where the hard limit
+/// allows).
+fn too_many_sockets(scenario: &Scenario) -> Option<String> {
+    let Shape::InFlight { tasks, .. } = scenario.shape else { return None };
+    if in_memory() {
+        return None;
+    }
+    let limit = rustix::process::getrlimit(rustix::process::Resource::Nofile).current.unwrap_or(u64::MAX);
+    let needed = 4 * tasks as u64 + 256;
+    (limit < needed).then(|| {
+        format!("{tasks} runs in flight need about {needed} open files over the loopback, the limit is {limit} (raise `ulimit -n`, or GOLEM_BENCH_TRANSPORT=memory)")
+    })
+}
+
 fn runs_of(shape: Shape) -> usize {
     match shape {
         Shape::Sequential { runs } => runs,
@@ -310,6 +331,20 @@ fn main() {
             contenders: ASYNC,
         },
         Scenario {
+            name: "10,000 in flight, 1-thread executor",
+            turns: 1,
+            stream: false,
+            shape: Shape::InFlight { threads: 1, tasks: 10_000, each: 1 },
+            contenders: ASYNC,
+        },
+        Scenario {
+            name: "10,000 in flight, 2-thread executor",
+            turns: 1,
+            stream: false,
+            shape: Shape::InFlight { threads: 2, tasks: 10_000, each: 1 },
+            contenders: ASYNC,
+        },
+        Scenario {
             name: "streaming, sequential",
             turns: 1,
             stream: true,
@@ -349,6 +384,10 @@ fn main() {
         }
     };
     for scenario in scenarios.iter().filter(|s| s.name.contains(only.as_str())) {
+        if let Some(skipped) = too_many_sockets(scenario) {
+            println!("skipped \"{}\": {skipped}", scenario.name);
+            continue;
+        }
         let server = Server::start(scenario.turns);
         let clients = clients(&server, scenario.turns);
         // Warm up every contender with one unmeasured segment: the pool's
