@@ -25,7 +25,11 @@
 //! loopback, every contender alike, which leaves only the client code's CPU;
 //! `loopback_parts.rs` names the variables that add parts of the loopback
 //! back; `GOLEM_BENCH_BARE_TIMEOUT=1` gives the bare loop's requests the
-//! 300 s deadline golem's calls carry by default).
+//! 300 s deadline golem's calls carry by default; `GOLEM_BENCH_DRIVER`
+//! also takes whole contender names, `GolemAsync,BareAsync`;
+//! `GOLEM_BENCH_POLLS=1` counts the runs' polls; `GOLEM_BENCH_CLOCK=proc`
+//! reads CPU clocks from `/proc`, so valgrind's tools can run the bench).
+//! Allocations per run are counted by `allocs.rs`.
 //! Linux only for RSS.
 
 mod allocs;
