@@ -13,7 +13,11 @@
 //!   TCP;
 //! - `GOLEM_BENCH_TCP_ECHO=1` passes the request and the answer through a
 //!   loopback TCP connection whose both ends the client's thread holds:
-//!   the kernel's TCP path on the client's CPU, without waiting.
+//!   the kernel's TCP path on the client's CPU, without waiting;
+//! - `GOLEM_BENCH_INTERLEAVE=1` has each async answer wait once (a yield)
+//!   before it arrives, so the runs in flight take turns between request
+//!   and answer as they do over sockets — each run's state goes cold while
+//!   the others run — without the kernel.
 
 use std::cell::RefCell;
 use std::io::{Read, Write};
@@ -27,6 +31,12 @@ pub fn add(request: &[u8], answer: &[u8]) {
     evict();
     round_trip();
     tcp_echo(request, answer);
+}
+
+/// `GOLEM_BENCH_INTERLEAVE=1`: async answers yield once before arriving.
+pub fn interleave() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| enabled("GOLEM_BENCH_INTERLEAVE"))
 }
 
 fn enabled(variable: &str) -> bool {

@@ -25,9 +25,14 @@
 //! loopback, every contender alike, which leaves only the client code's CPU;
 //! `loopback_parts.rs` names the variables that add parts of the loopback
 //! back; `GOLEM_BENCH_BARE_TIMEOUT=1` gives the bare loop's requests the
-//! 300 s deadline golem's calls carry by default).
+//! 300 s deadline golem's calls carry by default; `GOLEM_BENCH_DRIVER`
+//! also takes whole contender names, `GolemAsync,BareAsync`;
+//! `GOLEM_BENCH_POLLS=1` counts the runs' polls; `GOLEM_BENCH_CLOCK=proc`
+//! reads CPU clocks from `/proc`, so valgrind's tools can run the bench).
+//! Allocations per run are counted by `allocs.rs`.
 //! Linux only for RSS.
 
+mod allocs;
 mod bare;
 mod loopback_parts;
 mod memory;
@@ -94,6 +99,10 @@ struct Totals {
     cpu_ns: u64,
     peak_kb: usize,
     latencies: Vec<Duration>,
+    /// Heap allocations (`allocs.rs`).
+    allocs: u64,
+    /// Polls of the async runs' futures.
+    polls: u64,
 }
 
 fn scale() -> f64 {
@@ -111,6 +120,9 @@ fn scaled(n: usize) -> usize {
 }
 
 fn process_cpu_ns() -> u64 {
+    if server::proc_clock() {
+        return server::schedstat_ns("/proc/self/task");
+    }
     let t = rustix::time::clock_gettime(rustix::time::ClockId::ProcessCPUTime);
     t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
 }
@@ -164,7 +176,37 @@ fn check(contender: Contender, output: &str) {
     assert_eq!(output, "all done", "{contender:?}");
 }
 
+/// Times a run's future was polled (every wake-up of a run costs a walk
+/// down its stack of futures), counted across contenders by `measure`.
+static POLLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// `work`, counting its polls in [`POLLS`].
+async fn counted<T>(work: impl std::future::Future<Output = T>) -> T {
+    let mut work = std::pin::pin!(work);
+    std::future::poll_fn(|cx| {
+        POLLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        work.as_mut().poll(cx)
+    })
+    .await
+}
+
+/// `GOLEM_BENCH_POLLS=1`: count the runs' polls. Off by default, as the
+/// counting wrapper moves each run's future once more (a cost that grows
+/// with the future, so not the same for every contender).
+fn count_polls() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var("GOLEM_BENCH_POLLS").is_ok_and(|v| v == "1"))
+}
+
 async fn one_async(clients: &Clients, contender: Contender, i: usize, stream: bool) {
+    if count_polls() {
+        counted(one_async_uncounted(clients, contender, i, stream)).await
+    } else {
+        one_async_uncounted(clients, contender, i, stream).await
+    }
+}
+
+async fn one_async_uncounted(clients: &Clients, contender: Contender, i: usize, stream: bool) {
     let output = match contender {
         GolemAsync => {
             clients.agent_async_tool.run_with(()).prompt(prompt(i)).stream(stream).call_async().await.unwrap().output
@@ -232,6 +274,24 @@ fn segment(scenario: &Scenario, clients: &Clients, contender: Contender) -> Vec<
     }
 }
 
+/// Why a scenario cannot run over the loopback here, if it cannot: every
+/// run in flight holds a connection, whose two ends are both this
+/// process's, and each contender's pool keeps its connections open for
+/// the next segment — four descriptors per run in flight for a golem and a
+/// bare contender (`ulimit -n` raises the limit where the hard limit
+/// allows).
+fn too_many_sockets(scenario: &Scenario) -> Option<String> {
+    let Shape::InFlight { tasks, .. } = scenario.shape else { return None };
+    if in_memory() {
+        return None;
+    }
+    let limit = rustix::process::getrlimit(rustix::process::Resource::Nofile).current.unwrap_or(u64::MAX);
+    let needed = 4 * tasks as u64 + 256;
+    (limit < needed).then(|| {
+        format!("{tasks} runs in flight need about {needed} open files over the loopback, the limit is {limit} (raise `ulimit -n`, or GOLEM_BENCH_TRANSPORT=memory)")
+    })
+}
+
 fn runs_of(shape: Shape) -> usize {
     match shape {
         Shape::Sequential { runs } => runs,
@@ -242,9 +302,13 @@ fn runs_of(shape: Shape) -> usize {
 fn measure(scenario: &Scenario, clients: &Clients, server: &Server, contender: Contender, totals: &mut Totals) {
     let _ = std::fs::write("/proc/self/clear_refs", "5");
     let (cpu, server_cpu) = (process_cpu_ns(), server.cpu_ns());
+    let allocs = allocs::so_far();
+    let polls = POLLS.load(std::sync::atomic::Ordering::Relaxed);
     let started = Instant::now();
     let latencies = segment(scenario, clients, contender);
     totals.wall += started.elapsed();
+    totals.allocs += allocs::so_far() - allocs;
+    totals.polls += POLLS.load(std::sync::atomic::Ordering::Relaxed) - polls;
     let client_cpu = (process_cpu_ns() - cpu).saturating_sub(server.cpu_ns() - server_cpu);
     totals.cpu_ns += client_cpu;
     totals.runs += runs_of(scenario.shape);
@@ -283,6 +347,20 @@ fn main() {
             contenders: ASYNC,
         },
         Scenario {
+            name: "10,000 in flight, 1-thread executor",
+            turns: 1,
+            stream: false,
+            shape: Shape::InFlight { threads: 1, tasks: 10_000, each: 1 },
+            contenders: ASYNC,
+        },
+        Scenario {
+            name: "10,000 in flight, 2-thread executor",
+            turns: 1,
+            stream: false,
+            shape: Shape::InFlight { threads: 2, tasks: 10_000, each: 1 },
+            contenders: ASYNC,
+        },
+        Scenario {
             name: "streaming, sequential",
             turns: 1,
             stream: true,
@@ -301,15 +379,31 @@ fn main() {
     let mut table = String::new();
     let _ = writeln!(
         table,
-        "| scenario | driver | golem runs/s | bare runs/s | golem ÷ bare | golem CPU/run | bare CPU/run | CPU golem ÷ bare | golem peak RSS | bare peak RSS | p99 golem ÷ bare |"
+        "| scenario | driver | golem runs/s | bare runs/s | golem ÷ bare | golem CPU/run | bare CPU/run | CPU golem ÷ bare | golem peak RSS | bare peak RSS | p99 golem ÷ bare | allocs/run golem / bare | polls/run golem / bare (`GOLEM_BENCH_POLLS=1`) |"
     );
-    let _ = writeln!(table, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let _ = writeln!(table, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     // `GOLEM_BENCH_ONLY=stream` runs the scenarios whose name holds it.
     let only = std::env::var("GOLEM_BENCH_ONLY").unwrap_or_default();
-    // `GOLEM_BENCH_DRIVER=Blocking` (or `Async`) runs only those contenders.
+    // `GOLEM_BENCH_DRIVER=Blocking` (or `Async`) runs only those contenders;
+    // whole names (`GolemAsync`, or `GolemAsync,BareAsync`) run just those.
     let driver = std::env::var("GOLEM_BENCH_DRIVER").unwrap_or_default();
-    let wanted = |c: Contender| format!("{c:?}").contains(driver.as_str());
+    let names: Vec<&str> = driver.split(',').collect();
+    let exact = [GolemBlocking, BareBlocking, GolemAsync, GolemAsyncPoolTool, BareAsync]
+        .iter()
+        .any(|c| names.contains(&format!("{c:?}").as_str()));
+    let wanted = |c: Contender| {
+        let name = format!("{c:?}");
+        if exact {
+            names.contains(&name.as_str())
+        } else {
+            name.contains(driver.as_str())
+        }
+    };
     for scenario in scenarios.iter().filter(|s| s.name.contains(only.as_str())) {
+        if let Some(skipped) = too_many_sockets(scenario) {
+            println!("skipped \"{}\": {skipped}", scenario.name);
+            continue;
+        }
         let server = Server::start(scenario.turns);
         let clients = clients(&server, scenario.turns);
         // Warm up every contender with one unmeasured segment: the pool's
@@ -355,9 +449,14 @@ fn main() {
                 }
                 Shape::Sequential { .. } => "–".to_string(),
             };
+            let polls = if count_polls() {
+                format!("{:.1} / {:.1}", golem.polls as f64 / golem.runs as f64, bare.polls as f64 / bare.runs as f64)
+            } else {
+                "–".to_string()
+            };
             let _ = writeln!(
                 table,
-                "| {} | {} | {:.0} | {:.0} | {:.2}× | {:.0} µs | {:.0} µs | {:.2}× | {} MiB | {} MiB | {} |",
+                "| {} | {} | {:.0} | {:.0} | {:.2}× | {:.0} µs | {:.0} µs | {:.2}× | {} MiB | {} MiB | {} | {:.0} / {:.0} | {} |",
                 scenario.name,
                 pair.2,
                 rate(&golem),
@@ -369,6 +468,9 @@ fn main() {
                 golem.peak_kb / 1024,
                 bare.peak_kb / 1024,
                 p99_ratio,
+                golem.allocs as f64 / golem.runs as f64,
+                bare.allocs as f64 / bare.runs as f64,
+                polls,
             );
         }
     }

@@ -46,6 +46,11 @@ impl Transport for MemoryTransport {
 impl AsyncTransport for MemoryTransport {
     fn send<'a>(&'a self, request: &'a HttpRequest) -> BoxFuture<'a, Result<AsyncHttpResponse, TransportError>> {
         let (head, body) = self.answer(request);
-        Box::pin(async move { Ok(AsyncHttpResponse { head, body: AsyncBody::from_chunks([body]) }) })
+        Box::pin(async move {
+            if loopback_parts::interleave() {
+                futures_lite::future::yield_now().await;
+            }
+            Ok(AsyncHttpResponse { head, body: AsyncBody::from_chunks([body]) })
+        })
     }
 }

@@ -198,8 +198,8 @@ impl<Deps: Send + Sync + 'static, O> Dispatcher<Deps, O, Futures> {
             Woke::Cancel => Ok(caller_cancel(&self.place.after_turn)),
             Woke::Tick => Ok(Input::Tick),
             Woke::Answer(answer) => {
-                self.settle(answer);
-                Ok(self.ready_input().unwrap_or(Input::Tick))
+                self.queue_fragments();
+                Ok(self.arrived_next(answer))
             }
             Woke::CancelThen(answer) => {
                 self.settle(answer);
@@ -211,9 +211,14 @@ impl<Deps: Send + Sync + 'static, O> Dispatcher<Deps, O, Futures> {
     /// Queue a finished call's answer behind the last fragments it streamed
     /// in the very poll that finished it.
     fn settle(&mut self, answer: Answer) {
+        self.queue_fragments();
+        self.arrived(answer);
+    }
+
+    /// Queue the fragments already sent.
+    fn queue_fragments(&mut self) {
         while let Some(Ok((id, delta))) = self.place.deltas.as_mut().map(|d| d.rx.try_recv()) {
             self.queue(Input::ModelDelta { id, delta });
         }
-        self.arrived(answer);
     }
 }

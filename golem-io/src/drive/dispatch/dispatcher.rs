@@ -195,6 +195,20 @@ impl<Deps: Send + Sync + 'static, O, P: Placement<Deps>> Dispatcher<Deps, O, P> 
         self.ready.push_back(input);
     }
 
+    /// The next input once `answer` arrived while nothing was ready: the
+    /// answer itself when nothing must go before it, without a trip
+    /// through the ready queue (issue 37: with many runs in flight each
+    /// run's state is cold when its answer comes, and the queue's buffer
+    /// and the two 240-byte moves were cache misses of their own).
+    pub(crate) fn arrived_next(&mut self, answer: Answer) -> Input {
+        let plain = answer.error.is_none() && answer.spent.is_none();
+        if plain && self.ready.is_empty() && self.starting.is_none() {
+            return answer.input;
+        }
+        self.arrived(answer);
+        self.ready_input().unwrap_or(Input::Tick)
+    }
+
     /// Queue an answer, keeping a tool's error object for `RunError::source`
     /// under the machine id its failure will quote.
     pub(crate) fn arrived(&mut self, Answer { input, error, spent }: Answer) {

@@ -11,6 +11,7 @@ use super::conn::Conn;
 use super::exchange::read_more;
 use super::pool::Pool;
 use super::target::{Target, READ_CHUNK};
+use super::timeout::Deadline;
 use bytes::Bytes;
 use std::sync::Arc;
 use ureq_proto::client::state::RecvBody;
@@ -30,6 +31,8 @@ pub(crate) struct BodyState {
     pub(crate) target: Target,
     pub(crate) config: TransportConfig,
     pub(crate) host: String,
+    /// The request's own deadline, which bounds the body's reads too.
+    pub(crate) deadline: Option<Deadline>,
     /// The server closed the connection to end the body.
     pub(crate) closed: bool,
 }
@@ -74,7 +77,7 @@ impl BodyState {
             if !close_delimited && self.call.can_proceed() {
                 return Ok(None);
             }
-            let n = read_more(&mut self.conn, &mut self.input, &self.config, &self.host).await?;
+            let n = read_more(&mut self.conn, &mut self.input, &self.config, &self.host, self.deadline).await?;
             if n == 0 {
                 if close_delimited {
                     self.closed = true;

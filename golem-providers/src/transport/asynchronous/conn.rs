@@ -5,7 +5,7 @@
 use super::super::config::TransportConfig;
 use super::super::error::{TimeoutPhase, TransportError};
 use super::target::Target;
-use super::timeout::with_timeout;
+use super::timeout::{with_timeout, Deadline};
 use super::tunnel::open_tunnel;
 use async_io::Async;
 use futures_lite::io::{AsyncRead, AsyncWrite};
@@ -47,9 +47,10 @@ pub(crate) async fn connect(
     target: &Target,
     tls: Option<&Arc<ClientConfig>>,
     config: &TransportConfig,
+    deadline: Option<Deadline>,
 ) -> Result<Conn, TransportError> {
     let timeout = TransportError::Timeout { phase: TimeoutPhase::Connect, after: config.connect_timeout };
-    with_timeout(config.connect_timeout, timeout, open(target, tls, config)).await
+    with_timeout(config.connect_timeout, timeout, deadline, open(target, tls, config)).await
 }
 
 async fn open(

@@ -7,7 +7,7 @@ use super::super::error::{TimeoutPhase, TransportError};
 use super::super::{classify_io, now_unix};
 use super::conn::Conn;
 use super::target::READ_CHUNK;
-use super::timeout::with_timeout;
+use super::timeout::{with_timeout, Deadline};
 use crate::http::{HttpRequest, HttpResponseHead};
 use futures_lite::{AsyncReadExt, AsyncWriteExt};
 use ureq_proto::client::state::{RecvBody, RecvResponse};
@@ -52,10 +52,11 @@ pub(crate) async fn exchange(
     config: &TransportConfig,
     host: &str,
     input: &mut Vec<u8>,
+    deadline: Option<Deadline>,
 ) -> Result<(HttpResponseHead, AfterHead), Failed> {
     let call = Call::new(http_request(request, config)?).map_err(TransportError::protocol)?;
-    let receive = send(conn, call.proceed(), request, config, host).await?;
-    receive_head(conn, receive, config, host, input).await
+    let receive = send(conn, call.proceed(), request, config, host, deadline).await?;
+    receive_head(conn, receive, config, host, input, deadline).await
 }
 
 pub(crate) fn http_request(
@@ -90,6 +91,7 @@ async fn send(
     request: &HttpRequest,
     config: &TransportConfig,
     host: &str,
+    deadline: Option<Deadline>,
 ) -> Result<Call<RecvResponse>, Failed> {
     let head_size: usize =
         request.url.len() + request.headers.iter().map(|(n, v)| n.len() + v.expose().len() + 4).sum::<usize>();
@@ -99,14 +101,14 @@ async fn send(
         if n == 0 {
             return Err(TransportError::protocol("the request head could not be written").into());
         }
-        write(conn, &out[..n], config, host).await?;
+        write(conn, &out[..n], config, host, deadline).await?;
     }
     let receive = match call.proceed().map_err(TransportError::protocol)? {
         Some(SendRequestResult::RecvResponse(call)) => call,
         Some(SendRequestResult::SendBody(mut call)) => {
             // The body is sized (we set content-length), so it goes to the
             // socket as is and the call is told how much was written.
-            write(conn, &request.body, config, host).await?;
+            write(conn, &request.body, config, host, deadline).await?;
             call.consume_direct_write(request.body.len()).map_err(TransportError::protocol)?;
             call.proceed().ok_or_else(|| TransportError::protocol("the request body was not accepted"))?
         }
@@ -114,15 +116,21 @@ async fn send(
             return Err(TransportError::protocol("unexpected request state").into());
         }
     };
-    let flushed = with_timeout(config.read_timeout, read_timeout(config), async {
+    let flushed = with_timeout(config.read_timeout, read_timeout(config), deadline, async {
         conn.flush().await.map_err(|e| classify_io(e, host, config))
     });
     flushed.await.map_err(|error| Failed { silent: is_reset(&error), error })?;
     Ok(receive)
 }
 
-async fn write(conn: &mut Conn, bytes: &[u8], config: &TransportConfig, host: &str) -> Result<(), Failed> {
-    let written = with_timeout(config.read_timeout, read_timeout(config), async {
+async fn write(
+    conn: &mut Conn,
+    bytes: &[u8],
+    config: &TransportConfig,
+    host: &str,
+    deadline: Option<Deadline>,
+) -> Result<(), Failed> {
+    let written = with_timeout(config.read_timeout, read_timeout(config), deadline, async {
         conn.write_all(bytes).await.map_err(|e| classify_io(e, host, config))
     });
     written.await.map_err(|error| Failed { silent: is_reset(&error), error })
@@ -134,6 +142,7 @@ async fn receive_head(
     config: &TransportConfig,
     host: &str,
     input: &mut Vec<u8>,
+    deadline: Option<Deadline>,
 ) -> Result<(HttpResponseHead, AfterHead), Failed> {
     let response = loop {
         let (used, response) = call.try_response(input, false).map_err(TransportError::protocol)?;
@@ -144,7 +153,7 @@ async fn receive_head(
         if input.len() > MAX_HEAD {
             return Err(TransportError::protocol("the response head is too large").into());
         }
-        if read_more(conn, input, config, host).await? == 0 {
+        if read_more(conn, input, config, host, deadline).await? == 0 {
             return Err(TransportError::reset("the server closed the connection before responding").into());
         }
     };
@@ -164,17 +173,19 @@ async fn receive_head(
     Ok((head, after))
 }
 
-/// Read what the socket has (waiting at most the read timeout) onto the
-/// end of `input`; 0 means the server closed the connection.
+/// Read what the socket has (waiting at most the read timeout, and not
+/// past the request's deadline) onto the end of `input`; 0 means the
+/// server closed the connection.
 pub(crate) async fn read_more(
     conn: &mut Conn,
     input: &mut Vec<u8>,
     config: &TransportConfig,
     host: &str,
+    deadline: Option<Deadline>,
 ) -> Result<usize, TransportError> {
     let start = input.len();
     input.resize(start + READ_CHUNK, 0);
-    let read = with_timeout(config.read_timeout, read_timeout(config), async {
+    let read = with_timeout(config.read_timeout, read_timeout(config), deadline, async {
         conn.read(&mut input[start..]).await.map_err(|e| classify_io(e, host, config))
     })
     .await;

@@ -15,7 +15,7 @@ mod tunnel;
 use super::async_body::AsyncBody;
 use super::body::Cap;
 use super::config::TransportConfig;
-use super::error::{TimeoutPhase, TransportError};
+use super::error::TransportError;
 use super::gzip::Gunzip;
 use super::tls::client_config;
 use super::{AsyncHttpResponse, AsyncTransport};
@@ -28,9 +28,8 @@ use pool::Pool;
 use rustls::ClientConfig;
 use std::fmt;
 use std::sync::Arc;
-use std::time::Instant;
 use target::Target;
-use timeout::with_timeout;
+use timeout::Deadline;
 use ureq_proto::http::Uri;
 
 /// An async HTTP/1.1 transport with a keep-alive pool. Share one (in an
@@ -70,7 +69,12 @@ impl AsyncIoTransport {
         &self.config
     }
 
-    async fn send_inner(&self, request: &HttpRequest) -> Result<AsyncHttpResponse, TransportError> {
+    /// Send `request`, every wait bounded by `deadline` too when it has one.
+    async fn send_inner(
+        &self,
+        request: &HttpRequest,
+        deadline: Option<Deadline>,
+    ) -> Result<AsyncHttpResponse, TransportError> {
         let target = target_of(&request.url)?;
         // A request that cannot be sent is refused before any connection.
         http_request(request, &self.config)?;
@@ -83,10 +87,10 @@ impl AsyncIoTransport {
         loop {
             let (mut conn, reused) = match self.pool.checkout(&target) {
                 Some(conn) => (conn, true),
-                None => (connect(&target, tls, &self.config).await?, false),
+                None => (connect(&target, tls, &self.config, deadline).await?, false),
             };
             let mut input = Vec::new();
-            match exchange(&mut conn, request, &self.config, &host, &mut input).await {
+            match exchange(&mut conn, request, &self.config, &host, &mut input, deadline).await {
                 Ok((head, AfterHead::Body(call))) => {
                     let gzip = head.header("content-encoding").is_some_and(|v| v.eq_ignore_ascii_case("gzip"));
                     let state = BodyState {
@@ -99,6 +103,7 @@ impl AsyncIoTransport {
                         target,
                         config: self.config.clone(),
                         host,
+                        deadline,
                         closed: false,
                     };
                     return Ok(AsyncHttpResponse { head, body: body::stream(state) });
@@ -133,35 +138,11 @@ impl fmt::Debug for AsyncIoTransport {
 
 impl AsyncTransport for AsyncIoTransport {
     fn send<'a>(&'a self, request: &'a HttpRequest) -> BoxFuture<'a, Result<AsyncHttpResponse, TransportError>> {
-        let Some(limit) = request.timeout else { return Box::pin(self.send_inner(request)) };
-        Box::pin(async move {
-            // The request's own timeout bounds the whole exchange: the
-            // head here, the body through its reader.
-            let ends = Instant::now() + limit;
-            let error = TransportError::Timeout { phase: TimeoutPhase::Deadline, after: limit };
-            let response = with_timeout(limit, error.clone(), self.send_inner(request)).await?;
-            Ok(AsyncHttpResponse { head: response.head, body: until(response.body, ends, error) })
-        })
+        // The request's own timeout bounds the whole exchange, the head
+        // here and the body through its reader: each wait's timer is set
+        // for the deadline when it comes before the wait's own timeout.
+        Box::pin(self.send_inner(request, request.timeout.map(Deadline::after)))
     }
-}
-
-/// `body`, failing with `error` if it has not ended by `ends`.
-fn until(body: AsyncBody, ends: Instant, error: TransportError) -> AsyncBody {
-    AsyncBody::new(futures_lite::stream::unfold(Some(body), move |slot| {
-        let error = error.clone();
-        async move {
-            let mut body = slot?;
-            let timer = async {
-                async_io::Timer::at(ends).await;
-                Err(error)
-            };
-            match futures_lite::future::or(body.next_chunk(), timer).await {
-                Ok(Some(bytes)) => Some((Ok(bytes), Some(body))),
-                Ok(None) => None,
-                Err(error) => Some((Err(error), None)),
-            }
-        }
-    }))
 }
 
 /// Scheme, host and port of an absolute http(s) URL.
