@@ -90,3 +90,46 @@ fn bedrock_grounding_parts_reach_events_history_and_report() {
     let tools = &server.requests()[0].json()["toolConfig"]["tools"];
     assert_eq!(tools[0]["systemTool"]["name"], "nova_grounding");
 }
+
+/// Chat Completions' search models run their search inside the call and
+/// leave only citations: the recorded `url_citation` annotations, streamed
+/// in a chunk of their own, reach the observers, stay on the message as one
+/// metadata part and show in the report.
+#[test]
+fn chat_search_citations_reach_events_history_and_report() {
+    use golem_providers::openai::{Config, Preset};
+    use golem_providers::OpenAi;
+    use serde_json::{json, Value};
+
+    let recorded = crate::support::read(
+        &crate::support::case_dir("openai/chat_web_search_options_url_citation").join("01.response.json"),
+    );
+    let recorded: Value = serde_json::from_slice(&recorded).unwrap();
+    let message = &recorded["choices"][0]["message"];
+    let chunks = [
+        json!({"choices": [{"index": 0, "delta": {"role": "assistant", "content": message["content"]}}]}),
+        json!({"choices": [{"index": 0, "delta": {"annotations": message["annotations"]}}]}),
+        json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}),
+    ];
+    let sse: String = chunks.iter().map(|c| format!("data: {c}\n\n")).chain(["data: [DONE]\n\n".into()]).collect();
+    let server = Server::start(vec![Reply::sse(sse.as_bytes().chunks(512).map(<[u8]>::to_vec))]);
+    let config = Config::builder(Preset::openai(), "gpt-4o-mini-search-preview")
+        .base_url(format!("{}/v1", server.url()))
+        .api_key(crate::models::KEY)
+        .build()
+        .unwrap();
+    let agent = Agent::<()>::builder(OpenAi::new(config))
+        .builtin_tool(BuiltinTool::WebSearch(WebSearch::new()))
+        .build()
+        .unwrap();
+    let (heard, kept, page) = run(&agent);
+    assert_eq!(heard.len(), 1, "{heard:?}");
+    assert_eq!(heard[0].clone().with_at(0), kept[0].clone().with_at(0));
+    assert_eq!(
+        (kept[0].kind, kept[0].name.as_str(), kept[0].provider.as_str()),
+        (ProviderPartKind::Metadata, "annotations", "openai")
+    );
+    assert_eq!(serde_json::from_str::<Value>(kept[0].raw.as_str()).unwrap(), message["annotations"]);
+    assert!(page.contains("openai metadata annotations"), "the report shows the citations");
+    assert!(server.requests()[0].json().get("web_search_options").is_some());
+}
