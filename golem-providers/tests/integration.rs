@@ -37,6 +37,7 @@ mod bedrock_eventstream;
 mod bedrock_recorded;
 mod bedrock_sigv4;
 mod builtin_agent;
+mod builtin_refusals;
 mod cache_cost;
 mod cache_prefix;
 mod cache_resume;
