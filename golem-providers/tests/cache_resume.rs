@@ -9,6 +9,7 @@
 //! The run is cut after every one of its log records, as a process killed
 //! there leaves it, and continued by a new agent.
 
+use crate::support::SharedLog;
 use golem_core::builtin::{ProviderPart, ProviderPartKind};
 use golem_core::log::EventLog;
 use golem_core::message::{Message, Role, ThinkingBlock, ToolCall};
@@ -20,29 +21,7 @@ use golem_providers::sigv4::Credentials;
 use golem_providers::{anthropic, azure, bedrock, gemini, openai};
 use serde_json::json;
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::sync::{Arc, Mutex};
-
-/// Log bytes written so far, shared between clones.
-#[derive(Clone, Default)]
-struct Buffer(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Buffer {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Buffer {
-    fn text(&self) -> String {
-        String::from_utf8(self.0.lock().unwrap().clone()).unwrap()
-    }
-}
 
 /// Request bodies by turn (the number of assistant messages sent).
 type Sent = Arc<Mutex<BTreeMap<usize, Vec<u8>>>>;
@@ -111,7 +90,7 @@ fn agent<C: HttpCodec + 'static>(codec: Arc<C>, family: &'static str, sent: &Sen
 fn resumes_with_the_same_bytes<C: HttpCodec + 'static>(name: &str, codec: C, family: &'static str) {
     let codec = Arc::new(codec);
     let whole: Sent = Sent::default();
-    let buffer = Buffer::default();
+    let buffer = SharedLog::default();
     let first = agent(Arc::clone(&codec), family, &whole);
     let done = first.run_with(()).prompt("Plan Lisbon.").record(buffer.clone()).call().unwrap();
     assert_eq!(done.output, "Sunny, 14.5 km.");

@@ -6,36 +6,21 @@
 
 use crate::models::openai;
 use crate::server::{Reply, Server};
+use crate::support::SharedLog;
 
 use golem_core::log::{replay, EventLog};
 use golem_core::machine::Output;
 use golem_core::{EventKind, RetryPolicy, RunEvent, Stage};
 use golem_io::Agent;
-use std::io::Write;
 use std::sync::{Arc, Barrier, Mutex};
 use std::time::Duration;
 
 const RUNS: usize = 10;
 const ATTEMPTS: u32 = 3;
 
-/// An in-memory log sink the test reads back.
-#[derive(Clone, Default)]
-struct Log(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Log {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 /// One run: what its observer heard, and its log.
 fn run(agent: &Agent<()>, blocking: bool, start: &Barrier) -> (Vec<RunEvent>, String) {
-    let (heard, log) = (Arc::new(Mutex::new(Vec::new())), Log::default());
+    let (heard, log) = (Arc::new(Mutex::new(Vec::new())), SharedLog::default());
     let observer = Arc::clone(&heard);
     let builder = agent
         .run_with(())
@@ -49,7 +34,7 @@ fn run(agent: &Agent<()>, blocking: bool, start: &Barrier) -> (Vec<RunEvent>, St
     assert_eq!((error.stage, error.requests), (Stage::Model, u64::from(ATTEMPTS)));
     assert_eq!(error.model_error().and_then(|e| e.status), Some(503));
     let events = heard.lock().unwrap().clone();
-    let text = String::from_utf8(log.0.lock().unwrap().clone()).unwrap();
+    let text = log.text();
     (events, text)
 }
 

@@ -7,8 +7,9 @@ use golem_core::model::{Delta, ModelError, Request, Response, WireToolChoice};
 use golem_providers::codec::{HttpCodec, StreamDecoder};
 use golem_providers::http::HttpResponseHead;
 use serde_json::Value;
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// The fixtures folder of this crate's tests: recorded traffic and
 /// published specs (its README names where each came from).
@@ -295,5 +296,28 @@ pub fn assert_recorded_stream<C: HttpCodec>(codec: &C, request: &Request, body: 
         let error = result.expect_err("a cut stream");
         assert_eq!(error.kind, golem_core::model::ModelErrorKind::Truncated, "{what}: cut at {cut}: {error}");
         assert!(error.retryable);
+    }
+}
+
+/// An in-memory event-log sink shared between clones: a run records into
+/// one clone while the test reads the text back from another.
+#[derive(Clone, Default)]
+pub struct SharedLog(Arc<Mutex<Vec<u8>>>);
+
+impl Write for SharedLog {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl SharedLog {
+    /// Everything written so far, as UTF-8 text.
+    pub fn text(&self) -> String {
+        String::from_utf8(self.0.lock().unwrap().clone()).unwrap()
     }
 }
