@@ -200,6 +200,7 @@ impl<Deps: Send + Sync + 'static, O, P: Placement<Deps>> Dispatcher<Deps, O, P> 
     /// through the ready queue (issue 37: with many runs in flight each
     /// run's state is cold when its answer comes, and the queue's buffer
     /// and the two 240-byte moves were cache misses of their own).
+    #[cfg(feature = "async")]
     pub(crate) fn arrived_next(&mut self, answer: Answer) -> Input {
         let plain = answer.error.is_none() && answer.spent.is_none();
         if plain && self.ready.is_empty() && self.starting.is_none() {
