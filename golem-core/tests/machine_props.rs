@@ -288,10 +288,17 @@ struct Driver {
     done: bool,
     poisoned: bool,
     outcome: Option<Outcome>,
+    /// The same run with its events muted, fed the same inputs: it must
+    /// give the same answers and outputs, events aside.
+    mirror: Option<RunMachine>,
 }
 
 impl Driver {
     fn new(machine: RunMachine, stream: bool) -> Result<Driver, TestCaseError> {
+        Driver::mirrored(machine, None, stream)
+    }
+
+    fn mirrored(machine: RunMachine, mirror: Option<RunMachine>, stream: bool) -> Result<Driver, TestCaseError> {
         let mut driver = Driver {
             machine,
             stream,
@@ -307,6 +314,7 @@ impl Driver {
             done: false,
             poisoned: false,
             outcome: None,
+            mirror,
         };
         driver.drain()?;
         Ok(driver)
@@ -410,7 +418,11 @@ impl Driver {
             _ => None,
         };
         let described = format!("{input:?}");
+        let mirrored = self.mirror.as_mut().map(|m| m.handle_input(now, input.clone()));
         let actual = self.machine.handle_input(now, input);
+        if let Some(mirrored) = mirrored {
+            prop_assert_eq!(format!("{mirrored:?}"), format!("{actual:?}"), "the muted machine took {}", described);
+        }
         if !self.poisoned && !self.done && now >= self.last {
             self.last = now;
         }
@@ -485,6 +497,9 @@ impl Driver {
         for n in 0.. {
             prop_assert!(n < 10_000, "drain never reached Wait or Done");
             let output = self.machine.poll_output();
+            if let (Some(mirror), false) = (self.mirror.as_mut(), matches!(output, Output::Event(_))) {
+                prop_assert_eq!(&mirror.poll_output(), &output, "a muted run differs only in its events");
+            }
             if already_done {
                 prop_assert_eq!(&output, &Output::Done, "Done is absorbing");
             }
@@ -572,6 +587,33 @@ proptest! {
             let input = driver.input(act);
             driver.feed(now, input)?;
         }
+    }
+
+    /// Issue 37: a machine told nobody hears its events gives the same
+    /// answers, commands, waits and outcome as one that queues them, and no
+    /// event at all.
+    #[test]
+    fn mach_prop_muted_events_change_nothing_else(
+        config in arb_config(),
+        start in arb_start(),
+        steps in vec((arb_time(), arb_act()), 0..80),
+    ) {
+        let stream = start.stream;
+        let Ok(machine) = RunMachine::new(config.clone(), start.clone(), Moment::ZERO) else { return Ok(()) };
+        let mut muted = RunMachine::new(config, start, Moment::ZERO).expect("the same start");
+        muted.mute_events();
+        let mut driver = Driver::mirrored(machine, Some(muted), stream)?;
+        for (time, act) in steps {
+            let now = match time {
+                TimeStep::Forward(ms) | TimeStep::Big(ms) => driver.last + Duration::from_millis(ms),
+                TimeStep::Back(ms) => Moment::from_nanos(driver.last.as_nanos().saturating_sub(ms * 1_000_000)),
+            };
+            let input = driver.input(act);
+            driver.feed(now, input)?;
+        }
+        let mut muted = driver.mirror.take().expect("the mirror");
+        prop_assert_eq!(muted.poll_output(), driver.machine.poll_output(), "both end alike");
+        prop_assert_eq!(muted.outcome(), driver.machine.outcome());
     }
 
     /// TOOL-08: a parallel batch answered in any order yields its results

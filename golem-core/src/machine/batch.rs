@@ -223,12 +223,20 @@ impl RunMachine {
     /// Announce the current group, then dispatch it, or finish the batch.
     fn start_group(&mut self) {
         let turn = self.turn;
+        let muted = self.muted;
         let Some(batch) = self.batch() else { return };
         let Some(group) = batch.groups.get(batch.group).cloned() else {
             self.complete_batch();
             return;
         };
         batch.queued = group.iter().copied().collect();
+        if muted {
+            // Nobody hears the starts: their numbers are taken, their
+            // clones of ids, names and arguments skipped.
+            self.heard(group.len());
+            self.dispatch_ready();
+            return;
+        }
         let starts: Vec<EventKind> = group
             .iter()
             .map(|&i| {
@@ -376,9 +384,11 @@ impl RunMachine {
     fn complete_group(&mut self) {
         let Phase::Tools(mut batch) = std::mem::replace(&mut self.phase, Phase::Done) else { return };
         let group = batch.groups.get(batch.group).cloned().unwrap_or_default();
-        for &index in &group {
-            let event = end_event(&batch.slots[index], self.turn);
-            self.emit(event);
+        if self.heard(group.len()) {
+            for &index in &group {
+                let event = end_event(&batch.slots[index], self.turn);
+                self.emit(event);
+            }
         }
         let mut stop = None;
         for &index in &group {

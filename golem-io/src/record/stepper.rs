@@ -82,6 +82,19 @@ impl<'a> RecordedMachine<'a> {
         }
     }
 
+    /// No one hears the run's events — neither a log nor a trace here, nor
+    /// (the caller says) an observer or a delta callback: the machine
+    /// stops building outputs for them (issue 37).
+    pub(crate) fn mute_events_if_unheard(&mut self, observed: bool) {
+        #[cfg(feature = "tracing")]
+        let traced = self.tracer.is_some();
+        #[cfg(not(feature = "tracing"))]
+        let traced = false;
+        if !observed && !traced && self.recorder.is_none() {
+            self.machine.mute_events();
+        }
+    }
+
     /// The run's ids as the machine holds them (given, minted, or the log's).
     pub(crate) fn ids(&self) -> crate::run::ids::RunIds {
         crate::run::ids::RunIds::new(self.machine.run_id().clone(), self.machine.conversation_id().clone())

@@ -27,11 +27,18 @@ pub(crate) async fn drive<Deps, O>(run: Box<RunSetup<'_, Deps, O>>) -> Result<Ru
 where
     Deps: Send + Sync + 'static,
 {
-    let Opened { mut machine, mut next, mut carried, mut work, mut observers, decoder } = run.open(Futures::new)?;
+    let Opened { mut machine, next, mut carried, mut work, mut observers, decoder } = run.open(Futures::new)?;
+    let mut drained = work.advance(&mut machine, next, &mut carried, &mut observers, decoder)?;
     loop {
-        match work.advance(&mut machine, next.take(), &mut carried, &mut observers, decoder)? {
-            Drained::Wait(deadline) => next = Some(work.next_input(deadline).await?),
+        let deadline = match drained {
+            Drained::Wait(deadline) => deadline,
             Drained::Done => return work.finish(machine),
-        }
+        };
+        // Declared after the await, the input never takes room in the
+        // run's future: it goes from the wait to the machine on the stack
+        // (issue 37: with many runs in flight the future is cold, and each
+        // 264-byte input written to it was a cache miss of its own).
+        let input = work.next_input(deadline).await?;
+        drained = work.advance(&mut machine, Some(input), &mut carried, &mut observers, decoder)?;
     }
 }

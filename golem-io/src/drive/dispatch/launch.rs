@@ -81,7 +81,9 @@ impl<'a, Deps: Send + Sync + 'static, O> RunSetup<'a, Deps, O> {
         };
         // Approved calls are keyed by the run that paused on them (SPEC PAUSE-01).
         let paused_by = crate::run::ids::RunIds::default().resuming(start).paused_by;
-        let (machine, next) = start_machine(&agent.config, begin, clock.as_ref(), log, cancel.as_ref(), &agent.trace)?;
+        let (mut machine, next) =
+            start_machine(&agent.config, begin, clock.as_ref(), log, cancel.as_ref(), &agent.trace)?;
+        machine.mute_events_if_unheard(observers.any());
         let ids = crate::run::ids::RunIds { paused_by, ..machine.ids() };
         let resources = RunResources::new(agent, deps, clock, ids, sub_events);
         let (place, first) = place(cancel, &agent.config);

@@ -35,6 +35,11 @@ impl<'a> Observers<'a> {
         Observers { observers, on_delta, round: 0, attempt: 1, member: 0 }
     }
 
+    /// Whether anyone hears the run's events.
+    pub(crate) fn any(&self) -> bool {
+        !self.observers.is_empty() || self.on_delta.is_some()
+    }
+
     /// Tell everyone about `event`. Observers cannot fail a run, so a
     /// panicking one is contained and skipped; the delta callback can: its
     /// error (or panic) is returned, and it hears nothing more.
