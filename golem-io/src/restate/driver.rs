@@ -28,7 +28,7 @@ use super::journaled_error::{chain_of, JournaledError};
 use super::live::Live;
 use super::step::{Done, End, Minted};
 use crate::agent::{AgentInner, Observer};
-use crate::drive::asynchronous::in_flight::InFlight;
+use crate::drive::asynchronous::in_flight::{InFlight, Work};
 use crate::drive::dispatch::{
     action, call_tool_async, Action, Answer, Attachments, ForwardDeltas, Observers, Task, TaskId,
 };
@@ -331,9 +331,8 @@ where
             let deps = Arc::clone(&self.deps);
             let ctx = ToolContext::for_call(deps, &call, limit, approved, token.clone(), clock, self.ids.clone())
                 .with_limits_left(limits_left.map_or_else(golem_core::UsageLimits::new, |l| *l));
-            let body = call_tool_async(&self.agent.tools, ctx, &call);
-            let work = Box::pin(async move { body.await.into_answer(id) });
-            lock(&self.in_flight).push(TaskId::Tool(id), work, token);
+            let work = Work::Tool(id, call_tool_async(&self.agent.tools, ctx, &call));
+            lock(&self.in_flight).push(work, token);
         }
         self.outstanding.insert(id, Launched { stale: !fresh });
         Ok(Input::ToolStarted { id })

@@ -575,23 +575,25 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
 
     /// The async run, its outcome passed through `finish`. One future, not
     /// one awaiting another (which would hold the inner one twice). The
-    /// preamble runs on first poll, like any future's work; the builder
-    /// waits for it boxed, and the setup goes to the driver boxed, so
-    /// neither keeps room in the future for the whole run — a run's size
-    /// counts when thousands are in flight.
+    /// preamble runs on first poll, like any future's work; the setup goes
+    /// to the driver boxed, so it keeps no room in the run's future once
+    /// the machine is open — a run's size counts when thousands are in
+    /// flight.
     #[cfg(feature = "async")]
     fn drive_async<T: 'a>(
         self,
         finish: fn(RunOutcome<O>) -> Result<T, Error>,
     ) -> impl std::future::Future<Output = Result<T, Error>> + 'a {
-        let builder = Box::new(self);
-        async move {
+        // One allocation holds the whole run: the future a caller moves
+        // (into a task, a `join_all`, a `select`) is a pointer, and the
+        // builder is copied once, into the run's own memory (issue 37).
+        Box::pin(async move {
             // Statement by statement: a temporary of an awaiting statement
             // would keep its room across the await.
-            let setup = Box::new(builder.launch()?);
+            let setup = Box::new(self.launch()?);
             let outcome = asynchronous::drive(setup).await?;
             finish(outcome)
-        }
+        })
     }
 
     /// The processed start of a fresh run — the preamble, without a

@@ -8,7 +8,7 @@
 //! streams), the caller's cancellation, and an `async_io::Timer` for the
 //! machine's deadline. Canceled work is dropped, so it never answers late.
 
-use super::in_flight::InFlight;
+use super::in_flight::{InFlight, Work};
 use crate::drive::dispatch::{
     call_tool_async, caller_cancel, Answer, CallerToken, Dispatcher, ForwardDeltas, Placement, RunResources, Task,
     TaskId,
@@ -17,7 +17,6 @@ use crate::run::cancel::{Canceled, CancellationToken};
 use crate::Error;
 use futures_lite::{future, Stream};
 use golem_core::machine::{Input, ModelCallId};
-use golem_core::model::BoxFuture;
 use golem_core::{Delta, Moment};
 use std::future::Future;
 use std::pin::Pin;
@@ -143,9 +142,8 @@ impl Futures {
 
 impl<Deps: Send + Sync + 'static> Placement<Deps> for Futures {
     fn launch(&mut self, run: &Arc<RunResources<Deps>>, task: Task, _alone: bool) -> Option<Answer> {
-        let id = task.id();
         let token = CancellationToken::new();
-        let future: BoxFuture<'static, Answer> = match task {
+        let work = match task {
             Task::Model { id, member, request, stream, .. } => {
                 let model = match run.model(member) {
                     Ok(model) => model,
@@ -156,16 +154,14 @@ impl<Deps: Send + Sync + 'static> Placement<Deps> for Futures {
                     let token = token.clone();
                     ForwardDeltas(move |delta| !token.is_canceled() && tx.try_send((id, delta)).is_ok())
                 });
-                let call = model.call_async(request, sink);
-                Box::pin(async move { Answer::plain(Input::ModelFinished { id, result: call.await }) })
+                Work::Model(id, model.call_async(request, sink))
             }
             Task::Tool { id, call, deadline, approved, limits_left } => {
                 let ctx = run.tool_context(&call, deadline, approved, limits_left, token.clone());
-                let body = call_tool_async(&run.tools, ctx, &call);
-                Box::pin(async move { body.await.into_answer(id) })
+                Work::Tool(id, call_tool_async(&run.tools, ctx, &call))
             }
         };
-        self.in_flight.push(id, future, token);
+        self.in_flight.push(work, token);
         None
     }
 

@@ -2,14 +2,37 @@
 //! DRV-03): nothing is spawned on any executor, so the run needs none, and
 //! dropping the run drops its work.
 
-use crate::drive::dispatch::{Answer, TaskId};
+use crate::drive::dispatch::{Answer, TaskId, ToolAnswer};
 use crate::run::cancel::CancellationToken;
+use golem_core::machine::{Input, ModelCallId, ToolCallId};
 use golem_core::model::BoxFuture;
+use golem_core::{ModelError, Response};
 use std::task::{Context, Poll};
+
+/// A unit of work as its caller made it: the future of a model call or of
+/// a tool call, answered as the machine's input when it finishes. Kept as
+/// made rather than wrapped in a future of its own, which would be a
+/// second allocation per call, cold by the time it is polled when many
+/// runs are in flight (issue 37).
+pub(crate) enum Work {
+    Model(ModelCallId, BoxFuture<'static, Result<Response, ModelError>>),
+    Tool(ToolCallId, BoxFuture<'static, ToolAnswer>),
+}
+
+impl Work {
+    fn poll(&mut self, cx: &mut Context<'_>) -> Poll<Answer> {
+        match self {
+            Work::Model(id, call) => {
+                call.as_mut().poll(cx).map(|result| Answer::plain(Input::ModelFinished { id: *id, result }))
+            }
+            Work::Tool(id, body) => body.as_mut().poll(cx).map(|answer| answer.into_answer(*id)),
+        }
+    }
+}
 
 struct Entry {
     id: TaskId,
-    future: BoxFuture<'static, Answer>,
+    work: Work,
     /// Tells work that outlives its future (a blocking call on the pool)
     /// that the run gave up on it.
     token: CancellationToken,
@@ -26,8 +49,12 @@ pub(crate) struct InFlight {
 }
 
 impl InFlight {
-    pub(crate) fn push(&mut self, id: TaskId, future: BoxFuture<'static, Answer>, token: CancellationToken) {
-        self.entries.push(Entry { id, future, token });
+    pub(crate) fn push(&mut self, work: Work, token: CancellationToken) {
+        let id = match &work {
+            Work::Model(id, _) => TaskId::Model(*id),
+            Work::Tool(id, _) => TaskId::Tool(*id),
+        };
+        self.entries.push(Entry { id, work, token });
     }
 
     pub(crate) fn is_empty(&self) -> bool {
@@ -51,7 +78,7 @@ impl InFlight {
             return Poll::Ready(None);
         }
         for at in 0..self.entries.len() {
-            if let Poll::Ready(answer) = self.entries[at].future.as_mut().poll(cx) {
+            if let Poll::Ready(answer) = self.entries[at].work.poll(cx) {
                 let entry = self.entries.remove(at);
                 return Poll::Ready(Some((entry.id, answer)));
             }

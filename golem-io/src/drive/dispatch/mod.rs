@@ -21,8 +21,8 @@ pub(crate) use kept::Attachments;
 pub(crate) use launch::{LogOut, Opened, Origin, RunSetup};
 pub(crate) use observers::{DeltaCallback, Observers};
 pub(crate) use resources::RunResources;
-#[cfg(feature = "async")]
-pub(crate) use tool::call_tool_async;
 #[cfg(feature = "blocking")]
 pub(crate) use tool::call_tool_blocking;
+#[cfg(feature = "async")]
+pub(crate) use tool::{call_tool_async, ToolAnswer};
 pub(crate) use work::{action, caller_cancel, Action, CallerToken, ForwardDeltas, Task, TaskId};
