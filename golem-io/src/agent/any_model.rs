@@ -87,20 +87,30 @@ impl AnyModel {
     where
         S: DeltaSink + 'static,
     {
-        let future: BoxFuture<'static, ModelResult> = match self {
+        // Each face's call and its panic containment are one future in one
+        // allocation: a model call's wrapper boxed apart from its call was
+        // a second allocation per call, cold by the time it was polled with
+        // many runs in flight (issue 37).
+        match self {
             AnyModel::Async(m) => {
                 let m = Arc::clone(m);
-                Box::pin(async move { generate_async(m.as_ref(), &request, as_dyn(&mut sink)).await })
+                Box::pin(async move {
+                    let call = generate_async(m.as_ref(), &request, as_dyn(&mut sink));
+                    contain_async("the model", call).await.unwrap_or_else(|p| Err(panic_error(p)))
+                })
             }
             AnyModel::Blocking(m) if native_async(m.as_ref(), sink.is_some()).is_some() => {
                 let m = Arc::clone(m);
                 Box::pin(async move {
-                    match native_async(m.as_ref(), sink.is_some()) {
-                        Some(native) => generate_async(native, &request, as_dyn(&mut sink)).await,
-                        // Checked above; a model whose answer changed is
-                        // still served, only less efficiently.
-                        None => generate(m.as_ref(), &request, as_dyn(&mut sink)),
-                    }
+                    let call = async {
+                        match native_async(m.as_ref(), sink.is_some()) {
+                            Some(native) => generate_async(native, &request, as_dyn(&mut sink)).await,
+                            // Checked above; a model whose answer changed is
+                            // still served, only less efficiently.
+                            None => generate(m.as_ref(), &request, as_dyn(&mut sink)),
+                        }
+                    };
+                    contain_async("the model", call).await.unwrap_or_else(|p| Err(panic_error(p)))
                 })
             }
             AnyModel::Blocking(m) => {
@@ -112,8 +122,7 @@ impl AnyModel {
                         .unwrap_or_else(|p| Err(panic_error(p)))
                 }))
             }
-        };
-        Box::pin(async move { contain_async("the model", future).await.unwrap_or_else(|p| Err(panic_error(p))) })
+        }
     }
 }
 

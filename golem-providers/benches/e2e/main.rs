@@ -25,7 +25,8 @@
 //! loopback, every contender alike, which leaves only the client code's CPU;
 //! `loopback_parts.rs` names the variables that add parts of the loopback
 //! back; `GOLEM_BENCH_BARE_TIMEOUT=1` gives the bare loop's requests the
-//! 300 s deadline golem's calls carry by default; `GOLEM_BENCH_DRIVER`
+//! 300 s deadline golem's calls carry by default, `GOLEM_BENCH_NO_DEADLINE=1`
+//! takes it off golem's agents; `GOLEM_BENCH_DRIVER`
 //! also takes whole contender names, `GolemAsync,BareAsync`;
 //! `GOLEM_BENCH_POLLS=1` counts the runs' polls; `GOLEM_BENCH_CLOCK=proc`
 //! reads CPU clocks from `/proc`, so valgrind's tools can run the bench).
@@ -163,9 +164,20 @@ fn clients(server: &Server, turns: usize) -> Clients {
         let config = Config::builder(Preset::openai(), "m").base_url(server.url.clone()).api_key("k").build().unwrap();
         (OpenAi::new(config), Arc::new(UreqTransport::default()), Arc::new(AsyncIoTransport::default()))
     };
-    let agent = Agent::<()>::builder(model.clone()).tool(lookup).max_iterations(64).build().unwrap();
-    let agent_async_tool = Agent::<()>::builder(model).tool(lookup_async).max_iterations(64).build().unwrap();
+    let deadline = Agent::<()>::builder(model.clone()).build().unwrap().config().model_deadline;
+    let deadline = if no_deadline() { None } else { deadline };
+    let agent =
+        Agent::<()>::builder(model.clone()).tool(lookup).max_iterations(64).model_deadline(deadline).build().unwrap();
+    let agent_async_tool =
+        Agent::<()>::builder(model).tool(lookup_async).max_iterations(64).model_deadline(deadline).build().unwrap();
     Clients { url: server.url.clone(), agent, agent_async_tool, blocking, asynchronous, tools: bare::tools() }
+}
+
+/// `GOLEM_BENCH_NO_DEADLINE=1`: golem's agents without the default model
+/// deadline, so the async driver arms no timer — what the deadline costs
+/// golem, which the bare loop in memory never pays.
+fn no_deadline() -> bool {
+    std::env::var("GOLEM_BENCH_NO_DEADLINE").is_ok_and(|v| v == "1")
 }
 
 fn prompt(i: usize) -> String {
