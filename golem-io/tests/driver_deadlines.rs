@@ -1,9 +1,10 @@
 //! Where the blocking driver runs a model call that has a deadline (SPEC
 //! DRV-02, issue 20): on the calling thread when the model stops by the
 //! request's timeout itself, on a worker thread the driver watches when it
-//! does not — streamed calls included. Either way the machine's timeout
-//! policy decides what a deadline means. Simulated time: the model advances
-//! a manual clock instead of sleeping.
+//! does not — streamed calls included. The async driver (issue 37) gives a
+//! plain call to such a model its deadline and arms no timer for it.
+//! Either way the machine's timeout policy decides what a deadline means.
+//! Simulated time: the model advances a manual clock instead of sleeping.
 
 use golem_core::model::{Capabilities, Model, ModelError, ModelErrorKind, Request, Response};
 use golem_core::{Cause, EventKind, RunEvent, Stage};
@@ -301,4 +302,121 @@ fn a_streamed_call_cut_by_its_deadline_is_retried_on_the_calling_thread() {
         assert_eq!(calls.len(), 2);
         assert!(calls.iter().all(|t| *t == thread::current().id()), "both attempts streamed on the calling thread");
     }
+}
+
+/// The async driver's run of `agent` on `clock`, observed.
+fn run_async(
+    agent: &Agent<()>,
+    clock: &Arc<ManualClock>,
+) -> (Result<golem_io::RunResult<String>, golem_io::Error>, Vec<RunEvent>) {
+    let (events, observer) = events();
+    let run = agent.run_with(()).prompt("hi").clock(clock.clone()).observer(observer);
+    let result = async_io::block_on(run.call_async());
+    let events = events.lock().unwrap().clone();
+    (result, events)
+}
+
+/// Issue 37: on the async driver a model that stops by its request's
+/// timeout is given the time left, whichever face it is called by — here
+/// on the blocking pool; one that cannot is given none (the driver's timer
+/// watches it instead).
+#[test]
+fn the_async_driver_gives_the_deadline_to_a_model_that_honours_it_and_to_no_other() {
+    for honours in [true, false] {
+        let clock = Arc::new(ManualClock::new());
+        let model = Punctual::new(honours, false, &clock);
+        let agent = Agent::<()>::builder(Arc::clone(&model)).model_deadline(Duration::from_secs(30)).build().unwrap();
+
+        let (result, _) = run_async(&agent, &clock);
+
+        assert_eq!(result.unwrap().output, "on time");
+        let expected = honours.then_some(Duration::from_secs(30));
+        assert_eq!(model.seen()[0].timeout, expected, "honours {honours}");
+    }
+}
+
+/// Issue 37: an async model (its native face) that honours timeouts is
+/// given the deadline too; without a deadline it is given none.
+#[test]
+fn the_async_driver_gives_an_async_model_its_deadline_only_when_there_is_one() {
+    use golem_core::model::{AsyncModel, BoxFuture};
+    struct Punctually(Mutex<Vec<Option<Duration>>>);
+    impl AsyncModel for Punctually {
+        fn generate_async<'a>(&'a self, request: &'a Request) -> BoxFuture<'a, Result<Response, ModelError>> {
+            self.0.lock().unwrap().push(request.timeout);
+            Box::pin(async { Ok(Response::text("on time")) })
+        }
+        fn capabilities(&self) -> Capabilities {
+            Capabilities::new().honours_timeout(true)
+        }
+    }
+    for deadline in [Some(Duration::from_secs(45)), None] {
+        let model = Arc::new(Punctually(Mutex::default()));
+        let agent = Agent::<()>::builder_async(Arc::clone(&model)).model_deadline(deadline).build().unwrap();
+
+        let (result, _) = run_async(&agent, &Arc::new(ManualClock::new()));
+
+        assert_eq!(result.unwrap().output, "on time");
+        assert_eq!(*model.0.lock().unwrap(), [deadline]);
+    }
+}
+
+/// Issue 37: a plain call the model stopped at its deadline is, on the
+/// async driver as on the blocking one, the machine's own timeout: the
+/// driver feeds the deadline passing, the policy retries once, no late
+/// result — and no timer ran (the manual clock stands still between the
+/// calls, so a timer for 200 ms of it would have waited on the wall clock
+/// and then fed the model's error as a late result).
+#[test]
+fn on_the_async_driver_a_call_stopped_at_its_deadline_is_the_machines_timeout() {
+    let clock = Arc::new(ManualClock::new());
+    let model = Punctual::new(true, true, &clock);
+    let agent = Agent::<()>::builder(Arc::clone(&model))
+        .model_deadline(Duration::from_millis(200))
+        .max_attempts(2)
+        .backoff(|_| Duration::ZERO)
+        .build()
+        .unwrap();
+
+    let (result, events) = run_async(&agent, &clock);
+
+    let error = result.unwrap_err();
+    let error = error.as_run().expect("a run error");
+    assert_eq!(error.stage, Stage::Model);
+    let Cause::Model(cause) = &error.cause else { panic!("{:?}", error.cause) };
+    assert_eq!(cause.kind, ModelErrorKind::Timeout);
+    assert_eq!(cause.message, "model call exceeded its deadline of 200 ms");
+    let seen = model.seen();
+    assert_eq!(seen.len(), 2, "the timeout policy retried once");
+    assert!(seen.iter().all(|s| s.timeout == Some(Duration::from_millis(200))), "{seen:?}");
+    assert!(!events.iter().any(|e| matches!(e.kind, EventKind::LateResult { .. })), "{events:?}");
+    let retried = events.iter().filter(|e| matches!(e.kind, EventKind::Retrying { .. })).count();
+    assert_eq!(retried, 1, "{events:?}");
+}
+
+/// Issue 37: a streamed call keeps the async driver's timer — its
+/// fragments reach the machine as they come — so the model is given no
+/// timeout even when it could honour one.
+#[test]
+fn on_the_async_driver_a_streamed_call_is_watched_by_the_timer_not_given_a_timeout() {
+    use golem_core::model::{Delta, DeltaSink, StreamingModel};
+    struct Streams(Mutex<Vec<Option<Duration>>>);
+    impl StreamingModel for Streams {
+        fn stream(&self, request: &Request, sink: &mut dyn DeltaSink) -> Result<Response, ModelError> {
+            self.0.lock().unwrap().push(request.timeout);
+            sink.delta(Delta::text("streamed")).map_err(ModelError::sink_aborted)?;
+            Ok(Response::text("streamed"))
+        }
+        fn capabilities(&self) -> Capabilities {
+            Capabilities::new().honours_timeout(true)
+        }
+    }
+    let model = Arc::new(Streams(Mutex::default()));
+    let agent = Agent::<()>::builder(Arc::clone(&model)).model_deadline(Duration::from_secs(30)).build().unwrap();
+
+    let run = agent.run_with(()).prompt("hi").on_delta(|_| Ok(()));
+    let result = async_io::block_on(run.call_async()).unwrap();
+
+    assert_eq!(result.output, "streamed");
+    assert_eq!(*model.0.lock().unwrap(), [None]);
 }

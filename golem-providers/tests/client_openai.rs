@@ -228,4 +228,51 @@ fn the_client_offers_both_faces_and_reports_its_capabilities() {
     let caps = Model::capabilities(&model);
     assert!(caps.native_schema_with_tools && caps.forced_tool_choice);
     assert_eq!(caps, AsyncModel::capabilities(&model));
+    assert!(caps.honours_timeout, "both default transports stop at a request's timeout");
+}
+
+/// Issue 37: each face says whether its own transport stops at a call's
+/// deadline — the async driver leaves a plain call's deadline to a model
+/// whose async face does — and an async transport that does not say so is
+/// taken not to.
+#[test]
+fn each_face_reports_whether_its_own_transport_honours_a_timeout() {
+    use golem_core::model::BoxFuture;
+    use golem_providers::http::HttpRequest;
+    use golem_providers::transport::{AsyncHttpResponse, AsyncIoTransport, AsyncTransport, TransportError};
+    use std::sync::Arc;
+    struct Unbounded(AsyncIoTransport);
+    impl AsyncTransport for Unbounded {
+        fn send<'a>(&'a self, request: &'a HttpRequest) -> BoxFuture<'a, Result<AsyncHttpResponse, TransportError>> {
+            self.0.send(request)
+        }
+    }
+    assert!(AsyncIoTransport::default().honours_timeout());
+    let model = golem_providers::OpenAi::builder()
+        .model("gpt-test")
+        .base_url("http://127.0.0.1:9")
+        .api_key(KEY)
+        .async_transport(Arc::new(Unbounded(AsyncIoTransport::default())))
+        .build()
+        .unwrap();
+    assert!(Model::capabilities(&model).honours_timeout, "the blocking face's transport does");
+    assert!(!AsyncModel::capabilities(&model).honours_timeout, "the async face's does not say so");
+}
+
+/// Issue 37: the async face bounds the whole call by the request's
+/// timeout, so a silent server ends the call at the deadline as a timeout
+/// (the async driver counts on it when it arms no timer of its own).
+#[test]
+fn the_async_face_stops_a_silent_call_at_the_requests_timeout() {
+    let (_hold, gate) = mpsc::channel::<()>();
+    let server = Server::start(vec![Reply::json(200, text_body("late")).before_head(server::Part::Gate(gate))]);
+    let model = openai(&server.url());
+    let mut request = hello();
+    request.timeout = Some(Duration::from_millis(300));
+    let started = std::time::Instant::now();
+    let error = async_io::block_on(AsyncModel::generate_async(&model, &request)).unwrap_err();
+    assert_eq!(error.kind, ModelErrorKind::Timeout, "{error:?}");
+    let waited = started.elapsed();
+    assert!(waited >= Duration::from_millis(300), "stopped after {waited:?}, before the deadline");
+    assert!(waited < Duration::from_secs(5), "stopped after {waited:?}: the read timeout, not the deadline");
 }

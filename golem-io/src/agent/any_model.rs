@@ -47,6 +47,22 @@ impl AnyModel {
         }
     }
 
+    /// The model stops by a request's timeout when the async driver makes
+    /// a plain call — through the face that driver calls: its async face, a
+    /// blocking model's native async face, or, on the blocking pool, its
+    /// blocking face. The driver then leaves the call's deadline to the
+    /// model instead of arming a timer for it (issue 37).
+    #[cfg(feature = "async")]
+    pub(crate) fn honours_timeout_async(&self) -> bool {
+        match self {
+            AnyModel::Async(m) => m.capabilities().honours_timeout,
+            AnyModel::Blocking(m) => match native_async(m.as_ref(), false) {
+                Some(native) => native.capabilities().honours_timeout,
+                None => m.capabilities().honours_timeout,
+            },
+        }
+    }
+
     /// The model streams: the face it was given by implements streaming
     /// (SPEC MODEL-02), so it cannot claim what it does not do.
     pub(crate) fn streams(&self) -> bool {

@@ -352,7 +352,7 @@ where
                 let next = future::poll_fn(|cx| lock(&in_flight).poll_next(cx));
                 let (elapsed_ns, answer) = timed(window, next).await;
                 match answer {
-                    Some(Some((_, Answer { input, error, spent }))) => {
+                    Some(Some((_, Answer { input, error, spent }, _))) => {
                         let chain = error.as_deref().map(|e| chain_of(e)).unwrap_or_default();
                         if let (Input::ToolFinished { id, .. }, Some(error)) = (&input, error) {
                             lock(&errors).insert(*id, error);

@@ -53,4 +53,10 @@ impl AsyncTransport for MemoryTransport {
             Ok(AsyncHttpResponse { head, body: AsyncBody::from_chunks([body]) })
         })
     }
+
+    /// Answers at once (after at most a yield), so no deadline can pass
+    /// during a call — as on the blocking face.
+    fn honours_timeout(&self) -> bool {
+        true
+    }
 }

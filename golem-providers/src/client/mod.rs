@@ -223,14 +223,12 @@ impl<C: Configured> Client<C> {
 }
 
 impl<C: HttpCodec> Client<C> {
-    /// The codec's capabilities, and whether the blocking transport stops
-    /// at a call's deadline ([`Transport::honours_timeout`]); both faces
-    /// report the same.
-    fn model_capabilities(&self) -> Capabilities {
-        #[cfg(feature = "blocking")]
-        let honours = self.blocking.honours_timeout();
-        #[cfg(not(feature = "blocking"))]
-        let honours = false;
+    /// The codec's capabilities, and whether the transport of the face
+    /// asking stops at a call's deadline (`honours`:
+    /// [`Transport::honours_timeout`] for the blocking face,
+    /// [`AsyncTransport::honours_timeout`] for the async one). Everything
+    /// else both faces report alike.
+    fn model_capabilities(&self, honours: bool) -> Capabilities {
         self.codec.capabilities().honours_timeout(honours)
     }
 }
@@ -269,7 +267,7 @@ impl<C: HttpCodec + 'static> StreamingModel for Client<C> {
     }
 
     fn capabilities(&self) -> Capabilities {
-        self.model_capabilities()
+        self.model_capabilities(self.blocking.honours_timeout())
     }
 
     #[cfg(feature = "async")]
@@ -293,7 +291,7 @@ impl<C: HttpCodec + 'static> AsyncStreamingModel for Client<C> {
     }
 
     fn capabilities(&self) -> Capabilities {
-        self.model_capabilities()
+        self.model_capabilities(self.asynchronous.honours_timeout())
     }
 
     #[cfg(feature = "blocking")]

@@ -121,6 +121,17 @@ pub trait Transport: Send + Sync {
 pub trait AsyncTransport: Send + Sync {
     /// Send `request`; the future resolves once the response head is in.
     fn send<'a>(&'a self, request: &'a HttpRequest) -> BoxFuture<'a, Result<AsyncHttpResponse, TransportError>>;
+
+    /// Whether the whole exchange — head and body — ends by
+    /// [`HttpRequest::timeout`] when one is set, failing with
+    /// [`TransportError::Timeout`]. A client on an async transport that
+    /// does reports [`Capabilities::honours_timeout`](golem_core::model::Capabilities)
+    /// on its async face, so the async driver leaves a model call's
+    /// deadline to the transport instead of arming a timer of its own for
+    /// it. `false` unless the implementation says otherwise.
+    fn honours_timeout(&self) -> bool {
+        false
+    }
 }
 
 #[cfg(feature = "blocking")]
@@ -138,6 +149,10 @@ impl<T: Transport + ?Sized> Transport for std::sync::Arc<T> {
 impl<T: AsyncTransport + ?Sized> AsyncTransport for std::sync::Arc<T> {
     fn send<'a>(&'a self, request: &'a HttpRequest) -> BoxFuture<'a, Result<AsyncHttpResponse, TransportError>> {
         (**self).send(request)
+    }
+
+    fn honours_timeout(&self) -> bool {
+        (**self).honours_timeout()
     }
 }
 

@@ -10,8 +10,8 @@
 
 use super::in_flight::{InFlight, Work};
 use crate::drive::dispatch::{
-    call_tool_async, caller_cancel, Answer, CallerToken, Dispatcher, ForwardDeltas, Placement, RunResources, Task,
-    TaskId,
+    call_tool_async, caller_cancel, stopped_at, Answer, CallerToken, Dispatcher, ForwardDeltas, Placement,
+    RunResources, Task, TaskId,
 };
 use crate::run::cancel::{Canceled, CancellationToken};
 use crate::Error;
@@ -63,10 +63,11 @@ impl Deltas {
 /// What ended a wait.
 enum Woke {
     Delta(ModelCallId, Delta),
-    Answer(Answer),
+    /// An answer, and the deadline its call was known to answer by.
+    Answer(Answer, Option<Moment>),
     Cancel,
     /// The caller's token fired while this answer arrived.
-    CancelThen(Answer),
+    CancelThen(Answer, Option<Moment>),
     Tick,
 }
 
@@ -83,6 +84,11 @@ impl Futures {
     /// Whatever comes first: a fragment, the caller's cancellation, an
     /// answer, or `deadline`.
     async fn wait(&mut self, deadline: Option<Moment>, now: Moment) -> Woke {
+        // A model call that stops at its request's timeout answers by its
+        // deadline: it needs no timer (issue 37: arming one per run cost a
+        // 256-run batch ~15% of its throughput in the reactor's timer
+        // bookkeeping, which a run without a deadline never pays).
+        let deadline = deadline.filter(|&d| !self.in_flight.answers_by(d));
         if let Some(deadline) = deadline {
             self.arm(deadline, now);
         }
@@ -97,7 +103,7 @@ impl Futures {
                     return Poll::Ready(Woke::Cancel);
                 }
             }
-            if let Poll::Ready(Some((_, answer))) = self.in_flight.poll_next(cx) {
+            if let Poll::Ready(Some((_, answer, due))) = self.in_flight.poll_next(cx) {
                 // The call may have fired the caller's token as it finished
                 // (a tool asking to stop after this turn): the cancellation
                 // goes to the machine first, before the answer can let it
@@ -105,10 +111,10 @@ impl Futures {
                 if let Some(canceled) = self.cancel.as_mut() {
                     if Pin::new(canceled).poll(cx).is_ready() {
                         self.cancel = None;
-                        return Poll::Ready(Woke::CancelThen(answer));
+                        return Poll::Ready(Woke::CancelThen(answer, due));
                     }
                 }
-                return Poll::Ready(Woke::Answer(answer));
+                return Poll::Ready(Woke::Answer(answer, due));
             }
             // Only a wait with a deadline listens to the timer; one kept
             // armed through a wait without tells the next wait it is due.
@@ -144,17 +150,26 @@ impl<Deps: Send + Sync + 'static> Placement<Deps> for Futures {
     fn launch(&mut self, run: &Arc<RunResources<Deps>>, task: Task, _alone: bool) -> Option<Answer> {
         let token = CancellationToken::new();
         let work = match task {
-            Task::Model { id, member, request, stream, .. } => {
+            Task::Model { id, member, mut request, deadline, stream } => {
                 let model = match run.model(member) {
                     Ok(model) => model,
                     Err(error) => return Some(Answer::plain(Input::ModelFinished { id, result: Err(error) })),
                 };
+                // A plain call to a model that stops by its request's
+                // timeout is given the deadline and watched by no timer. A
+                // streamed call keeps the timer: its fragments reach the
+                // machine as they come, and one that came after the
+                // deadline must find the call already timed out.
+                let due = deadline.filter(|_| !stream && model.honours_timeout_async());
+                if let Some(due) = due {
+                    request.timeout = Some(due.saturating_duration_since(run.clock.now()));
+                }
                 let sink = stream.then(|| {
                     let tx = self.deltas.get_or_insert_with(Deltas::open).tx.clone();
                     let token = token.clone();
                     ForwardDeltas(move |delta| !token.is_canceled() && tx.try_send((id, delta)).is_ok())
                 });
-                Work::Model(id, model.call_async(request, sink))
+                Work::Model(id, due, model.call_async(request, sink))
             }
             Task::Tool { id, call, deadline, approved, limits_left } => {
                 let ctx = run.tool_context(&call, deadline, approved, limits_left, token.clone());
@@ -193,15 +208,27 @@ impl<Deps: Send + Sync + 'static, O> Dispatcher<Deps, O, Futures> {
             Woke::Delta(id, delta) => Ok(Input::ModelDelta { id, delta }),
             Woke::Cancel => Ok(caller_cancel(&self.place.after_turn)),
             Woke::Tick => Ok(Input::Tick),
-            Woke::Answer(answer) => {
+            Woke::Answer(answer, due) => {
                 self.queue_fragments();
+                let answer = self.stopped(answer, due);
                 Ok(self.arrived_next(answer))
             }
-            Woke::CancelThen(answer) => {
+            Woke::CancelThen(answer, due) => {
+                let answer = self.stopped(answer, due);
                 self.settle(answer);
                 Ok(caller_cancel(&self.place.after_turn))
             }
         }
+    }
+
+    /// A model call that stopped at the deadline it was given is fed as
+    /// the deadline passing, as if the driver had watched it with a timer:
+    /// the machine's timeout policy decides, as in the blocking driver.
+    fn stopped(&self, answer: Answer, due: Option<Moment>) -> Answer {
+        if stopped_at(due, || self.run.clock.now(), &answer.input) {
+            return Answer::plain(Input::Tick);
+        }
+        answer
     }
 
     /// Queue a finished call's answer behind the last fragments it streamed

@@ -6,7 +6,7 @@ use crate::drive::dispatch::{Answer, TaskId, ToolAnswer};
 use crate::run::cancel::CancellationToken;
 use golem_core::machine::{Input, ModelCallId, ToolCallId};
 use golem_core::model::BoxFuture;
-use golem_core::{ModelError, Response};
+use golem_core::{ModelError, Moment, Response};
 use std::task::{Context, Poll};
 
 /// A unit of work as its caller made it: the future of a model call or of
@@ -15,14 +15,16 @@ use std::task::{Context, Poll};
 /// second allocation per call, cold by the time it is polled when many
 /// runs are in flight (issue 37).
 pub(crate) enum Work {
-    Model(ModelCallId, BoxFuture<'static, Result<Response, ModelError>>),
+    /// A model call, and the deadline it is known to answer by when its
+    /// model stops at its request's timeout.
+    Model(ModelCallId, Option<Moment>, BoxFuture<'static, Result<Response, ModelError>>),
     Tool(ToolCallId, BoxFuture<'static, ToolAnswer>),
 }
 
 impl Work {
     fn poll(&mut self, cx: &mut Context<'_>) -> Poll<Answer> {
         match self {
-            Work::Model(id, call) => {
+            Work::Model(id, _, call) => {
                 call.as_mut().poll(cx).map(|result| Answer::plain(Input::ModelFinished { id: *id, result }))
             }
             Work::Tool(id, body) => body.as_mut().poll(cx).map(|answer| answer.into_answer(*id)),
@@ -51,7 +53,7 @@ pub(crate) struct InFlight {
 impl InFlight {
     pub(crate) fn push(&mut self, work: Work, token: CancellationToken) {
         let id = match &work {
-            Work::Model(id, _) => TaskId::Model(*id),
+            Work::Model(id, ..) => TaskId::Model(*id),
             Work::Tool(id, _) => TaskId::Tool(*id),
         };
         self.entries.push(Entry { id, work, token });
@@ -70,17 +72,28 @@ impl InFlight {
         }
     }
 
-    /// The first entry, in launch order, that has finished. A finished
-    /// future leaves the set before anything else is polled, so none is
-    /// ever polled after completing.
-    pub(crate) fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<(TaskId, Answer)>> {
+    /// Whether work in flight is known to answer by `deadline`: a model
+    /// call that stops at its request's timeout, due no later.
+    pub(crate) fn answers_by(&self, deadline: Moment) -> bool {
+        self.entries.iter().any(|e| matches!(e.work, Work::Model(_, Some(due), _) if due <= deadline))
+    }
+
+    /// The first entry, in launch order, that has finished, with the
+    /// deadline it was known to answer by. A finished future leaves the
+    /// set before anything else is polled, so none is ever polled after
+    /// completing.
+    pub(crate) fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<(TaskId, Answer, Option<Moment>)>> {
         if self.entries.is_empty() {
             return Poll::Ready(None);
         }
         for at in 0..self.entries.len() {
             if let Poll::Ready(answer) = self.entries[at].work.poll(cx) {
                 let entry = self.entries.remove(at);
-                return Poll::Ready(Some((entry.id, answer)));
+                let due = match entry.work {
+                    Work::Model(_, due, _) => due,
+                    Work::Tool(..) => None,
+                };
+                return Poll::Ready(Some((entry.id, answer, due)));
             }
         }
         Poll::Pending

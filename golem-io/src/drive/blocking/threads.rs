@@ -16,12 +16,12 @@
 use super::job::{Report, TaskRunner};
 use super::pool;
 use crate::drive::dispatch::{
-    caller_cancel, Answer, CallerToken, Dispatcher, InlineStream, Placement, RunResources, Task, TaskId,
+    caller_cancel, stopped_at, Answer, CallerToken, Dispatcher, InlineStream, Placement, RunResources, Task, TaskId,
 };
 use crate::run::cancel::CancellationToken;
 use crate::Error;
 use golem_core::machine::{Input, ToolOutcome};
-use golem_core::{CauseRecord, ModelError, ModelErrorKind, Moment};
+use golem_core::{CauseRecord, ModelError, Moment};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
@@ -248,16 +248,6 @@ fn needs_thread<Deps>(run: &RunResources<Deps>, task: &Task) -> bool {
         Task::Model { deadline: None, .. } => false,
         Task::Tool { deadline, .. } => deadline.is_some(),
     }
-}
-
-/// The call failed by timing out at or after its `deadline`: the model
-/// stopped because the deadline came, not for a reason of its own.
-/// The clock is read only for a timeout, which most calls never see (clock
-/// reads were 4% of a one-tool run's CPU in the in-memory e2e profile).
-fn stopped_at(deadline: Option<Moment>, now: impl FnOnce() -> Moment, input: &Input) -> bool {
-    let timed_out =
-        matches!(input, Input::ModelFinished { result: Err(error), .. } if error.kind == ModelErrorKind::Timeout);
-    timed_out && deadline.is_some_and(|deadline| now() >= deadline)
 }
 
 /// The caller's token and the key of the waker that turns its cancellation

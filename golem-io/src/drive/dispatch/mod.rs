@@ -25,4 +25,4 @@ pub(crate) use resources::RunResources;
 pub(crate) use tool::call_tool_blocking;
 #[cfg(feature = "async")]
 pub(crate) use tool::{call_tool_async, ToolAnswer};
-pub(crate) use work::{action, caller_cancel, Action, CallerToken, ForwardDeltas, Task, TaskId};
+pub(crate) use work::{action, caller_cancel, stopped_at, Action, CallerToken, ForwardDeltas, Task, TaskId};

@@ -143,6 +143,12 @@ impl AsyncTransport for AsyncIoTransport {
         // for the deadline when it comes before the wait's own timeout.
         Box::pin(self.send_inner(request, request.timeout.map(Deadline::after)))
     }
+
+    /// Every wait — connect, write, head, each body read — ends by the
+    /// request's deadline.
+    fn honours_timeout(&self) -> bool {
+        true
+    }
 }
 
 /// Scheme, host and port of an absolute http(s) URL.
