@@ -6,7 +6,9 @@
 //!
 //! Waiting races three things: in-flight work (and the fragments it
 //! streams), the caller's cancellation, and an `async_io::Timer` for the
-//! machine's deadline. Canceled work is dropped, so it never answers late.
+//! machine's deadline — none when a plain model call in flight is known to
+//! answer by it (its model stops at its request's timeout). Canceled work
+//! is dropped, so it never answers late.
 
 use super::in_flight::{InFlight, Work};
 use crate::drive::dispatch::{

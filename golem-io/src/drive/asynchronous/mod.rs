@@ -4,7 +4,9 @@
 //! The run is one future. It spawns nothing: model and tool futures are
 //! polled inside it, the machine's deadlines are `async_io::Timer`s (served
 //! by async-io's own reactor, so they fire under any executor, tokio
-//! included), and blocking models or tools run on the `blocking` pool. So it
+//! included) or, for a plain call to a model that stops by its request's
+//! timeout, the model's own, and blocking models or tools run on the
+//! `blocking` pool. So it
 //! works under `smol::block_on`, `async_io::block_on`,
 //! `futures::executor::block_on` or inside a tokio runtime, with no hidden
 //! global runtime. Dropping the future cancels the run at once (SPEC
