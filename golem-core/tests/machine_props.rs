@@ -157,6 +157,16 @@ fn arb_act() -> impl Strategy<Value = Act> {
     ]
 }
 
+impl TimeStep {
+    /// The moment this step leads to from `base`.
+    fn after(self, base: Moment) -> Moment {
+        match self {
+            TimeStep::Forward(ms) | TimeStep::Big(ms) => base + Duration::from_millis(ms),
+            TimeStep::Back(ms) => Moment::from_nanos(base.as_nanos().saturating_sub(ms * 1_000_000)),
+        }
+    }
+}
+
 fn arb_time() -> impl Strategy<Value = TimeStep> {
     prop_oneof![
         150 => (0u64..300).prop_map(TimeStep::Forward),
@@ -579,11 +589,7 @@ proptest! {
         let Ok(machine) = RunMachine::new(config, start, Moment::ZERO) else { return Ok(()) };
         let mut driver = Driver::new(machine, stream)?;
         for (time, act) in steps {
-            let base = driver.last;
-            let now = match time {
-                TimeStep::Forward(ms) | TimeStep::Big(ms) => base + Duration::from_millis(ms),
-                TimeStep::Back(ms) => Moment::from_nanos(base.as_nanos().saturating_sub(ms * 1_000_000)),
-            };
+            let now = time.after(driver.last);
             let input = driver.input(act);
             driver.feed(now, input)?;
         }
@@ -604,10 +610,7 @@ proptest! {
         muted.mute_events();
         let mut driver = Driver::mirrored(machine, Some(muted), stream)?;
         for (time, act) in steps {
-            let now = match time {
-                TimeStep::Forward(ms) | TimeStep::Big(ms) => driver.last + Duration::from_millis(ms),
-                TimeStep::Back(ms) => Moment::from_nanos(driver.last.as_nanos().saturating_sub(ms * 1_000_000)),
-            };
+            let now = time.after(driver.last);
             let input = driver.input(act);
             driver.feed(now, input)?;
         }

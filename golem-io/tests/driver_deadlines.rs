@@ -141,33 +141,51 @@ fn without_a_deadline_no_timeout_is_given_and_the_call_stays_on_the_calling_thre
     assert_eq!((seen[0].thread, seen[0].timeout), (thread::current().id(), None));
 }
 
-#[test]
-fn a_call_stopped_at_its_deadline_is_the_machines_timeout_with_no_late_result() {
-    let clock = Arc::new(ManualClock::new());
-    let model = Punctual::new(true, true, &clock);
-    let agent = Agent::<()>::builder(Arc::clone(&model))
+/// An agent on `model` with a 200 ms model deadline and two attempts, no
+/// pause between them (the manual clock stands still).
+fn retried_at_200_ms(model: &Arc<Punctual>) -> Agent<()> {
+    Agent::<()>::builder(Arc::clone(model))
         .model_deadline(Duration::from_millis(200))
         .max_attempts(2)
-        // No pause between attempts: the manual clock stands still.
         .backoff(|_| Duration::ZERO)
         .build()
-        .unwrap();
-    let (events, observer) = events();
+        .unwrap()
+}
 
-    let error = agent.run_with(()).prompt("hi").clock(clock).observer(observer).call().unwrap_err();
-
+/// The run ended with the machine's own timeout — its words for a
+/// deadline, not the model's: the driver fed what it feeds when a deadline
+/// passes, and the machine decided — after the policy retried once, each
+/// call given the whole 200 ms, and no late result.
+fn assert_the_machines_timeout(
+    result: Result<golem_io::RunResult<String>, golem_io::Error>,
+    seen: &[Seen],
+    events: &[RunEvent],
+) {
+    let error = result.unwrap_err();
     let error = error.as_run().expect("a run error");
     assert_eq!(error.stage, Stage::Model);
     let Cause::Model(cause) = &error.cause else { panic!("{:?}", error.cause) };
     assert_eq!(cause.kind, ModelErrorKind::Timeout);
-    // The machine's own words for a deadline, not the model's: the driver
-    // fed what it feeds when a deadline passes, and the machine decided.
     assert_eq!(cause.message, "model call exceeded its deadline of 200 ms");
-    let seen = model.seen();
     assert_eq!(seen.len(), 2, "the timeout policy retried once");
-    assert!(seen.iter().all(|s| s.thread == thread::current().id() && s.timeout == Some(Duration::from_millis(200))));
-    let events = events.lock().unwrap();
+    assert!(seen.iter().all(|s| s.timeout == Some(Duration::from_millis(200))), "{seen:?}");
     assert!(!events.iter().any(|e| matches!(e.kind, EventKind::LateResult { .. })), "{events:?}");
+    let retried = events.iter().filter(|e| matches!(e.kind, EventKind::Retrying { .. })).count();
+    assert_eq!(retried, 1, "{events:?}");
+}
+
+#[test]
+fn a_call_stopped_at_its_deadline_is_the_machines_timeout_with_no_late_result() {
+    let clock = Arc::new(ManualClock::new());
+    let model = Punctual::new(true, true, &clock);
+    let agent = retried_at_200_ms(&model);
+    let (events, observer) = events();
+
+    let result = agent.run_with(()).prompt("hi").clock(clock).observer(observer).call();
+
+    let seen = model.seen();
+    assert_the_machines_timeout(result, &seen, &events.lock().unwrap());
+    assert!(seen.iter().all(|s| s.thread == thread::current().id()), "{seen:?}");
 }
 
 /// Issue 20: a lone streamed call of a model that stops at its deadline
@@ -371,27 +389,10 @@ fn the_async_driver_gives_an_async_model_its_deadline_only_when_there_is_one() {
 fn on_the_async_driver_a_call_stopped_at_its_deadline_is_the_machines_timeout() {
     let clock = Arc::new(ManualClock::new());
     let model = Punctual::new(true, true, &clock);
-    let agent = Agent::<()>::builder(Arc::clone(&model))
-        .model_deadline(Duration::from_millis(200))
-        .max_attempts(2)
-        .backoff(|_| Duration::ZERO)
-        .build()
-        .unwrap();
 
-    let (result, events) = run_async(&agent, &clock);
+    let (result, events) = run_async(&retried_at_200_ms(&model), &clock);
 
-    let error = result.unwrap_err();
-    let error = error.as_run().expect("a run error");
-    assert_eq!(error.stage, Stage::Model);
-    let Cause::Model(cause) = &error.cause else { panic!("{:?}", error.cause) };
-    assert_eq!(cause.kind, ModelErrorKind::Timeout);
-    assert_eq!(cause.message, "model call exceeded its deadline of 200 ms");
-    let seen = model.seen();
-    assert_eq!(seen.len(), 2, "the timeout policy retried once");
-    assert!(seen.iter().all(|s| s.timeout == Some(Duration::from_millis(200))), "{seen:?}");
-    assert!(!events.iter().any(|e| matches!(e.kind, EventKind::LateResult { .. })), "{events:?}");
-    let retried = events.iter().filter(|e| matches!(e.kind, EventKind::Retrying { .. })).count();
-    assert_eq!(retried, 1, "{events:?}");
+    assert_the_machines_timeout(result, &model.seen(), &events);
 }
 
 /// Issue 37: a streamed call keeps the async driver's timer — its
