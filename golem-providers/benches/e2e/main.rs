@@ -2,7 +2,10 @@
 //! client on the same transports, interleaved in one process run.
 //!
 //! A scripted OpenAI-compatible server runs in this process on 127.0.0.1
-//! (its own threads; its CPU time is measured and subtracted). Each
+//! (its own threads; its CPU time is measured and subtracted) — or, where
+//! the open-file limit cannot hold both ends of every connection (10,000
+//! runs in flight), in a child process, each measured segment then on a
+//! fresh pool warmed just before it (see `Layout`). Each
 //! scenario runs every contender in turn, several rounds, rotating the
 //! order: the golem blocking driver and the bare blocking loop (both on
 //! `UreqTransport`), the golem async driver and the bare async loop (both
@@ -140,7 +143,10 @@ fn in_memory() -> bool {
     std::env::var("GOLEM_BENCH_TRANSPORT").is_ok_and(|t| t == "memory")
 }
 
-fn clients(server: &Server, turns: usize) -> Clients {
+/// `own_pool`: golem's model on an `AsyncIoTransport` of its own (default
+/// configuration), closed with the clients, instead of the process-wide
+/// one; the bare loop's transport is always its own.
+fn clients(server: &Server, turns: usize, own_pool: bool) -> Clients {
     let lookup = Tool::new("lookup", "Look a number up.", bare::tools()[0]["function"]["parameters"].clone(), {
         |_: ToolContext<()>, args: Value| Ok(bare::lookup(&args))
     });
@@ -161,8 +167,21 @@ fn clients(server: &Server, turns: usize) -> Clients {
             .unwrap();
         (model, memory.clone(), memory)
     } else {
-        let config = Config::builder(Preset::openai(), "m").base_url(server.url.clone()).api_key("k").build().unwrap();
-        (OpenAi::new(config), Arc::new(UreqTransport::default()), Arc::new(AsyncIoTransport::default()))
+        let model = if own_pool {
+            let pool: Arc<dyn AsyncTransport> = Arc::new(AsyncIoTransport::default());
+            OpenAi::builder()
+                .model("m")
+                .base_url(server.url.clone())
+                .api_key("k")
+                .async_transport(pool)
+                .build()
+                .unwrap()
+        } else {
+            let config =
+                Config::builder(Preset::openai(), "m").base_url(server.url.clone()).api_key("k").build().unwrap();
+            OpenAi::new(config)
+        };
+        (model, Arc::new(UreqTransport::default()), Arc::new(AsyncIoTransport::default()))
     };
     let deadline = Agent::<()>::builder(model.clone()).build().unwrap().config().model_deadline;
     let deadline = if no_deadline() { None } else { deadline };
@@ -242,7 +261,11 @@ fn one_blocking(clients: &Clients, contender: Contender, i: usize, stream: bool)
 }
 
 /// One segment: `contender` runs the scenario's shape once.
-fn segment(scenario: &Scenario, clients: &Clients, contender: Contender) -> Vec<Duration> {
+/// `ramp`: the runs in flight start 250 every 10 ms instead of all at
+/// once, so a pool's thousands of connections are opened at a pace the
+/// server's accept queue (at most `somaxconn`, 4,096 here) keeps up with;
+/// for a warm-up, whose connections the measured segment reuses.
+fn segment(scenario: &Scenario, clients: &Clients, contender: Contender, ramp: bool) -> Vec<Duration> {
     let stream = scenario.stream;
     match scenario.shape {
         Shape::Sequential { runs } => (0..runs)
@@ -259,6 +282,9 @@ fn segment(scenario: &Scenario, clients: &Clients, contender: Contender) -> Vec<
             .collect(),
         Shape::InFlight { threads, tasks, each } => {
             let task = |t: usize| async move {
+                if ramp {
+                    async_io::Timer::after(Duration::from_millis((t / 250) as u64 * 10)).await;
+                }
                 let mut latencies = Vec::with_capacity(each);
                 for k in 0..each {
                     let started = Instant::now();
@@ -286,22 +312,40 @@ fn segment(scenario: &Scenario, clients: &Clients, contender: Contender) -> Vec<
     }
 }
 
-/// Why a scenario cannot run over the loopback here, if it cannot: every
+/// Where a scenario's sockets go.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Layout {
+    /// The server in this process, every contender's pool kept from the
+    /// warm-up through all rounds.
+    Together,
+    /// The server in a child process, and each measured segment with a
+    /// fresh pool of its own, warmed by an unmeasured segment just before
+    /// and closed after: one contender's connections open at a time.
+    Apart,
+}
+
+/// How a scenario can run over the loopback here, or why it cannot: every
 /// run in flight holds a connection, whose two ends are both this
-/// process's, and each contender's pool keeps its connections open for
-/// the next segment — four descriptors per run in flight for a golem and a
-/// bare contender (`ulimit -n` raises the limit where the hard limit
-/// allows).
-fn too_many_sockets(scenario: &Scenario) -> Option<String> {
-    let Shape::InFlight { tasks, .. } = scenario.shape else { return None };
+/// process's when the server runs in it, and each contender's pool keeps
+/// its connections open for the next segment — four descriptors per run
+/// in flight for a golem and a bare contender. Where the open-file limit
+/// does not allow that (a hard `ulimit -n` of 20,000 cannot hold 10,000
+/// runs' 40,000), the server moves to a child process and the pools open
+/// one at a time: a run's descriptor on each side.
+fn layout(scenario: &Scenario) -> Result<Layout, String> {
+    let Shape::InFlight { tasks, .. } = scenario.shape else { return Ok(Layout::Together) };
     if in_memory() {
-        return None;
+        return Ok(Layout::Together);
     }
     let limit = rustix::process::getrlimit(rustix::process::Resource::Nofile).current.unwrap_or(u64::MAX);
-    let needed = 4 * tasks as u64 + 256;
-    (limit < needed).then(|| {
-        format!("{tasks} runs in flight need about {needed} open files over the loopback, the limit is {limit} (raise `ulimit -n`, or GOLEM_BENCH_TRANSPORT=memory)")
-    })
+    if limit >= 4 * tasks as u64 + 256 {
+        return Ok(Layout::Together);
+    }
+    let needed = tasks as u64 + 256;
+    if limit >= needed {
+        return Ok(Layout::Apart);
+    }
+    Err(format!("{tasks} runs in flight need about {needed} open files over the loopback, the limit is {limit} (raise `ulimit -n`, or GOLEM_BENCH_TRANSPORT=memory)"))
 }
 
 fn runs_of(shape: Shape) -> usize {
@@ -311,13 +355,25 @@ fn runs_of(shape: Shape) -> usize {
     }
 }
 
+/// One segment of `contender`, added to `totals`.
 fn measure(scenario: &Scenario, clients: &Clients, server: &Server, contender: Contender, totals: &mut Totals) {
+    measure_ramped(scenario, clients, server, contender, totals, false)
+}
+
+fn measure_ramped(
+    scenario: &Scenario,
+    clients: &Clients,
+    server: &Server,
+    contender: Contender,
+    totals: &mut Totals,
+    ramp: bool,
+) {
     let _ = std::fs::write("/proc/self/clear_refs", "5");
     let (cpu, server_cpu) = (process_cpu_ns(), server.cpu_ns());
     let allocs = allocs::so_far();
     let polls = POLLS.load(std::sync::atomic::Ordering::Relaxed);
     let started = Instant::now();
-    let latencies = segment(scenario, clients, contender);
+    let latencies = segment(scenario, clients, contender, ramp);
     totals.wall += started.elapsed();
     totals.allocs += allocs::so_far() - allocs;
     totals.polls += POLLS.load(std::sync::atomic::Ordering::Relaxed) - polls;
@@ -334,6 +390,9 @@ fn p99(latencies: &mut [Duration]) -> Duration {
 }
 
 fn main() {
+    if let Some(turns) = std::env::var("GOLEM_BENCH_SERVE").ok().and_then(|t| t.parse().ok()) {
+        server::serve_for_parent(turns);
+    }
     const BLOCKING_AND_ASYNC: &[Contender] = &[GolemBlocking, BareBlocking, GolemAsync, GolemAsyncPoolTool, BareAsync];
     const ASYNC: &[Contender] = &[GolemAsync, GolemAsyncPoolTool, BareAsync];
     let scenarios = [
@@ -412,15 +471,22 @@ fn main() {
         }
     };
     for scenario in scenarios.iter().filter(|s| s.name.contains(only.as_str())) {
-        if let Some(skipped) = too_many_sockets(scenario) {
-            println!("skipped \"{}\": {skipped}", scenario.name);
-            continue;
-        }
-        let server = Server::start(scenario.turns);
-        let clients = clients(&server, scenario.turns);
+        let layout = match layout(scenario) {
+            Ok(layout) => layout,
+            Err(skipped) => {
+                println!("skipped \"{}\": {skipped}", scenario.name);
+                continue;
+            }
+        };
+        let server = match layout {
+            Layout::Together => Server::start(scenario.turns),
+            Layout::Apart => Server::start_process(scenario.turns),
+        };
+        let clients = clients(&server, scenario.turns, false);
         // Warm up every contender with one unmeasured segment: the pool's
-        // connections, worker threads, lazy statics, the allocator.
-        for &contender in scenario.contenders.iter().filter(|&&c| wanted(c)) {
+        // connections, worker threads, lazy statics, the allocator. Apart,
+        // each measured segment has a warm-up of its own.
+        for &contender in scenario.contenders.iter().filter(|&&c| wanted(c) && layout == Layout::Together) {
             let mut ignored = Totals::default();
             measure(scenario, &clients, &server, contender, &mut ignored);
         }
@@ -432,7 +498,14 @@ fn main() {
                 if !wanted(scenario.contenders[index]) {
                     continue;
                 }
-                measure(scenario, &clients, &server, scenario.contenders[index], &mut totals[index]);
+                let contender = scenario.contenders[index];
+                if layout == Layout::Together {
+                    measure(scenario, &clients, &server, contender, &mut totals[index]);
+                    continue;
+                }
+                let own = self::clients(&server, scenario.turns, true);
+                measure_ramped(scenario, &own, &server, contender, &mut Totals::default(), true);
+                measure(scenario, &own, &server, contender, &mut totals[index]);
             }
         }
         let pairs = [

@@ -15,12 +15,14 @@ use std::sync::Arc;
 pub struct Server {
     pub url: String,
     cpu_ns: Arc<AtomicU64>,
+    /// The server's own process, when it runs in one.
+    child: Option<std::process::Child>,
 }
 
 impl Server {
     /// A server whose runs make `turns` tool calls before answering.
     pub fn start(turns: usize) -> Server {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
+        let listener = listener();
         let url = format!("http://{}/v1", listener.local_addr().unwrap());
         let cpu_ns = Arc::new(AtomicU64::new(0));
         let counted = Arc::clone(&cpu_ns);
@@ -30,13 +32,63 @@ impl Server {
                 std::thread::spawn(move || serve(stream, turns, &counted));
             }
         });
-        Server { url, cpu_ns }
+        Server { url, cpu_ns, child: None }
+    }
+
+    /// The same server in a child process — this binary, started with
+    /// `GOLEM_BENCH_SERVE=<turns>` — so its sockets count against its own
+    /// open-file limit, not the clients'. Its CPU time is not this
+    /// process's, so nothing is subtracted for it.
+    pub fn start_process(turns: usize) -> Server {
+        use std::process::{Command, Stdio};
+        let exe = std::env::current_exe().expect("the bench's own path");
+        let mut child = Command::new(exe)
+            .env("GOLEM_BENCH_SERVE", turns.to_string())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("start the server process");
+        let mut url = String::new();
+        BufReader::new(child.stdout.take().expect("its stdout")).read_line(&mut url).expect("its URL");
+        Server { url: url.trim().to_string(), cpu_ns: Arc::new(AtomicU64::new(0)), child: Some(child) }
     }
 
     /// CPU time the server's threads have used so far.
     pub fn cpu_ns(&self) -> u64 {
         self.cpu_ns.load(Ordering::Relaxed)
     }
+}
+
+/// A listener on 127.0.0.1 with the longest accept queue the kernel
+/// allows (`std` asks for 128): thousands of runs connect at once.
+fn listener() -> TcpListener {
+    use rustix::net::{AddressFamily, SocketType};
+    let fd = rustix::net::socket(AddressFamily::INET, SocketType::STREAM, None).expect("a socket");
+    rustix::net::sockopt::set_socket_reuseaddr(&fd, true).expect("SO_REUSEADDR");
+    let loopback = std::net::SocketAddrV4::new(std::net::Ipv4Addr::LOCALHOST, 0);
+    rustix::net::bind(&fd, &loopback).expect("bind 127.0.0.1");
+    // The kernel caps the queue at `net.core.somaxconn`.
+    rustix::net::listen(&fd, 65_535).expect("listen");
+    TcpListener::from(fd)
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// In the child process: serve `turns`-turn runs, say where on stdout,
+/// and stop when the parent goes (its end of stdin closes).
+pub fn serve_for_parent(turns: usize) -> ! {
+    let server = Server::start(turns);
+    println!("{}", server.url);
+    let _ = std::io::stdout().flush();
+    let _ = std::io::copy(&mut std::io::stdin(), &mut std::io::sink());
+    std::process::exit(0)
 }
 
 /// `GOLEM_BENCH_CLOCK=proc`: CPU clocks read from `/proc` instead of
@@ -70,8 +122,11 @@ pub fn thread_cpu_ns() -> u64 {
 
 fn serve(stream: TcpStream, turns: usize, cpu_ns: &AtomicU64) {
     let _ = stream.set_nodelay(true);
-    let mut writer = stream.try_clone().expect("clone the socket");
-    let mut reader = BufReader::new(stream);
+    // Both halves through shared references: a cloned socket would be a
+    // second descriptor per connection, and 10,000 runs in flight already
+    // hold half the open-file limit here.
+    let mut writer = &stream;
+    let mut reader = BufReader::new(&stream);
     let mut last = thread_cpu_ns();
     let mut body = Vec::new();
     let mut line = String::new();
