@@ -82,8 +82,8 @@ pub struct Request {
     /// [honours timeouts](Capabilities::honours_timeout): such a model
     /// gives up by then with a [`ModelErrorKind::Timeout`] error, so the
     /// blocking driver can make the call on its own thread instead of
-    /// watching it from another. Not part of the conversation, so never
-    /// serialized.
+    /// watching it from another, and the async driver arms no timer for a
+    /// plain call. Not part of the conversation, so never serialized.
     #[serde(skip)]
     pub timeout: Option<Duration>,
 }
@@ -496,9 +496,11 @@ pub struct Capabilities {
     pub forced_tool_choice: bool,
     /// The model stops by [`Request::timeout`] (a provider client on a
     /// transport that turns it into a deadline for the whole exchange), so
-    /// a blocking driver calls it on its own thread. A model that does not
-    /// say so is watched from a thread of its own whenever a deadline
-    /// applies.
+    /// a blocking driver calls it on its own thread and the async driver
+    /// watches a plain call with no timer. A model that does not say so is
+    /// watched from a thread of its own (blocking) or by a timer (async)
+    /// whenever a deadline applies. A model with two faces may say it of
+    /// one and not the other: each face reports what it does.
     #[serde(default)]
     pub honours_timeout: bool,
     /// The built-in tools the model can run (none unless its client says).
