@@ -91,6 +91,21 @@ fn done_without_its_blank_line_still_ends_the_stream() {
     assert!(stream(&Request::new(vec![]), &bytes).1.is_ok());
 }
 
+/// Found by libFuzzer (issue 37 session, on a number beyond f64 that only
+/// the `Value` reader parses): a last event left open by the end of the
+/// body whose JSON is whole but bad is a corrupt chunk, not a cut. Its JSON
+/// cut short is still a cut.
+#[test]
+fn a_last_open_event_with_whole_but_bad_json_is_corrupt_not_cut() {
+    let bad = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}}\n";
+    let error = stream(&Request::new(vec![]), bad.as_bytes()).1.unwrap_err();
+    assert_eq!(error.kind, ModelErrorKind::Decode, "{error}");
+    assert!(error.message.contains("invalid JSON"), "{error}");
+    let cut = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi";
+    let error = stream(&Request::new(vec![]), cut.as_bytes()).1.unwrap_err();
+    assert_eq!((error.kind, error.retryable), (ModelErrorKind::Truncated, true), "{error}");
+}
+
 #[test]
 fn a_body_cut_anywhere_before_done_is_truncated_and_retryable() {
     // Inside an event or between events, a cut is a cut (SPEC STREAM-07,

@@ -175,8 +175,10 @@ impl ChunkParser {
             }
         }
         let chunk: Value = serde_json::from_str(data).map_err(|e| {
-            if self.sse.ended_mid_event() {
-                // The body ended inside this event: a cut, not a corrupt chunk.
+            if self.sse.ended_mid_event() && e.is_eof() {
+                // The body ended inside this event, and its JSON with it: a
+                // cut, not a corrupt chunk. A last event whose JSON is
+                // whole but bad is corrupt all the same.
                 return ModelError::new(ModelErrorKind::Truncated, "the stream ended in the middle of an event");
             }
             decode_error("stream chunk", &format!("invalid JSON: {e}"), true, self.key.as_ref())
