@@ -566,6 +566,16 @@ impl Driver {
         Ok(())
     }
 
+    /// Take each step: time moves, then the act's input is fed.
+    fn play(&mut self, steps: Vec<(TimeStep, Act)>) -> Result<(), TestCaseError> {
+        for (time, act) in steps {
+            let now = time.after(self.last);
+            let input = self.input(act);
+            self.feed(now, input)?;
+        }
+        Ok(())
+    }
+
     fn cancel(&mut self, id: u64, kind: Kind) -> Result<(), TestCaseError> {
         prop_assert_eq!(self.issued.get(&id), Some(&kind), "cancel of an id never issued as {:?}", kind);
         prop_assert!(!self.answered.contains(&id), "cancel of answered id {}", id);
@@ -588,11 +598,7 @@ proptest! {
         let stream = start.stream;
         let Ok(machine) = RunMachine::new(config, start, Moment::ZERO) else { return Ok(()) };
         let mut driver = Driver::new(machine, stream)?;
-        for (time, act) in steps {
-            let now = time.after(driver.last);
-            let input = driver.input(act);
-            driver.feed(now, input)?;
-        }
+        driver.play(steps)?;
     }
 
     /// Issue 37: a machine told nobody hears its events gives the same
@@ -609,11 +615,7 @@ proptest! {
         let mut muted = RunMachine::new(config, start, Moment::ZERO).expect("the same start");
         muted.mute_events();
         let mut driver = Driver::mirrored(machine, Some(muted), stream)?;
-        for (time, act) in steps {
-            let now = time.after(driver.last);
-            let input = driver.input(act);
-            driver.feed(now, input)?;
-        }
+        driver.play(steps)?;
         let mut muted = driver.mirror.take().expect("the mirror");
         prop_assert_eq!(muted.poll_output(), driver.machine.poll_output(), "both end alike");
         prop_assert_eq!(muted.outcome(), driver.machine.outcome());
