@@ -148,19 +148,11 @@ impl<Deps: Send + Sync + 'static, O: 'static> Agent<Deps, O> {
             prompt: String::new(),
             parts: Vec::new(),
             history: Vec::new(),
-            resume: None,
             stream: false,
             on_delta: None,
             observers: Vec::new(),
-            sub_observers: Vec::new(),
-            progress_observers: Vec::new(),
-            clock: None,
             cancel: None,
-            log: None,
-            continued: None,
-            run_id: None,
-            conversation_id: None,
-            limits: None,
+            rare: None,
         }
     }
 }
@@ -174,15 +166,24 @@ pub struct RunBuilder<'a, Deps, O> {
     prompt: String,
     parts: Vec<Part>,
     history: Vec<Message>,
-    resume: Option<DeferredResults>,
     stream: bool,
     on_delta: Option<DeltaCallback<'a>>,
     observers: Vec<Observer>,
+    cancel: Option<CancellationToken>,
+    /// The options most runs never set, boxed on the first one set: the
+    /// builder is what an unpolled `call_async` future holds, and a run's
+    /// size counts when thousands are in flight (issue 37).
+    rare: Option<Box<Rare<'a>>>,
+}
+
+/// A run's less common options (see `RunBuilder::rare`).
+#[derive(Default)]
+struct Rare<'a> {
+    resume: Option<DeferredResults>,
     /// Hearers of delegated sub-runs' events (SPEC DELEG-04).
     sub_observers: Vec<SubRunObserver>,
     progress_observers: Vec<ToolProgressObserver>,
     clock: Option<Arc<dyn Clock>>,
-    cancel: Option<CancellationToken>,
     log: Option<LogOut<'a>>,
     /// A crashed run to continue instead of a fresh start.
     continued: Option<Continued>,
@@ -211,7 +212,7 @@ impl<Deps, O> fmt::Debug for RunBuilder<'_, Deps, O> {
             .field("prompt", &self.prompt)
             .field("parts", &self.parts.len())
             .field("history", &self.history.len())
-            .field("resume", &self.resume)
+            .field("resume", &self.rare.as_ref().and_then(|rare| rare.resume.as_ref()))
             .finish_non_exhaustive()
     }
 }
@@ -232,7 +233,7 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
     /// [`continue_log`](Self::continue_log), which continues the logged run
     /// under its own id.
     pub fn run_id(mut self, run_id: impl Into<String>) -> Self {
-        self.run_id = Some(run_id.into()).filter(|id| !id.is_empty());
+        self.rare().run_id = Some(run_id.into()).filter(|id| !id.is_empty());
         self
     }
 
@@ -242,7 +243,7 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
     /// new one under a freshly minted UUIDv7. An empty id means "choose as
     /// without it". Ignored by [`continue_log`](Self::continue_log).
     pub fn conversation_id(mut self, conversation_id: impl Into<String>) -> Self {
-        self.conversation_id = Some(conversation_id.into()).filter(|id| !id.is_empty());
+        self.rare().conversation_id = Some(conversation_id.into()).filter(|id| !id.is_empty());
         self
     }
 
@@ -262,7 +263,7 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
     /// Resolutions of the paused run whose messages are the history; the
     /// prompt is optional on a resume.
     pub fn resume(mut self, results: DeferredResults) -> Self {
-        self.resume = Some(results);
+        self.rare().resume = Some(results);
         self
     }
 
@@ -272,7 +273,8 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
     /// what the delegating run's limits left ([`ToolContext::usage_left`](crate::ToolContext::usage_left)),
     /// so one budget bounds the whole tree.
     pub fn usage_limits(mut self, limits: UsageLimits) -> Self {
-        self.limits = Some(self.limits.map_or(limits, |set| set.within(&limits)));
+        let rare = self.rare();
+        rare.limits = Some(rare.limits.map_or(limits, |set| set.within(&limits)));
         self
     }
 
@@ -317,7 +319,7 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
     /// call it concurrently, each in its own order), cannot fail or change
     /// either run, and must not block.
     pub fn on_sub_run_event(mut self, observer: impl Fn(&SubRunEvent) + Send + Sync + 'static) -> Self {
-        self.sub_observers.push(Arc::new(observer));
+        self.rare().sub_observers.push(Arc::new(observer));
         self
     }
 
@@ -332,14 +334,14 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
     /// tool's thread, may be called concurrently for parallel calls, cannot
     /// fail the run, and must not block.
     pub fn on_tool_progress(mut self, observer: impl Fn(&ToolProgress) + Send + Sync + 'static) -> Self {
-        self.progress_observers.push(Arc::new(observer));
+        self.rare().progress_observers.push(Arc::new(observer));
         self
     }
 
     /// The clock stamping this run's inputs (default: a fresh
     /// [`SystemClock`]).
     pub fn clock(mut self, clock: Arc<dyn Clock>) -> Self {
-        self.clock = Some(clock);
+        self.rare().clock = Some(clock);
         self
     }
 
@@ -374,7 +376,7 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
     /// run with [`Error::Record`]. To survive crashes, record to a
     /// [`LogFile`](crate::LogFile).
     pub fn record(mut self, out: impl std::io::Write + Send + 'a) -> Self {
-        self.log = Some(Box::new(out));
+        self.rare().log = Some(Box::new(out));
         self
     }
 
@@ -406,7 +408,7 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
         let replay = golem_core::log::replay(log)?;
         let answer = accepted_answer(&replay).map(Box::new);
         self.stream = log.header.start.stream;
-        self.continued = Some(Continued {
+        self.rare().continued = Some(Continued {
             machine: Box::new(replay.machine),
             header: Box::new(log.header.clone()),
             last_at: replay.last_at,
@@ -441,8 +443,9 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
         };
         deferred.admits(&results).map_err(SetupError::Resolution)?;
         let history = summary.messages.clone();
-        if self.conversation_id.is_none() && !log.header.conversation_id.is_empty() {
-            self.conversation_id = Some(log.header.conversation_id.clone());
+        let rare = self.rare();
+        if rare.conversation_id.is_none() && !log.header.conversation_id.is_empty() {
+            rare.conversation_id = Some(log.header.conversation_id.clone());
         }
         Ok(self.history(history).resume(results))
     }
@@ -500,7 +503,7 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
         let log = golem_core::log::EventLog::read_bytes(&bytes)?.log;
         self = self.resume_log(&log, results)?;
         // The claim names the resuming run, so its id is fixed now.
-        let run_id = self.run_id.clone().unwrap_or_else(crate::run::ids::uuid_v7);
+        let run_id = self.rare().run_id.clone().unwrap_or_else(crate::run::ids::uuid_v7);
         crate::record::pause_claim::claim(path, &run_id)?;
         Ok(self.run_id(run_id))
     }
@@ -573,27 +576,16 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
         self.drive_async(Ok)
     }
 
-    /// The async run, its outcome passed through `finish`. One future, not
-    /// one awaiting another (which would hold the inner one twice). The
-    /// preamble runs on first poll, like any future's work; the setup goes
-    /// to the driver boxed, so it keeps no room in the run's future once
-    /// the machine is open — a run's size counts when thousands are in
-    /// flight.
+    /// The async run, its outcome passed through `finish`: one future,
+    /// written out by hand (see `asynchronous::Drive`) so that it is no
+    /// bigger than the builder until polled and keeps only the loop's
+    /// state, in one allocation, once running.
     #[cfg(feature = "async")]
     fn drive_async<T: 'a>(
         self,
         finish: fn(RunOutcome<O>) -> Result<T, Error>,
     ) -> impl std::future::Future<Output = Result<T, Error>> + 'a {
-        // One allocation holds the whole run: the future a caller moves
-        // (into a task, a `join_all`, a `select`) is a pointer, and the
-        // builder is copied once, into the run's own memory (issue 37).
-        Box::pin(async move {
-            // Statement by statement: a temporary of an awaiting statement
-            // would keep its room across the await.
-            let setup = Box::new(self.launch()?);
-            let outcome = asynchronous::drive(setup).await?;
-            finish(outcome)
-        })
+        asynchronous::Drive::new(move || self.launch(), finish)
     }
 
     /// The processed start of a fresh run — the preamble, without a
@@ -609,9 +601,10 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
     /// The preamble (SPEC RUN-02, RUN-03): everything before the machine.
     fn launch(self) -> Result<RunSetup<'a, Deps, O>, Error> {
         let inner = &self.agent.inner;
-        if let Some(continued) = self.continued {
+        let rare = self.rare.map_or_else(Rare::default, |rare| *rare);
+        if let Some(continued) = rare.continued {
             // The log's run goes on: no preamble, its own timeline.
-            let base = self.clock.unwrap_or_else(|| Arc::new(SystemClock::new()));
+            let base = rare.clock.unwrap_or_else(|| Arc::new(SystemClock::new()));
             let clock: Arc<dyn Clock> = Arc::new(ShiftedClock::continuing(base, continued.last_at));
             let observers = Observers::new(&inner.observers, self.observers, self.on_delta);
             let begin = Origin::Continue {
@@ -625,10 +618,10 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
                 deps: self.deps,
                 begin,
                 observers,
-                sub_events: SubRunSink::of(self.sub_observers, self.progress_observers),
+                sub_events: SubRunSink::of(rare.sub_observers, rare.progress_observers),
                 clock,
                 cancel: self.cancel,
-                log: self.log,
+                log: rare.log,
             });
         }
         if self.stream && !inner.streams {
@@ -637,13 +630,13 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
         // The conversation continues the one the caller's history belongs
         // to, as given — a processor may trim away the messages naming it.
         // The history's id is shared, not copied.
-        let conversation_id = match self.conversation_id {
+        let conversation_id = match rare.conversation_id {
             Some(given) => Id::from(given),
             None => {
                 golem_core::history::latest_conversation(&self.history).cloned().unwrap_or_else(crate::run::ids::mint)
             }
         };
-        let run_id = self.run_id.map_or_else(crate::run::ids::mint, Id::from);
+        let run_id = rare.run_id.map_or_else(crate::run::ids::mint, Id::from);
         // Application code: a failure keeps its error object, a panic is
         // contained as one (issue 11), like a tool's or a decoder's.
         let history = match &inner.history_processor {
@@ -659,7 +652,7 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
         let instructions =
             inner.instructions.resolve(&ctx).map_err(|panicked| SetupError::Instructions(AppError::new(panicked)))?;
         // A resume may go on from its resolutions alone (SPEC RUN-02).
-        let prompt = if self.resume.is_some() && self.prompt.is_empty() && self.parts.is_empty() {
+        let prompt = if rare.resume.is_some() && self.prompt.is_empty() && self.parts.is_empty() {
             None
         } else {
             Some(Prompt::text(self.prompt).with_parts(self.parts))
@@ -670,15 +663,15 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
             .with_prompt(prompt)
             .with_stream(self.stream)
             .with_ids(ids.run_id, ids.conversation_id);
-        start.resume = self.resume;
+        start.resume = rare.resume;
         // Each run its own jitter from the OS (SPEC RETRY-02, JIT-01),
         // recorded in its log; the machine ignores it under a fixed seed.
         start.jitter_seed = Some(crate::run::ids::jitter_seed());
-        start.limits = self.limits;
-        let clock = self.clock.unwrap_or_else(|| Arc::new(SystemClock::new()));
+        start.limits = rare.limits;
+        let clock = rare.clock.unwrap_or_else(|| Arc::new(SystemClock::new()));
         let observers = Observers::new(&inner.observers, self.observers, self.on_delta);
         let begin = Origin::Fresh(start);
-        let sub_events = SubRunSink::of(self.sub_observers, self.progress_observers);
+        let sub_events = SubRunSink::of(rare.sub_observers, rare.progress_observers);
         Ok(RunSetup {
             agent: inner,
             deps: self.deps,
@@ -687,8 +680,13 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
             sub_events,
             clock,
             cancel: self.cancel,
-            log: self.log,
+            log: rare.log,
         })
+    }
+
+    /// The less common options, boxed on first use.
+    fn rare(&mut self) -> &mut Rare<'a> {
+        self.rare.get_or_insert_with(Box::default)
     }
 }
 

@@ -17,14 +17,14 @@ use crate::drive::dispatch::{
 };
 use crate::run::cancel::{Canceled, CancellationToken};
 use crate::Error;
-use futures_lite::{future, Stream};
+use futures_lite::Stream;
 use golem_core::machine::{Input, ModelCallId};
 use golem_core::{Delta, Moment};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::task::Poll;
+use std::task::{Context, Poll};
 
 pub(crate) struct Futures {
     in_flight: InFlight,
@@ -83,53 +83,55 @@ impl Futures {
         (place, first)
     }
 
-    /// Whatever comes first: a fragment, the caller's cancellation, an
-    /// answer, or `deadline`.
-    async fn wait(&mut self, deadline: Option<Moment>, now: Moment) -> Woke {
-        // A model call that stops at its request's timeout answers by its
-        // deadline: it needs no timer (issue 37: in the in-memory e2e bench,
-        // arming one per run cost 256 runs in flight ~15% of their
-        // throughput in the reactor's timer bookkeeping).
+    /// Begin a wait until `deadline`: the deadline the wait listens to,
+    /// with the timer armed for it. A model call that stops at its
+    /// request's timeout answers by its deadline: it needs no timer (issue
+    /// 37: in the in-memory e2e bench, arming one per run cost 256 runs in
+    /// flight ~15% of their throughput in the reactor's timer bookkeeping).
+    fn begin_wait(&mut self, deadline: Option<Moment>, now: Moment) -> Option<Moment> {
         let deadline = deadline.filter(|&d| !self.in_flight.answers_by(d));
         if let Some(deadline) = deadline {
             self.arm(deadline, now);
         }
-        future::poll_fn(|cx| {
-            // Fragments first: a call's fragments were sent before it ended.
-            if let Some(Poll::Ready(Some((id, delta)))) = self.deltas.as_mut().map(|d| d.rx.as_mut().poll_next(cx)) {
-                return Poll::Ready(Woke::Delta(id, delta));
+        deadline
+    }
+
+    /// Whatever comes first: a fragment, the caller's cancellation, an
+    /// answer, or the `deadline` a begun wait listens to.
+    fn poll_wait(&mut self, cx: &mut Context<'_>, deadline: Option<Moment>) -> Poll<Woke> {
+        // Fragments first: a call's fragments were sent before it ended.
+        if let Some(Poll::Ready(Some((id, delta)))) = self.deltas.as_mut().map(|d| d.rx.as_mut().poll_next(cx)) {
+            return Poll::Ready(Woke::Delta(id, delta));
+        }
+        if let Some(canceled) = self.cancel.as_mut() {
+            if Pin::new(canceled).poll(cx).is_ready() {
+                self.cancel = None;
+                return Poll::Ready(Woke::Cancel);
             }
+        }
+        if let Poll::Ready(Some((_, answer, due))) = self.in_flight.poll_next(cx) {
+            // The call may have fired the caller's token as it finished
+            // (a tool asking to stop after this turn): the cancellation
+            // goes to the machine first, before the answer can let it
+            // start the next model call (SPEC MACH-07).
             if let Some(canceled) = self.cancel.as_mut() {
                 if Pin::new(canceled).poll(cx).is_ready() {
                     self.cancel = None;
-                    return Poll::Ready(Woke::Cancel);
+                    return Poll::Ready(Woke::CancelThen(answer, due));
                 }
             }
-            if let Poll::Ready(Some((_, answer, due))) = self.in_flight.poll_next(cx) {
-                // The call may have fired the caller's token as it finished
-                // (a tool asking to stop after this turn): the cancellation
-                // goes to the machine first, before the answer can let it
-                // start the next model call (SPEC MACH-07).
-                if let Some(canceled) = self.cancel.as_mut() {
-                    if Pin::new(canceled).poll(cx).is_ready() {
-                        self.cancel = None;
-                        return Poll::Ready(Woke::CancelThen(answer, due));
-                    }
-                }
-                return Poll::Ready(Woke::Answer(answer, due));
+            return Poll::Ready(Woke::Answer(answer, due));
+        }
+        // Only a wait with a deadline listens to the timer; one kept armed
+        // through a wait without tells the next wait it is due.
+        match self.timer.as_mut().filter(|_| deadline.is_some()).map(|(_, t)| Pin::new(t).poll(cx)) {
+            Some(Poll::Ready(_)) => {
+                // Spent: a fired timer never fires again.
+                self.timer = None;
+                Poll::Ready(Woke::Tick)
             }
-            // Only a wait with a deadline listens to the timer; one kept
-            // armed through a wait without tells the next wait it is due.
-            match self.timer.as_mut().filter(|_| deadline.is_some()).map(|(_, t)| Pin::new(t).poll(cx)) {
-                Some(Poll::Ready(_)) => {
-                    // Spent: a fired timer never fires again.
-                    self.timer = None;
-                    Poll::Ready(Woke::Tick)
-                }
-                _ => Poll::Pending,
-            }
-        })
-        .await
+            _ => Poll::Pending,
+        }
     }
 
     /// Have the timer fire by `deadline`: the armed one if it is due no
@@ -197,30 +199,46 @@ impl<Deps: Send + Sync + 'static> Placement<Deps> for Futures {
 
 impl<Deps: Send + Sync + 'static, O> Dispatcher<Deps, O, Futures> {
     /// The next input for the machine: one ready now, or whatever arrives
-    /// before `deadline` (else a `Tick`).
-    pub(crate) async fn next_input(&mut self, deadline: Option<Moment>) -> Result<Input, Error> {
-        if let Some(input) = self.ready_input() {
-            return Ok(input);
-        }
-        if deadline.is_none() && self.place.in_flight.is_empty() {
-            return Err(Error::Stalled);
-        }
-        let now = self.run.clock.now();
-        match self.place.wait(deadline, now).await {
-            Woke::Delta(id, delta) => Ok(Input::ModelDelta { id, delta }),
-            Woke::Cancel => Ok(caller_cancel(&self.place.after_turn)),
-            Woke::Tick => Ok(Input::Tick),
+    /// before `deadline` (else a `Tick`). `wait` is the wait begun for this
+    /// input, `None` until the first poll begins it, and `None` again once
+    /// the input is returned: readiness is checked, and the timer armed,
+    /// once per input, not on every wake.
+    pub(crate) fn poll_next_input(
+        &mut self,
+        cx: &mut Context<'_>,
+        deadline: Option<Moment>,
+        wait: &mut Option<Option<Moment>>,
+    ) -> Poll<Result<Input, Error>> {
+        let listening = match *wait {
+            Some(listening) => listening,
+            None => {
+                if let Some(input) = self.ready_input() {
+                    return Poll::Ready(Ok(input));
+                }
+                if deadline.is_none() && self.place.in_flight.is_empty() {
+                    return Poll::Ready(Err(Error::Stalled));
+                }
+                let now = self.run.clock.now();
+                *wait.insert(self.place.begin_wait(deadline, now))
+            }
+        };
+        let woke = std::task::ready!(self.place.poll_wait(cx, listening));
+        *wait = None;
+        Poll::Ready(Ok(match woke {
+            Woke::Delta(id, delta) => Input::ModelDelta { id, delta },
+            Woke::Cancel => caller_cancel(&self.place.after_turn),
+            Woke::Tick => Input::Tick,
             Woke::Answer(answer, due) => {
                 self.queue_fragments();
                 let answer = self.stopped(answer, due);
-                Ok(self.arrived_next(answer))
+                self.arrived_next(answer)
             }
             Woke::CancelThen(answer, due) => {
                 let answer = self.stopped(answer, due);
                 self.settle(answer);
-                Ok(caller_cancel(&self.place.after_turn))
+                caller_cancel(&self.place.after_turn)
             }
-        }
+        }))
     }
 
     /// A model call that stopped at the deadline it was given is fed as
