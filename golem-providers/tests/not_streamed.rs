@@ -46,6 +46,32 @@ fn every_family_says_the_server_did_not_stream_and_does_not_retry() {
     every_split(&crate::bedrock::codec(), "bedrock/converse_tool_use_reasoning/01.response.json");
 }
 
+/// Blanks before the JSON body are held back until the first byte of
+/// substance says what the body is: Bedrock's binary framing would read
+/// them as a frame, and a first chunk of blanks alone then failed as a bad
+/// frame length instead of "did not stream" (libFuzzer `bedrock_stream`).
+#[test]
+fn blanks_before_the_json_body_are_not_a_frame_at_any_split() {
+    let json = read(&fixtures_dir().join("recorded").join("bedrock/converse_tool_use_reasoning/01.response.json"));
+    // More blanks than a frame's prelude (12 bytes), so a parser fed them
+    // early would have judged them as one.
+    let body = [&b"  \n\n\r\n\t \n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n"[..], &json].concat();
+    let codec = crate::bedrock::codec();
+    let request = Request::new(vec![Message::user("hi")]);
+    for cut in 0..body.len() {
+        let (deltas, result) = run_stream(&codec, &request, &json_head(), [&body[..cut], &body[cut..]]);
+        assert!(deltas.is_empty());
+        assert_not_streamed(&result.unwrap_err(), &format!("blanks then JSON, split at {cut}"));
+    }
+    // A body of blanks only is the parser's to judge, the same at every split.
+    let blanks = b" \n \n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n";
+    let whole = run_stream(&codec, &request, &json_head(), [&blanks[..], &blanks[..0]]).1.map(|r| r.message);
+    for cut in 0..blanks.len() {
+        let split = run_stream(&codec, &request, &json_head(), [&blanks[..cut], &blanks[cut..]]).1.map(|r| r.message);
+        assert_eq!(format!("{split:?}"), format!("{whole:?}"), "blanks split at {cut}");
+    }
+}
+
 #[test]
 fn an_error_object_in_place_of_the_stream_is_quoted() {
     let body = br#"  {"error": {"message": "streaming is disabled for this deployment", "code": "stream_off"}}"#;

@@ -55,8 +55,15 @@ pub struct Outcome {
 pub struct Stream<P> {
     pub(crate) parser: P,
     pub(crate) book: Book,
-    /// The body's first byte of substance has been seen.
+    /// The body's first byte of substance has been seen, or `SNIFFED`
+    /// bytes without one.
     sniffed: bool,
+    /// Blank bytes before the first byte of substance, held back from the
+    /// parser until it is known whether the body is JSON: a binary framing
+    /// (Bedrock's) reads them as a frame, so feeding them early made the
+    /// outcome depend on where the chunks were cut (libFuzzer
+    /// `bedrock_stream`).
+    blank: Vec<u8>,
     /// The start of a JSON body answering the streamed request, kept to be
     /// quoted (the same bytes however the body is chunked).
     not_streamed: Option<Vec<u8>>,
@@ -65,10 +72,28 @@ pub struct Stream<P> {
 /// How much of a JSON body in place of a stream is kept for the error.
 const QUOTED: usize = 1024;
 
+/// How far into the body its first byte of substance is looked for; a body
+/// blank for longer is taken as a stream, however it goes on. Bounds what
+/// is held back (`Stream::blank`).
+const SNIFFED: usize = 64 * 1024;
+
+/// Whitespace, or a byte of a UTF-8 byte-order mark.
+fn is_blank(byte: &u8) -> bool {
+    byte.is_ascii_whitespace() || b"\xEF\xBB\xBF".contains(byte)
+}
+
 impl<P: Parser> Stream<P> {
     /// A decoder of `parser`'s stream, keeping its books in `book`.
     pub fn with_parser(parser: P, book: Book) -> Self {
-        Stream { parser, book, sniffed: false, not_streamed: None }
+        Stream { parser, book, sniffed: false, blank: Vec::new(), not_streamed: None }
+    }
+
+    /// Hand the held-back blanks to the parser: the body is a stream.
+    fn release_blank(&mut self) {
+        let blank = std::mem::take(&mut self.blank);
+        if !blank.is_empty() {
+            self.parser.feed(&blank);
+        }
     }
 
     /// Parse until a delta is queued, the input runs dry, the stream is
@@ -91,13 +116,18 @@ impl<P: Parser> StreamDecoder for Stream<P> {
         }
         let mut chunk = chunk;
         if !self.sniffed {
-            match chunk.iter().position(|b| !b.is_ascii_whitespace() && !b"\xEF\xBB\xBF".contains(b)) {
+            // The decision depends on the body's first `SNIFFED` bytes
+            // only, never on how they were chunked.
+            let window = &chunk[..chunk.len().min(SNIFFED - self.blank.len())];
+            match window.iter().position(|b| !is_blank(b)) {
                 Some(at) if chunk[at] == b'{' => {
+                    self.blank = Vec::new();
                     self.not_streamed = Some(Vec::new());
                     chunk = &chunk[at..];
                 }
-                Some(_) => {}
-                None => return self.parser.feed(chunk),
+                Some(_) => self.release_blank(),
+                None if window.len() == chunk.len() => return self.blank.extend_from_slice(chunk),
+                None => self.release_blank(),
             }
             self.sniffed = true;
         }
@@ -113,6 +143,11 @@ impl<P: Parser> StreamDecoder for Stream<P> {
     }
 
     fn end(&mut self) {
+        if !self.sniffed {
+            // A body of blanks only: the parser has its say.
+            self.release_blank();
+            self.sniffed = true;
+        }
         self.book.ended = true;
         match &self.not_streamed {
             Some(kept) if !self.book.failed() => self.book.fail(not_streamed(self.book.head(), kept)),
