@@ -84,6 +84,12 @@ pub(crate) fn http_request(
     builder.body(()).map_err(|_| TransportError::invalid("the URL cannot be sent"))
 }
 
+/// Bodies up to this size go out in the same write as the end of the
+/// head: one system call, one TCP segment (or TLS record) and one wake-up
+/// of the server per request instead of two. Copying a body this small
+/// costs less than the write it saves.
+const COALESCE_BODY: usize = 16 * 1024;
+
 /// Write the request head and body; the call then waits for the response.
 async fn send(
     conn: &mut Conn,
@@ -95,21 +101,39 @@ async fn send(
 ) -> Result<Call<RecvResponse>, Failed> {
     let head_size: usize =
         request.url.len() + request.headers.iter().map(|(n, v)| n.len() + v.expose().len() + 4).sum::<usize>();
-    let mut out = vec![0u8; (head_size + 1024).max(8 * 1024)];
+    let head_room = (head_size + 1024).max(8 * 1024);
+    let body = &request.body;
+    let coalesce = body.len() <= COALESCE_BODY;
+    let mut out = Vec::with_capacity(head_room + if coalesce { body.len() } else { 0 });
+    out.resize(head_room, 0);
+    // The head's last piece stays in `out` until we know what follows it.
+    let mut unsent = 0;
     while !call.can_proceed() {
-        let n = call.write(&mut out).map_err(TransportError::protocol)?;
-        if n == 0 {
+        if unsent > 0 {
+            write(conn, &out[..unsent], config, host, deadline).await?;
+        }
+        unsent = call.write(&mut out).map_err(TransportError::protocol)?;
+        if unsent == 0 {
             return Err(TransportError::protocol("the request head could not be written").into());
         }
-        write(conn, &out[..n], config, host, deadline).await?;
     }
     let receive = match call.proceed().map_err(TransportError::protocol)? {
-        Some(SendRequestResult::RecvResponse(call)) => call,
+        Some(SendRequestResult::RecvResponse(call)) => {
+            write(conn, &out[..unsent], config, host, deadline).await?;
+            call
+        }
         Some(SendRequestResult::SendBody(mut call)) => {
             // The body is sized (we set content-length), so it goes to the
             // socket as is and the call is told how much was written.
-            write(conn, &request.body, config, host, deadline).await?;
-            call.consume_direct_write(request.body.len()).map_err(TransportError::protocol)?;
+            if coalesce {
+                out.truncate(unsent);
+                out.extend_from_slice(body);
+                write(conn, &out, config, host, deadline).await?;
+            } else {
+                write(conn, &out[..unsent], config, host, deadline).await?;
+                write(conn, body, config, host, deadline).await?;
+            }
+            call.consume_direct_write(body.len()).map_err(TransportError::protocol)?;
             call.proceed().ok_or_else(|| TransportError::protocol("the request body was not accepted"))?
         }
         Some(SendRequestResult::Await100(_)) | None => {
