@@ -40,6 +40,32 @@ fn a_json_response_arrives_whole_and_the_request_as_sent() {
     assert_eq!(seen.body, br#"{"model":"m"}"#);
 }
 
+/// Heads of every size and bodies on both sides of the size that goes out
+/// in the head's write (16 KiB) arrive as sent, over one connection.
+#[test]
+fn large_heads_and_bodies_of_any_size_arrive_as_sent() {
+    let sizes = [0, 1, 16 * 1024 - 1, 16 * 1024, 16 * 1024 + 1, 200 * 1024];
+    let server = Server::start(sizes.iter().map(|_| Reply::json(200, "ok")).collect());
+    let sender = sender();
+    let long = "v".repeat(20_000);
+    let path = format!("/v1/{}", "p".repeat(5_000));
+    for (at, &size) in sizes.iter().enumerate() {
+        let body: Vec<u8> = (0..size).map(|i| b'a' + (i % 26) as u8).collect();
+        let request = HttpRequest::post_json(format!("{}{path}", server.url()), body, false)
+            .with_header("x-long", HeaderValue::Plain(long.clone().into()))
+            .with_header("x-at", HeaderValue::Plain(at.to_string().into()));
+        let (head, reply) = sender.send(&request).unwrap();
+        assert_eq!((head.status, reply.read_to_end().unwrap()), (200, b"ok".to_vec()), "size {size}");
+    }
+    for (seen, &size) in server.requests().iter().zip(&sizes) {
+        assert_eq!(seen.path, path);
+        assert_eq!(seen.header("x-long"), Some(long.as_str()));
+        assert_eq!(seen.body.len(), size);
+        assert!(seen.body.iter().enumerate().all(|(i, &b)| b == b'a' + (i % 26) as u8), "size {size}");
+    }
+    assert_eq!(server.accepted(), 1, "every request went over the first connection");
+}
+
 #[test]
 fn keep_alive_reuses_one_connection_for_consecutive_requests() {
     let server = Server::start(vec![

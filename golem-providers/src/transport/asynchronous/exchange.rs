@@ -101,7 +101,10 @@ async fn send(
 ) -> Result<Call<RecvResponse>, Failed> {
     let head_size: usize =
         request.url.len() + request.headers.iter().map(|(n, v)| n.len() + v.expose().len() + 4).sum::<usize>();
-    let head_room = (head_size + 1024).max(8 * 1024);
+    // Room for the whole head in one piece (the request line and the
+    // headers the builder adds fit in the margin), and no more: the buffer
+    // is zero-filled per request.
+    let head_room = head_size + 1024;
     let body = &request.body;
     let coalesce = body.len() <= COALESCE_BODY;
     let mut out = Vec::with_capacity(head_room + if coalesce { body.len() } else { 0 });
