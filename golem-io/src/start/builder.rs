@@ -503,7 +503,8 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
         let log = golem_core::log::EventLog::read_bytes(&bytes)?.log;
         self = self.resume_log(&log, results)?;
         // The claim names the resuming run, so its id is fixed now.
-        let run_id = self.rare().run_id.clone().unwrap_or_else(crate::run::ids::uuid_v7);
+        let given = self.rare.as_ref().and_then(|rare| rare.run_id.clone());
+        let run_id = given.unwrap_or_else(crate::run::ids::uuid_v7);
         crate::record::pause_claim::claim(path, &run_id)?;
         Ok(self.run_id(run_id))
     }
