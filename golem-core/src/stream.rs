@@ -10,7 +10,6 @@
 use crate::builtin::ProviderPart;
 use crate::message::{Message, Role, ThinkingBlock, ToolArgs, ToolCall};
 use crate::model::{Delta, DeltaSink, ModelError, Response};
-use std::collections::BTreeMap;
 
 /// The most tool calls one turn may assemble (SPEC STREAM-08).
 pub const MAX_TOOL_CALLS: usize = 128;
@@ -99,8 +98,8 @@ struct PartialCall {
 #[derive(Clone, Debug, Default)]
 pub struct StreamAssembler {
     content: String,
-    thinking: BTreeMap<u32, ThinkingBlock>,
-    calls: BTreeMap<u32, PartialCall>,
+    thinking: Slots<ThinkingBlock>,
+    calls: Slots<PartialCall>,
     provider_parts: Vec<ProviderPart>,
     /// Borrowed when a codec names its family by a constant.
     provider: std::borrow::Cow<'static, str>,
@@ -252,15 +251,51 @@ fn append(to: &mut String, text: String) {
     }
 }
 
+/// Entries keyed by a delta's index, in index order: a vector rather than a
+/// `BTreeMap`, since a turn has a handful of entries (at most the bounds
+/// above) that nearly always arrive in order, and a map's first node alone
+/// is over a kilobyte per assembled response (issue 37).
+#[derive(Clone, Debug)]
+struct Slots<T>(Vec<(u32, T)>);
+
+impl<T> Default for Slots<T> {
+    fn default() -> Self {
+        Slots(Vec::new())
+    }
+}
+
+impl<T> Slots<T> {
+    /// The values in index order.
+    fn into_values(self) -> impl Iterator<Item = T> {
+        self.0.into_iter().map(|(_, value)| value)
+    }
+}
+
 /// The entry for `index`, opened on first use within the bounds.
-fn slot<T: Default>(map: &mut BTreeMap<u32, T>, index: u32, limit: usize) -> Result<&mut T, SlotError> {
+fn slot<T: Default>(slots: &mut Slots<T>, index: u32, limit: usize) -> Result<&mut T, SlotError> {
     if index > MAX_INDEX {
         return Err(SlotError::Index);
     }
-    if !map.contains_key(&index) && map.len() >= limit {
+    let entries = &mut slots.0;
+    // Deltas continue the last entry or open the next one: no search.
+    let at = match entries.last() {
+        Some(&(last, _)) if last == index => entries.len() - 1,
+        Some(&(last, _)) if last > index => match entries.binary_search_by_key(&index, |(key, _)| *key) {
+            Ok(found) => found,
+            Err(at) => open(entries, at, index, limit)?,
+        },
+        _ => open(entries, entries.len(), index, limit)?,
+    };
+    Ok(&mut entries[at].1)
+}
+
+/// Open `index`'s entry at position `at`, within `limit` entries.
+fn open<T: Default>(entries: &mut Vec<(u32, T)>, at: usize, index: u32, limit: usize) -> Result<usize, SlotError> {
+    if entries.len() >= limit {
         return Err(SlotError::Full);
     }
-    Ok(map.entry(index).or_default())
+    entries.insert(at, (index, T::default()));
+    Ok(at)
 }
 
 /// Assemble a whole delta sequence (see [`StreamAssembler`]).

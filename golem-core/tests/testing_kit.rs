@@ -354,6 +354,25 @@ fn assembler_orders_by_index_and_keeps_first_id_and_name() {
 }
 
 #[test]
+fn assembler_entries_come_out_in_index_order_for_any_arrival_order() {
+    // Fragments of eight calls in a scrambled order (a stride coprime to
+    // the count), each call's fragments in order: the calls come out by
+    // index with their fragments joined, as a map keyed by index would give.
+    let mut asm = StreamAssembler::new();
+    let mut expected = std::collections::BTreeMap::new();
+    for step in 0..24u32 {
+        let index = (step * 5) % 8 * 3;
+        let fragment = format!("{}", step / 8);
+        asm.push(&call_delta(index, &format!("c{index}"), "t", &fragment)).unwrap();
+        expected.entry(index).or_insert_with(String::new).push_str(&fragment);
+    }
+    let calls = asm.finish().tool_calls;
+    let got: Vec<(String, String)> = calls.iter().map(|c| (c.id.clone(), c.args.as_str().to_string())).collect();
+    let want: Vec<(String, String)> = expected.into_iter().map(|(i, args)| (format!("c{i}"), args)).collect();
+    assert_eq!(got, want);
+}
+
+#[test]
 fn assembler_rejects_indices_beyond_the_bound() {
     let mut asm = StreamAssembler::new();
     asm.push(&call_delta(MAX_INDEX, "ok", "ok", "")).unwrap();

@@ -603,7 +603,7 @@ impl RunMachine {
         for (index, old) in running {
             let Some(batch) = self.batch() else { return };
             let call = batch.slots[index].call.clone();
-            let started = self.started.contains(&old.0);
+            let started = self.started.contains(old.0);
             let policy = self.cfg.tool(&call.name).map(|t| t.on_unknown_outcome).unwrap_or_default();
             let decision = if started { policy } else { UnknownOutcome::Redo };
             if started && decision == UnknownOutcome::Redo {

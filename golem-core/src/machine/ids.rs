@@ -96,3 +96,55 @@ impl Ids {
         }
     }
 }
+
+/// A set of machine ids, kept sorted. Ids are minted in increasing order,
+/// so an insert is nearly always a push: a plain vector instead of a
+/// `BTreeSet`, whose node code and allocation every run with a tool paid
+/// (issue 37).
+#[derive(Debug, Default)]
+pub(crate) struct IdSet(Vec<u64>);
+
+impl IdSet {
+    /// Add `id`; false when it was there already.
+    pub(crate) fn insert(&mut self, id: u64) -> bool {
+        match self.0.last() {
+            Some(&last) if last < id => {
+                self.0.push(id);
+                true
+            }
+            None => {
+                self.0.push(id);
+                true
+            }
+            Some(_) => match self.0.binary_search(&id) {
+                Ok(_) => false,
+                Err(at) => {
+                    self.0.insert(at, id);
+                    true
+                }
+            },
+        }
+    }
+
+    /// Whether `id` is in the set.
+    pub(crate) fn contains(&self, id: u64) -> bool {
+        self.0.binary_search(&id).is_ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::IdSet;
+
+    #[test]
+    fn an_id_set_holds_each_id_once_in_any_insertion_order() {
+        let mut set = IdSet::default();
+        for id in [5, 9, 2, 7, 9, 5, 1, 12] {
+            let fresh = !set.contains(id);
+            assert_eq!(set.insert(id), fresh, "{id}");
+            assert!(set.contains(id));
+        }
+        assert_eq!(set.0, [1, 2, 5, 7, 9, 12]);
+        assert!(!set.contains(3) && !set.contains(0) && !set.contains(13));
+    }
+}

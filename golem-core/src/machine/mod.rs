@@ -76,7 +76,7 @@ pub struct RunMachine {
     outcome: Option<Box<Outcome>>,
     poisoned: Option<ApiMisuse>,
     /// Tool executions that reported starting (the ledger, SPEC LOG-06).
-    started: std::collections::BTreeSet<u64>,
+    started: ids::IdSet,
     /// Events are numbered but not queued: nobody hears them (see
     /// [`RunMachine::mute_events`]).
     muted: bool,
@@ -139,7 +139,7 @@ impl RunMachine {
             stop_after_turn: None,
             outcome: None,
             poisoned: None,
-            started: std::collections::BTreeSet::new(),
+            started: ids::IdSet::default(),
             muted: false,
         };
         machine.begin(start)?;
@@ -308,6 +308,12 @@ impl RunMachine {
     }
 
     fn command(&mut self, command: Command) {
+        // A muted run rarely holds more than a command or two at once: room
+        // for two, not the four a first push makes (issue 37: 4 × 264 bytes
+        // is an allocation past glibc's per-size caches, kept for the run).
+        if self.muted && self.queue.capacity() == 0 {
+            self.queue.reserve_exact(2);
+        }
         self.queue.push_back(Output::Command(command));
     }
 

@@ -297,7 +297,7 @@ impl RunMachine {
     pub(super) fn recover_rerun(&mut self) {
         let Phase::Resuming(resume) = &mut self.phase else { return };
         let Some(rerun) = resume.running.take() else { return };
-        let started = self.started.contains(&rerun.id.0);
+        let started = self.started.contains(rerun.id.0);
         let policy = self.cfg.tool(&rerun.call.name).map(|t| t.on_unknown_outcome).unwrap_or_default();
         // An approved call already had its human decision: asking again
         // would loop, so AskHuman reads as Interrupt here.

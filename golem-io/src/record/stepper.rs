@@ -9,7 +9,11 @@ use std::collections::VecDeque;
 /// The machine plus, when recording, the outputs drained ahead so each
 /// input's line carries the digest of what it produced.
 pub(crate) struct RecordedMachine<'a> {
-    machine: RunMachine,
+    /// Boxed apart from the driver's own state (issue 37): together they
+    /// made one allocation over a kilobyte per run, which glibc serves from
+    /// its slow path (consolidating every small free chunk first) while
+    /// two smaller ones come from its per-size caches.
+    machine: Box<RunMachine>,
     /// Boxed, like the tracer: most runs have neither, and a run's size
     /// counts when thousands are in flight.
     recorder: Option<Box<Recorder<'a>>>,
@@ -22,7 +26,7 @@ pub(crate) struct RecordedMachine<'a> {
 }
 
 impl<'a> RecordedMachine<'a> {
-    pub(crate) fn new(machine: RunMachine, recorder: Option<Recorder<'a>>) -> Self {
+    pub(crate) fn new(machine: Box<RunMachine>, recorder: Option<Recorder<'a>>) -> Self {
         RecordedMachine {
             machine,
             recorder: recorder.map(Box::new),
@@ -66,7 +70,7 @@ impl<'a> RecordedMachine<'a> {
     /// `answer` is handed to the driver to decode again — the log holds the
     /// response, not the typed value — so its result carries its output.
     pub(crate) fn finished(
-        machine: RunMachine,
+        machine: Box<RunMachine>,
         recorder: Option<Recorder<'a>>,
         marked: bool,
         answer: Option<(DecodeId, Response)>,
@@ -155,6 +159,6 @@ impl<'a> RecordedMachine<'a> {
     /// run's history.
     pub(crate) fn into_outcome(mut self) -> Result<Option<Outcome>, Error> {
         self.outcome()?;
-        Ok(self.machine.into_outcome())
+        Ok((*self.machine).into_outcome())
     }
 }

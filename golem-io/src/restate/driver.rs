@@ -560,7 +560,7 @@ fn begin<Deps, O>(
     log: SharedLog,
     live: bool,
 ) -> Result<RecordedMachine<'static>, Error> {
-    let machine = RunMachine::new(agent.config.clone(), start.clone(), Moment::ZERO)?;
+    let machine = Box::new(RunMachine::new(agent.config.clone(), start.clone(), Moment::ZERO)?);
     let mut header = LogHeader::new(agent.config.config().clone(), start);
     header.epoch = 0;
     header.started_at_unix_ms = minted.unix_ms;

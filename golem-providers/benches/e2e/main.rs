@@ -31,7 +31,9 @@
 //! 300 s deadline golem's calls carry by default, `GOLEM_BENCH_NO_DEADLINE=1`
 //! takes it off golem's agents; `GOLEM_BENCH_DRIVER`
 //! also takes whole contender names, `GolemAsync,BareAsync`;
-//! `GOLEM_BENCH_POLLS=1` counts the runs' polls; `GOLEM_BENCH_CLOCK=proc`
+//! `GOLEM_BENCH_POLLS=1` counts the runs' polls; `GOLEM_BENCH_PERCENTILES=1`
+//! prints p50 to the slowest run where runs overlap (a segment's slowest
+//! runs are its tasks' first, started in one burst); `GOLEM_BENCH_CLOCK=proc`
 //! reads CPU clocks from `/proc`, so valgrind's tools can run the bench).
 //! Allocations per run are counted by `allocs.rs`.
 //! Linux only for RSS.
@@ -384,6 +386,25 @@ fn measure_ramped(
     totals.latencies.extend(latencies);
 }
 
+/// p50, p90, p99, p99.9 and the slowest of two sorted latency lists.
+fn percentiles(golem: &[Duration], bare: &[Duration]) -> String {
+    let at = |l: &[Duration], q: f64| {
+        l.get(((l.len() as f64 * q).ceil() as usize).saturating_sub(1)).copied().unwrap_or_default()
+    };
+    [0.5, 0.9, 0.99, 0.999, 1.0]
+        .iter()
+        .map(|&q| {
+            format!(
+                "p{}: {:.1} / {:.1} ms",
+                q * 100.0,
+                at(golem, q).as_secs_f64() * 1e3,
+                at(bare, q).as_secs_f64() * 1e3
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 fn p99(latencies: &mut [Duration]) -> Duration {
     latencies.sort();
     latencies.get((latencies.len() * 99).div_ceil(100).saturating_sub(1)).copied().unwrap_or_default()
@@ -525,6 +546,13 @@ fn main() {
             let p99_ratio = match scenario.shape {
                 Shape::InFlight { .. } => {
                     let (pg, pb) = (p99(&mut golem.latencies), p99(&mut bare.latencies));
+                    if std::env::var("GOLEM_BENCH_PERCENTILES").is_ok_and(|v| v == "1") {
+                        println!(
+                            "{}: latency percentiles, golem / bare: {}",
+                            scenario.name,
+                            percentiles(&golem.latencies, &bare.latencies)
+                        );
+                    }
                     format!(
                         "{:.2} ({:.1} / {:.1} ms)",
                         pg.as_secs_f64() / pb.as_secs_f64(),

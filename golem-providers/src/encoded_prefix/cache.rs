@@ -99,8 +99,8 @@ impl<S: Copy + Default> PrefixCache<S> {
                 }
             }
         }
-        let Some((key, i, mark)) = best else { return Prefix::empty(true) };
-        let Some(entries) = store.buckets.get(&key) else { return Prefix::empty(true) };
+        let Some((key, i, mark)) = best else { return Prefix::empty(true, 0) };
+        let Some(entries) = store.buckets.get(&key) else { return Prefix::empty(true, 0) };
         if mark + 1 < entries[i].prefix.marks.len() {
             return entries[i].prefix.head(mark);
         }
@@ -147,7 +147,7 @@ impl<S: Copy + Default> PrefixCache<S> {
 impl<S: Copy + Default> Store<S> {
     /// Remove entry `i` of bucket `key` and return its prefix.
     fn take(&mut self, key: u64, i: usize) -> Prefix<S> {
-        let Some(entries) = self.buckets.get_mut(&key) else { return Prefix::empty(true) };
+        let Some(entries) = self.buckets.get_mut(&key) else { return Prefix::empty(true, 0) };
         let entry = entries.swap_remove(i);
         if entries.is_empty() {
             self.buckets.remove(&key);

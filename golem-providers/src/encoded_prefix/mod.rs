@@ -60,18 +60,19 @@ pub(crate) struct Prefix<S> {
 }
 
 impl<S: Copy + Default> Prefix<S> {
-    fn empty(keep: bool) -> Self {
+    fn empty(keep: bool, capacity: usize) -> Self {
         Prefix {
             sources: Vec::new(),
-            bytes: Vec::new(),
+            bytes: Vec::with_capacity(capacity),
             marks: vec![Mark { messages: 0, bytes: 0, state: S::default() }],
             keep,
         }
     }
 
     /// A prefix for one encode that no cache will see: nothing is copied.
-    pub(crate) fn scratch() -> Self {
-        Prefix::empty(false)
+    /// `capacity`: about how many bytes the encode will write.
+    pub(crate) fn scratch(capacity: usize) -> Self {
+        Prefix::empty(false, capacity)
     }
 
     /// How many messages are already encoded, and the encoder's state after

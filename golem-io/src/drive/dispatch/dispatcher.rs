@@ -156,7 +156,7 @@ impl<Deps: Send + Sync + 'static, O, P: Placement<Deps>> Dispatcher<Deps, O, P> 
     fn decode(&mut self, decoder: &dyn Decoder<O, Deps>, id: DecodeId, response: &Response) {
         let ctx = crate::run::context::RunContext::new(Arc::clone(&self.run.deps), self.run.ids.clone());
         let verdict = self.kept.decode(decoder, &ctx, id, response);
-        self.ready.push_back(Input::Decoded { id, verdict });
+        self.make_ready(Input::Decoded { id, verdict });
     }
 
     /// An input available without waiting, if any: a ready answer or the
@@ -192,7 +192,7 @@ impl<Deps: Send + Sync + 'static, O, P: Placement<Deps>> Dispatcher<Deps, O, P> 
     /// Queue an input that arrived while waiting (a streamed fragment).
     #[cfg(feature = "async")]
     pub(crate) fn queue(&mut self, input: Input) {
-        self.ready.push_back(input);
+        self.make_ready(input);
     }
 
     /// The next input once `answer` arrived while nothing was ready: the
@@ -218,8 +218,19 @@ impl<Deps: Send + Sync + 'static, O, P: Placement<Deps>> Dispatcher<Deps, O, P> 
                 self.kept.tool_error(*id, error);
             }
             if let Some(spent) = spent {
-                self.ready.push_back(Input::SubRunSpent { id: *id, spent });
+                self.make_ready(Input::SubRunSpent { id: *id, spent });
             }
+        }
+        self.make_ready(input);
+    }
+
+    /// Queue `input` behind the ready ones. The queue rarely holds more
+    /// than one or two: its first buffer has room for two, not the four a
+    /// first push makes (issue 37: 4 × 264 bytes is an allocation past
+    /// glibc's per-size caches, kept for the run).
+    fn make_ready(&mut self, input: Input) {
+        if self.ready.capacity() == 0 {
+            self.ready.reserve_exact(2);
         }
         self.ready.push_back(input);
     }

@@ -121,7 +121,7 @@ fn start_machine<'a>(
                 header
             });
             // A run that cannot start leaves no log behind.
-            let machine = RunMachine::new(config.clone(), start, now)?;
+            let machine = Box::new(RunMachine::new(config.clone(), start, now)?);
             let recorder = match (log, header) {
                 (Some(out), Some(header)) => Some(Recorder::new(out, header, true)?),
                 _ => None,
@@ -146,10 +146,10 @@ fn start_machine<'a>(
             };
             if machine.is_done() {
                 // The run had reached its outcome: nothing was in flight.
-                return Ok((RecordedMachine::finished(*machine, recorder, marked, answer.map(|a| *a)), None));
+                return Ok((RecordedMachine::finished(machine, recorder, marked, answer.map(|a| *a)), None));
             }
             // Whatever was in flight died with the old process.
-            let stepper = RecordedMachine::new(*machine, recorder);
+            let stepper = RecordedMachine::new(machine, recorder);
             #[cfg(feature = "tracing")]
             let stepper = stepper.traced(trace, clock, false);
             Ok((stepper, Some(canceled.unwrap_or(Input::Recover))))
