@@ -66,6 +66,34 @@ fn large_heads_and_bodies_of_any_size_arrive_as_sent() {
     assert_eq!(server.accepted(), 1, "every request went over the first connection");
 }
 
+/// Response heads past the first read's room and bodies on both sides of
+/// the read buffer's steps (4 KiB first, then up to 16 KiB more at a time)
+/// arrive whole and in order, one after another over one connection.
+#[test]
+fn response_heads_and_bodies_of_any_size_are_read_whole() {
+    let sizes = [0usize, 1, 4095, 4096, 4097, 16 * 1024 - 1, 16 * 1024, 16 * 1024 + 1, 100_000];
+    let long = "h".repeat(10_000);
+    let body = |size: usize| -> Vec<u8> { (0..size).map(|i| b'a' + (i % 26) as u8).collect() };
+    let replies = sizes
+        .iter()
+        .enumerate()
+        .map(|(at, &size)| {
+            let reply = Reply::new(200).header("content-type", "application/json").framing(Framing::Length);
+            // Every other answer has a head bigger than the first read.
+            let reply = if at % 2 == 0 { reply.header("x-long", &long) } else { reply };
+            reply.data(body(size))
+        })
+        .collect();
+    let server = Server::start(replies);
+    let sender = sender();
+    for (at, &size) in sizes.iter().enumerate() {
+        let (head, reply) = sender.send(&post(&server.url())).unwrap();
+        assert_eq!(head.header("x-long").is_some(), at % 2 == 0, "answer {at}");
+        assert_eq!(reply.read_to_end().unwrap(), body(size), "a body of {size} bytes");
+    }
+    assert_eq!(server.accepted(), 1, "every answer came over the first connection");
+}
+
 #[test]
 fn keep_alive_reuses_one_connection_for_consecutive_requests() {
     let server = Server::start(vec![

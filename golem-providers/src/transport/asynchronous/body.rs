@@ -8,7 +8,7 @@ use super::super::config::TransportConfig;
 use super::super::error::TransportError;
 use super::super::gzip::Gunzip;
 use super::conn::Conn;
-use super::exchange::read_more;
+use super::input::Input;
 use super::pool::Pool;
 use super::target::{Target, READ_CHUNK};
 use super::timeout::Deadline;
@@ -24,7 +24,7 @@ pub(crate) struct BodyState {
     pub(crate) conn: Conn,
     pub(crate) call: Box<Call<RecvBody>>,
     /// Socket bytes not yet given to the decoder.
-    pub(crate) input: Vec<u8>,
+    pub(crate) input: Input,
     pub(crate) gunzip: Option<Gunzip>,
     pub(crate) cap: Cap,
     pub(crate) pool: Arc<Pool>,
@@ -39,7 +39,14 @@ pub(crate) struct BodyState {
 
 /// The body as a stream of chunks.
 pub(crate) fn stream(state: BodyState) -> AsyncBody {
-    let out = vec![0u8; READ_CHUNK];
+    // The decoder's output room: a sized body needs no more than its
+    // length (most answers are a few KiB; a zeroed 16 KiB per response
+    // was memory written for nothing, issue 37).
+    let room = match state.call.body_mode() {
+        BodyMode::LengthDelimited(left) => usize::try_from(left).unwrap_or(READ_CHUNK).clamp(1, READ_CHUNK),
+        _ => READ_CHUNK,
+    };
+    let out = vec![0u8; room];
     AsyncBody::new(futures_lite::stream::unfold(Some((state, out)), |slot| async move {
         let (mut state, mut out) = slot?;
         match state.next(&mut out).await {
@@ -60,8 +67,8 @@ impl BodyState {
     async fn next(&mut self, out: &mut [u8]) -> Result<Option<Bytes>, TransportError> {
         loop {
             if !self.input.is_empty() {
-                let (used, produced) = self.call.read(&self.input, out).map_err(TransportError::protocol)?;
-                self.input.drain(..used.min(self.input.len()));
+                let (used, produced) = self.call.read(self.input.bytes(), out).map_err(TransportError::protocol)?;
+                self.input.consume(used);
                 if produced > 0 {
                     let bytes = self.decoded(&out[..produced])?;
                     if !bytes.is_empty() {
@@ -77,7 +84,7 @@ impl BodyState {
             if !close_delimited && self.call.can_proceed() {
                 return Ok(None);
             }
-            let n = read_more(&mut self.conn, &mut self.input, &self.config, &self.host, self.deadline).await?;
+            let n = self.input.read_more(&mut self.conn, &self.config, &self.host, self.deadline).await?;
             if n == 0 {
                 if close_delimited {
                     self.closed = true;

@@ -6,10 +6,10 @@ use super::super::config::TransportConfig;
 use super::super::error::{TimeoutPhase, TransportError};
 use super::super::{classify_io, now_unix};
 use super::conn::Conn;
-use super::target::READ_CHUNK;
+use super::input::Input;
 use super::timeout::{with_timeout, Deadline};
-use crate::http::{HttpRequest, HttpResponseHead};
-use futures_lite::{AsyncReadExt, AsyncWriteExt};
+use crate::http::{HttpRequest, HttpResponseHead, Method};
+use futures_lite::AsyncWriteExt;
 use ureq_proto::client::state::{RecvBody, RecvResponse};
 use ureq_proto::client::{Call, RecvResponseResult, SendRequestResult};
 use ureq_proto::http;
@@ -44,44 +44,61 @@ impl From<TransportError> for Failed {
     }
 }
 
-/// Send `request` over `conn` and read the response head. Bytes read past
+/// Send `request` over `conn` and read the response head: `head` is its
+/// method, URI and headers as [`http_request`] made them. Bytes read past
 /// the head are left in `input` for the body.
 pub(crate) async fn exchange(
     conn: &mut Conn,
+    head: http::Request<()>,
     request: &HttpRequest,
     config: &TransportConfig,
     host: &str,
-    input: &mut Vec<u8>,
+    input: &mut Input,
     deadline: Option<Deadline>,
 ) -> Result<(HttpResponseHead, AfterHead), Failed> {
-    let call = Call::new(http_request(request, config)?).map_err(TransportError::protocol)?;
+    let call = Call::new(head).map_err(TransportError::protocol)?;
     let receive = send(conn, call.proceed(), request, config, host, deadline).await?;
     receive_head(conn, receive, config, host, input, deadline).await
 }
 
+/// The request's method, `uri` (its URL, parsed once by the caller) and
+/// headers, with the ones the transport adds, or why it cannot be sent.
+/// Assembled in place rather than through `http`'s builder, which moved
+/// the whole request through a closure per header and checked each name
+/// and value twice (issue 37).
 pub(crate) fn http_request(
     request: &HttpRequest,
+    uri: http::Uri,
     config: &TransportConfig,
 ) -> Result<http::Request<()>, TransportError> {
-    let mut builder = http::Request::builder().method(request.method.as_str()).uri(request.url.as_str());
+    let mut head = http::Request::new(());
+    *head.method_mut() = match request.method {
+        Method::Get => http::Method::GET,
+        Method::Post => http::Method::POST,
+        Method::Delete => http::Method::DELETE,
+    };
+    *head.uri_mut() = uri;
+    let headers = head.headers_mut();
     for (name, value) in &request.headers {
-        if http::HeaderName::from_bytes(name.as_bytes()).is_err()
-            || http::HeaderValue::from_str(value.expose()).is_err()
-        {
+        let (Ok(name), Ok(value)) =
+            (http::HeaderName::from_bytes(name.as_bytes()), http::HeaderValue::from_str(value.expose()))
+        else {
             return Err(TransportError::invalid(format!("header {name:?} cannot be sent")));
-        }
-        builder = builder.header(&**name, value.expose());
+        };
+        headers.append(name, value);
     }
     if request.header("user-agent").is_none() {
-        builder = builder.header("user-agent", config.user_agent.as_str());
+        let agent = http::HeaderValue::from_str(&config.user_agent)
+            .map_err(|_| TransportError::invalid("the configured user agent cannot be sent"))?;
+        headers.insert(http::header::USER_AGENT, agent);
     }
     if request.header("accept-encoding").is_none() {
-        builder = builder.header("accept-encoding", "gzip");
+        headers.insert(http::header::ACCEPT_ENCODING, http::HeaderValue::from_static("gzip"));
     }
-    if request.header("content-length").is_none() && (!request.body.is_empty() || request.method.as_str() == "POST") {
-        builder = builder.header("content-length", request.body.len());
+    if request.header("content-length").is_none() && (!request.body.is_empty() || request.method == Method::Post) {
+        headers.insert(http::header::CONTENT_LENGTH, http::HeaderValue::from(request.body.len()));
     }
-    builder.body(()).map_err(|_| TransportError::invalid("the URL cannot be sent"))
+    Ok(head)
 }
 
 /// Bodies up to this size go out in the same write as the end of the
@@ -168,19 +185,19 @@ async fn receive_head(
     mut call: Call<RecvResponse>,
     config: &TransportConfig,
     host: &str,
-    input: &mut Vec<u8>,
+    input: &mut Input,
     deadline: Option<Deadline>,
 ) -> Result<(HttpResponseHead, AfterHead), Failed> {
     let response = loop {
-        let (used, response) = call.try_response(input, false).map_err(TransportError::protocol)?;
-        input.drain(..used.min(input.len()));
+        let (used, response) = call.try_response(input.bytes(), false).map_err(TransportError::protocol)?;
+        input.consume(used);
         if let Some(response) = response {
             break response;
         }
         if input.len() > MAX_HEAD {
             return Err(TransportError::protocol("the response head is too large").into());
         }
-        if read_more(conn, input, config, host, deadline).await? == 0 {
+        if input.read_more(conn, config, host, deadline).await? == 0 {
             return Err(TransportError::reset("the server closed the connection before responding").into());
         }
     };
@@ -200,28 +217,7 @@ async fn receive_head(
     Ok((head, after))
 }
 
-/// Read what the socket has (waiting at most the read timeout, and not
-/// past the request's deadline) onto the end of `input`; 0 means the
-/// server closed the connection.
-pub(crate) async fn read_more(
-    conn: &mut Conn,
-    input: &mut Vec<u8>,
-    config: &TransportConfig,
-    host: &str,
-    deadline: Option<Deadline>,
-) -> Result<usize, TransportError> {
-    let start = input.len();
-    input.resize(start + READ_CHUNK, 0);
-    let read = with_timeout(config.read_timeout, read_timeout(config), deadline, async {
-        conn.read(&mut input[start..]).await.map_err(|e| classify_io(e, host, config))
-    })
-    .await;
-    let n = *read.as_ref().unwrap_or(&0);
-    input.truncate(start + n);
-    read
-}
-
-fn read_timeout(config: &TransportConfig) -> TransportError {
+pub(crate) fn read_timeout(config: &TransportConfig) -> TransportError {
     TransportError::Timeout { phase: TimeoutPhase::Read, after: config.read_timeout }
 }
 

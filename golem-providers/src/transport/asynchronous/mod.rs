@@ -7,6 +7,7 @@
 mod body;
 mod conn;
 mod exchange;
+mod input;
 mod pool;
 mod target;
 mod timeout;
@@ -24,6 +25,7 @@ use body::BodyState;
 use conn::connect;
 use exchange::{exchange, http_request, AfterHead, Failed};
 use golem_core::model::BoxFuture;
+use input::Input;
 use pool::Pool;
 use rustls::ClientConfig;
 use std::fmt;
@@ -75,9 +77,9 @@ impl AsyncIoTransport {
         request: &HttpRequest,
         deadline: Option<Deadline>,
     ) -> Result<AsyncHttpResponse, TransportError> {
-        let target = target_of(&request.url)?;
+        let (target, uri) = target_of(&request.url)?;
         // A request that cannot be sent is refused before any connection.
-        http_request(request, &self.config)?;
+        let mut head = Some(http_request(request, uri.clone(), &self.config)?);
         let host = target.display();
         let tls = match (&self.tls, target.tls) {
             (_, false) => None,
@@ -89,8 +91,14 @@ impl AsyncIoTransport {
                 Some(conn) => (conn, true),
                 None => (connect(&target, tls, &self.config, deadline).await?, false),
             };
-            let mut input = Vec::new();
-            match exchange(&mut conn, request, &self.config, &host, &mut input, deadline).await {
+            // The head made above goes out first; a resend (below) makes
+            // it again.
+            let head = match head.take() {
+                Some(head) => head,
+                None => http_request(request, uri.clone(), &self.config)?,
+            };
+            let mut input = Input::default();
+            match exchange(&mut conn, head, request, &self.config, &host, &mut input, deadline).await {
                 Ok((head, AfterHead::Body(call))) => {
                     let gzip = head.header("content-encoding").is_some_and(|v| v.eq_ignore_ascii_case("gzip"));
                     let state = BodyState {
@@ -151,8 +159,8 @@ impl AsyncTransport for AsyncIoTransport {
     }
 }
 
-/// Scheme, host and port of an absolute http(s) URL.
-fn target_of(url: &str) -> Result<Target, TransportError> {
+/// Scheme, host and port of an absolute http(s) URL, and the URL parsed.
+fn target_of(url: &str) -> Result<(Target, Uri), TransportError> {
     let uri = Uri::try_from(url).map_err(|_| TransportError::invalid("the URL cannot be sent"))?;
     let tls = match uri.scheme_str() {
         Some(s) if s.eq_ignore_ascii_case("https") => true,
@@ -162,5 +170,5 @@ fn target_of(url: &str) -> Result<Target, TransportError> {
     let host = uri.host().filter(|h| !h.is_empty()).ok_or_else(|| TransportError::invalid("the URL has no host"))?;
     let host = host.trim_start_matches('[').trim_end_matches(']').to_string();
     let port = uri.port_u16().unwrap_or(if tls { 443 } else { 80 });
-    Ok(Target { tls, host, port })
+    Ok((Target { tls, host, port }, uri))
 }
