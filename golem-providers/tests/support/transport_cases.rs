@@ -94,6 +94,17 @@ fn response_heads_and_bodies_of_any_size_are_read_whole() {
     assert_eq!(server.accepted(), 1, "every answer came over the first connection");
 }
 
+/// A configured user agent of any length goes out whole with the head.
+#[test]
+fn a_long_configured_user_agent_is_sent_whole() {
+    let agent = "a".repeat(30_000);
+    let server = Server::start(vec![Reply::json(200, "ok")]);
+    let sender = Sender::new(KIND, TransportConfig::new().read_timeout(Duration::from_secs(10)).user_agent(agent.clone()));
+    let (head, reply) = sender.send(&post(&server.url())).unwrap();
+    assert_eq!((head.status, reply.read_to_end().unwrap()), (200, b"ok".to_vec()));
+    assert_eq!(server.requests()[0].header("user-agent"), Some(agent.as_str()));
+}
+
 #[test]
 fn keep_alive_reuses_one_connection_for_consecutive_requests() {
     let server = Server::start(vec![

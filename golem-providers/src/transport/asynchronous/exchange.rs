@@ -47,6 +47,11 @@ impl From<TransportError> for Failed {
 /// Send `request` over `conn` and read the response head: `head` is its
 /// method, URI and headers as [`http_request`] made them. Bytes read past
 /// the head are left in `input` for the body.
+///
+/// The protocol's states are stepped through without waiting (the request
+/// is laid out whole before it is written, the response head parsed as
+/// bytes come), so the future holds one call and one wait at a time: it is
+/// moved whole into every request's box (issue 37: 3.8 KB before).
 pub(crate) async fn exchange(
     conn: &mut Conn,
     head: http::Request<()>,
@@ -56,9 +61,11 @@ pub(crate) async fn exchange(
     input: &mut Input,
     deadline: Option<Deadline>,
 ) -> Result<(HttpResponseHead, AfterHead), Failed> {
-    let call = Call::new(head).map_err(TransportError::protocol)?;
-    let receive = send(conn, call.proceed(), request, config, host, deadline).await?;
-    receive_head(conn, receive, config, host, input, deadline).await
+    let (mut call, out, body_apart) = request_bytes(head, request)?;
+    send(conn, &out, body_apart.then_some(&request.body[..]), config, host, deadline).await?;
+    drop(out);
+    let response = receive_head(conn, &mut call, config, host, input, deadline).await?;
+    Ok(head_of(response, call)?)
 }
 
 /// The request's method, `uri` (its URL, parsed once by the caller) and
@@ -107,64 +114,86 @@ pub(crate) fn http_request(
 /// costs less than the write it saves.
 const COALESCE_BODY: usize = 16 * 1024;
 
-/// Write the request head and body; the call then waits for the response.
-async fn send(
-    conn: &mut Conn,
-    mut call: Call<ureq_proto::client::state::SendRequest>,
+/// The request as bytes — its head, followed by its body when `coalesce`
+/// allows — and the call waiting for the response; `true` when the body is
+/// to be written on its own after them.
+fn request_bytes(
+    head: http::Request<()>,
     request: &HttpRequest,
-    config: &TransportConfig,
-    host: &str,
-    deadline: Option<Deadline>,
-) -> Result<Call<RecvResponse>, Failed> {
-    let head_size: usize =
-        request.url.len() + request.headers.iter().map(|(n, v)| n.len() + v.expose().len() + 4).sum::<usize>();
-    // Room for the whole head in one piece (the request line and the
-    // headers the builder adds fit in the margin), and no more: the buffer
-    // is zero-filled per request.
-    let head_room = head_size + 1024;
+) -> Result<(Call<RecvResponse>, Vec<u8>, bool), TransportError> {
+    // The head's size: the URL and every header it will carry, the ones
+    // the transport adds included (a configured user agent of any length).
+    let head_size =
+        request.url.len() + head.headers().iter().map(|(n, v)| n.as_str().len() + v.len() + 4).sum::<usize>();
+    let mut call = Call::new(head).map_err(TransportError::protocol)?.proceed();
     let body = &request.body;
     let coalesce = body.len() <= COALESCE_BODY;
-    let mut out = Vec::with_capacity(head_room + if coalesce { body.len() } else { 0 });
-    out.resize(head_room, 0);
-    // The head's last piece stays in `out` until we know what follows it.
-    let mut unsent = 0;
-    while !call.can_proceed() {
-        if unsent > 0 {
-            write(conn, &out[..unsent], config, host, deadline).await?;
-        }
-        unsent = call.write(&mut out).map_err(TransportError::protocol)?;
-        if unsent == 0 {
-            return Err(TransportError::protocol("the request head could not be written").into());
-        }
-    }
-    let receive = match call.proceed().map_err(TransportError::protocol)? {
-        Some(SendRequestResult::RecvResponse(call)) => {
-            write(conn, &out[..unsent], config, host, deadline).await?;
-            call
-        }
+    let mut out = head_bytes(&mut call, head_size, request.body.len(), coalesce)?;
+    match call.proceed().map_err(TransportError::protocol)? {
+        Some(SendRequestResult::RecvResponse(call)) => Ok((call, out, false)),
         Some(SendRequestResult::SendBody(mut call)) => {
             // The body is sized (we set content-length), so it goes to the
             // socket as is and the call is told how much was written.
             if coalesce {
-                out.truncate(unsent);
                 out.extend_from_slice(body);
-                write(conn, &out, config, host, deadline).await?;
-            } else {
-                write(conn, &out[..unsent], config, host, deadline).await?;
-                write(conn, body, config, host, deadline).await?;
             }
             call.consume_direct_write(body.len()).map_err(TransportError::protocol)?;
-            call.proceed().ok_or_else(|| TransportError::protocol("the request body was not accepted"))?
+            let call = call.proceed().ok_or_else(|| TransportError::protocol("the request body was not accepted"))?;
+            Ok((call, out, !coalesce))
         }
-        Some(SendRequestResult::Await100(_)) | None => {
-            return Err(TransportError::protocol("unexpected request state").into());
-        }
-    };
+        Some(SendRequestResult::Await100(_)) | None => Err(TransportError::protocol("unexpected request state")),
+    }
+}
+
+/// Write the request's bytes (and its body after them, when apart), and
+/// flush.
+async fn send(
+    conn: &mut Conn,
+    out: &[u8],
+    body: Option<&[u8]>,
+    config: &TransportConfig,
+    host: &str,
+    deadline: Option<Deadline>,
+) -> Result<(), Failed> {
+    write(conn, out, config, host, deadline).await?;
+    if let Some(body) = body {
+        write(conn, body, config, host, deadline).await?;
+    }
     let flushed = with_timeout(config.read_timeout, read_timeout(config), deadline, async {
         conn.flush().await.map_err(|e| classify_io(e, host, config))
     });
-    flushed.await.map_err(|error| Failed { silent: is_reset(&error), error })?;
-    Ok(receive)
+    flushed.await.map_err(|error| Failed { silent: is_reset(&error), error })
+}
+
+/// The request head as the call writes it (about `head_size` bytes), in a
+/// buffer with room for the body (`body_len`) after it when `coalesce`.
+fn head_bytes(
+    call: &mut Call<ureq_proto::client::state::SendRequest>,
+    head_size: usize,
+    body_len: usize,
+    coalesce: bool,
+) -> Result<Vec<u8>, TransportError> {
+    // Room for the whole head (the request line and the `host` header fit
+    // in the margin), and no more: the room is zero-filled per request.
+    let head_room = head_size + 1024;
+    let mut out = Vec::with_capacity(head_room + if coalesce { body_len } else { 0 });
+    out.resize(head_room, 0);
+    let mut len = 0;
+    while !call.can_proceed() {
+        match call.write(&mut out[len..]) {
+            Ok(0) => return Err(TransportError::protocol("the request head could not be written")),
+            Ok(used) => len += used,
+            // A line longer than the room left; the head's size bounds
+            // every line, so the room grows a few times at most.
+            Err(ureq_proto::Error::OutputOverflow) if out.len() < 4 * head_room => {
+                let more = out.len() * 2;
+                out.resize(more, 0);
+            }
+            Err(error) => return Err(TransportError::protocol(error)),
+        }
+    }
+    out.truncate(len);
+    Ok(out)
 }
 
 async fn write(
@@ -180,19 +209,20 @@ async fn write(
     written.await.map_err(|error| Failed { silent: is_reset(&error), error })
 }
 
+/// Read until the response head is whole, and parse it.
 async fn receive_head(
     conn: &mut Conn,
-    mut call: Call<RecvResponse>,
+    call: &mut Call<RecvResponse>,
     config: &TransportConfig,
     host: &str,
     input: &mut Input,
     deadline: Option<Deadline>,
-) -> Result<(HttpResponseHead, AfterHead), Failed> {
-    let response = loop {
+) -> Result<http::Response<()>, Failed> {
+    loop {
         let (used, response) = call.try_response(input.bytes(), false).map_err(TransportError::protocol)?;
         input.consume(used);
         if let Some(response) = response {
-            break response;
+            return Ok(response);
         }
         if input.len() > MAX_HEAD {
             return Err(TransportError::protocol("the response head is too large").into());
@@ -200,7 +230,14 @@ async fn receive_head(
         if input.read_more(conn, config, host, deadline).await? == 0 {
             return Err(TransportError::reset("the server closed the connection before responding").into());
         }
-    };
+    }
+}
+
+/// The head as the caller gets it, and what follows it.
+fn head_of(
+    response: http::Response<()>,
+    call: Call<RecvResponse>,
+) -> Result<(HttpResponseHead, AfterHead), TransportError> {
     let headers = response
         .headers()
         .iter()
@@ -212,7 +249,7 @@ async fn receive_head(
         Some(RecvResponseResult::RecvBody(body)) => AfterHead::Body(Box::new(body)),
         Some(RecvResponseResult::Redirect(redirect)) => AfterHead::Done { reusable: !redirect.must_close_connection() },
         Some(RecvResponseResult::Cleanup(done)) => AfterHead::Done { reusable: !done.must_close_connection() },
-        None => return Err(TransportError::protocol("incomplete response head").into()),
+        None => return Err(TransportError::protocol("incomplete response head")),
     };
     Ok((head, after))
 }

@@ -89,7 +89,11 @@ impl AsyncIoTransport {
         loop {
             let (mut conn, reused) = match self.pool.checkout(&target) {
                 Some(conn) => (conn, true),
-                None => (connect(&target, tls, &self.config, deadline).await?, false),
+                // Boxed: opening a connection (the TLS handshake, a proxy's
+                // tunnel) would be most of this future's size, which every
+                // request's box is given, and a pooled connection needs none
+                // of it (issue 37).
+                None => (Box::pin(connect(&target, tls, &self.config, deadline)).await?, false),
             };
             // The head made above goes out first; a resend (below) makes
             // it again.
