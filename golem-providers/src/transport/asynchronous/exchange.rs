@@ -3,11 +3,11 @@
 //! bytes; we read bytes, it parses the response head.
 
 use super::super::config::TransportConfig;
-use super::super::error::{TimeoutPhase, TransportError};
+use super::super::error::TransportError;
 use super::super::{classify_io, now_unix};
 use super::conn::Conn;
 use super::input::Input;
-use super::timeout::{with_timeout, Deadline};
+use super::timeout::{read_timeout, with_timeout, Deadline};
 use crate::http::{HttpRequest, HttpResponseHead, Method};
 use futures_lite::AsyncWriteExt;
 use ureq_proto::client::state::{RecvBody, RecvResponse};
@@ -252,10 +252,6 @@ fn head_of(
         None => return Err(TransportError::protocol("incomplete response head")),
     };
     Ok((head, after))
-}
-
-pub(crate) fn read_timeout(config: &TransportConfig) -> TransportError {
-    TransportError::Timeout { phase: TimeoutPhase::Read, after: config.read_timeout }
 }
 
 fn is_reset(error: &TransportError) -> bool {

@@ -5,9 +5,8 @@ use super::super::classify_io;
 use super::super::config::TransportConfig;
 use super::super::error::TransportError;
 use super::conn::Conn;
-use super::exchange::read_timeout;
 use super::target::READ_CHUNK;
-use super::timeout::{with_timeout, Deadline};
+use super::timeout::{read_timeout, with_timeout, Deadline};
 use futures_lite::AsyncReadExt;
 
 /// The first read's room: most answers' head and body (or a stream's

@@ -7,6 +7,7 @@
 //! per request was a reactor wake-up per request that a request without a
 //! deadline never paid (issue 37).
 
+use super::super::config::TransportConfig;
 use super::super::error::{TimeoutPhase, TransportError};
 use async_io::Timer;
 use std::future::Future;
@@ -54,4 +55,9 @@ pub(crate) async fn with_timeout<T>(
         }
     })
     .await
+}
+
+/// The error of a read or write that waited longer than the read timeout.
+pub(crate) fn read_timeout(config: &TransportConfig) -> TransportError {
+    TransportError::Timeout { phase: TimeoutPhase::Read, after: config.read_timeout }
 }
