@@ -49,8 +49,7 @@ pub(crate) async fn connect(
     config: &TransportConfig,
     deadline: Option<Deadline>,
 ) -> Result<Conn, TransportError> {
-    let timeout = TransportError::Timeout { phase: TimeoutPhase::Connect, after: config.connect_timeout };
-    with_timeout(config.connect_timeout, timeout, deadline, open(target, tls, config)).await
+    with_timeout(config.connect_timeout, TimeoutPhase::Connect, deadline, open(target, tls, config)).await
 }
 
 async fn open(

@@ -3,11 +3,11 @@
 //! bytes; we read bytes, it parses the response head.
 
 use super::super::config::TransportConfig;
-use super::super::error::TransportError;
+use super::super::error::{TimeoutPhase, TransportError};
 use super::super::{classify_io, now_unix};
 use super::conn::Conn;
 use super::input::Input;
-use super::timeout::{read_timeout, with_timeout, Deadline};
+use super::timeout::{with_timeout, Deadline};
 use crate::http::{HttpRequest, HttpResponseHead, Method};
 use futures_lite::AsyncWriteExt;
 use ureq_proto::client::state::{RecvBody, RecvResponse};
@@ -44,28 +44,55 @@ impl From<TransportError> for Failed {
     }
 }
 
-/// Send `request` over `conn` and read the response head: `head` is its
-/// method, URI and headers as [`http_request`] made them. Bytes read past
-/// the head are left in `input` for the body.
+/// A request ready to go: its bytes (the head, and the body too when it is
+/// small enough to share the head's write) and the protocol call that
+/// then waits for the response. Made before connecting, so a request that
+/// cannot be sent is refused before any connection, and made again for a
+/// resend.
+pub(crate) struct Prepared {
+    /// Boxed: the call is 376 bytes, and it sits in every request's
+    /// future from before the connection to the head.
+    call: Box<Call<RecvResponse>>,
+    out: Vec<u8>,
+    /// The body goes in a write of its own after `out`.
+    body_apart: bool,
+}
+
+impl Prepared {
+    /// `request` with the URL already parsed (`uri`).
+    pub(crate) fn new(request: &HttpRequest, uri: http::Uri, config: &TransportConfig) -> Result<Self, TransportError> {
+        let (call, out, body_apart) = request_bytes(http_request(request, uri, config)?, request)?;
+        Ok(Prepared { call: Box::new(call), out, body_apart })
+    }
+
+    /// The head as the caller gets it and what follows it, once
+    /// [`exchange`] returned `response`.
+    pub(crate) fn finish(self, response: http::Response<()>) -> Result<(HttpResponseHead, AfterHead), TransportError> {
+        head_of(response, *self.call)
+    }
+}
+
+/// Send the `prepared` request (whose body is `request`'s) over `conn` and
+/// read the response head. Bytes read past the head are left in `input`
+/// for the body.
 ///
 /// The protocol's states are stepped through without waiting (the request
 /// is laid out whole before it is written, the response head parsed as
-/// bytes come), so the future holds one call and one wait at a time: it is
-/// moved whole into every request's box (issue 37: 3.8 KB before).
+/// bytes come) and the call lives with the caller, so the future holds one
+/// wait at a time: it is moved whole into every request's box (issue 37:
+/// 3.8 KB before).
 pub(crate) async fn exchange(
     conn: &mut Conn,
-    head: http::Request<()>,
+    prepared: &mut Prepared,
     request: &HttpRequest,
     config: &TransportConfig,
     host: &str,
     input: &mut Input,
     deadline: Option<Deadline>,
-) -> Result<(HttpResponseHead, AfterHead), Failed> {
-    let (mut call, out, body_apart) = request_bytes(head, request)?;
-    send(conn, &out, body_apart.then_some(&request.body[..]), config, host, deadline).await?;
-    drop(out);
-    let response = receive_head(conn, &mut call, config, host, input, deadline).await?;
-    Ok(head_of(response, call)?)
+) -> Result<http::Response<()>, Failed> {
+    let body = prepared.body_apart.then_some(&request.body[..]);
+    send(conn, &prepared.out, body, config, host, deadline).await?;
+    receive_head(conn, &mut prepared.call, config, host, input, deadline).await
 }
 
 /// The request's method, `uri` (its URL, parsed once by the caller) and
@@ -159,7 +186,7 @@ async fn send(
     if let Some(body) = body {
         write(conn, body, config, host, deadline).await?;
     }
-    let flushed = with_timeout(config.read_timeout, read_timeout(config), deadline, async {
+    let flushed = with_timeout(config.read_timeout, TimeoutPhase::Read, deadline, async {
         conn.flush().await.map_err(|e| classify_io(e, host, config))
     });
     flushed.await.map_err(|error| Failed { silent: is_reset(&error), error })
@@ -203,7 +230,7 @@ async fn write(
     host: &str,
     deadline: Option<Deadline>,
 ) -> Result<(), Failed> {
-    let written = with_timeout(config.read_timeout, read_timeout(config), deadline, async {
+    let written = with_timeout(config.read_timeout, TimeoutPhase::Read, deadline, async {
         conn.write_all(bytes).await.map_err(|e| classify_io(e, host, config))
     });
     written.await.map_err(|error| Failed { silent: is_reset(&error), error })

@@ -3,10 +3,10 @@
 
 use super::super::classify_io;
 use super::super::config::TransportConfig;
-use super::super::error::TransportError;
+use super::super::error::{TimeoutPhase, TransportError};
 use super::conn::Conn;
 use super::target::READ_CHUNK;
-use super::timeout::{read_timeout, with_timeout, Deadline};
+use super::timeout::{with_timeout, Deadline};
 use futures_lite::AsyncReadExt;
 
 /// The first read's room: most answers' head and body (or a stream's
@@ -60,7 +60,7 @@ impl Input {
     ) -> Result<usize, TransportError> {
         self.make_room();
         let room = &mut self.buf[self.len..];
-        let read = with_timeout(config.read_timeout, read_timeout(config), deadline, async {
+        let read = with_timeout(config.read_timeout, TimeoutPhase::Read, deadline, async {
             conn.read(room).await.map_err(|e| classify_io(e, host, config))
         })
         .await?;

@@ -21,9 +21,11 @@ use super::gzip::Gunzip;
 use super::tls::client_config;
 use super::{AsyncHttpResponse, AsyncTransport};
 use crate::http::HttpRequest;
+use crate::http::HttpResponseHead;
 use body::BodyState;
 use conn::connect;
-use exchange::{exchange, http_request, AfterHead, Failed};
+use conn::Conn;
+use exchange::{exchange, AfterHead, Failed, Prepared};
 use golem_core::model::BoxFuture;
 use input::Input;
 use pool::Pool;
@@ -79,7 +81,7 @@ impl AsyncIoTransport {
     ) -> Result<AsyncHttpResponse, TransportError> {
         let (target, uri) = target_of(&request.url)?;
         // A request that cannot be sent is refused before any connection.
-        let mut head = Some(http_request(request, uri.clone(), &self.config)?);
+        let mut prepared = Prepared::new(request, uri, &self.config)?;
         let host = target.display();
         let tls = match (&self.tls, target.tls) {
             (_, false) => None,
@@ -95,42 +97,60 @@ impl AsyncIoTransport {
                 // of it (issue 37).
                 None => (Box::pin(connect(&target, tls, &self.config, deadline)).await?, false),
             };
-            // The head made above goes out first; a resend (below) makes
-            // it again.
-            let head = match head.take() {
-                Some(head) => head,
-                None => http_request(request, uri.clone(), &self.config)?,
-            };
             let mut input = Input::default();
-            match exchange(&mut conn, head, request, &self.config, &host, &mut input, deadline).await {
-                Ok((head, AfterHead::Body(call))) => {
-                    let gzip = head.header("content-encoding").is_some_and(|v| v.eq_ignore_ascii_case("gzip"));
-                    let state = BodyState {
-                        conn,
-                        call,
-                        input,
-                        gunzip: gzip.then(Gunzip::new),
-                        cap: Cap::new(self.config.max_body),
-                        pool: Arc::clone(&self.pool),
-                        target,
-                        config: self.config.clone(),
-                        host,
-                        deadline,
-                        closed: false,
-                    };
-                    return Ok(AsyncHttpResponse { head, body: body::stream(state) });
-                }
-                Ok((head, AfterHead::Done { reusable })) => {
-                    if reusable && input.is_empty() {
-                        self.pool.checkin(target, conn);
-                    }
-                    return Ok(AsyncHttpResponse { head, body: AsyncBody::from_chunks([]) });
+            match exchange(&mut conn, &mut prepared, request, &self.config, &host, &mut input, deadline).await {
+                Ok(response) => {
+                    let (head, after) = prepared.finish(response)?;
+                    return Ok(self.respond(head, after, conn, input, target, host, deadline));
                 }
                 // The server had closed this idle connection before the
                 // request got through: its siblings are suspect too, and the
-                // next round connects afresh, so this resends at most once.
-                Err(Failed { silent: true, .. }) if reused => self.pool.clear(&target),
+                // next round connects afresh with the request made again, so
+                // this resends at most once.
+                Err(Failed { silent: true, .. }) if reused => {
+                    self.pool.clear(&target);
+                    prepared = Prepared::new(request, target_of(&request.url)?.1, &self.config)?;
+                }
                 Err(failed) => return Err(failed.error),
+            }
+        }
+    }
+
+    /// The response whose head came over `conn`, its body read from there.
+    #[allow(clippy::too_many_arguments)]
+    fn respond(
+        &self,
+        head: HttpResponseHead,
+        after: AfterHead,
+        conn: Conn,
+        input: Input,
+        target: Target,
+        host: String,
+        deadline: Option<Deadline>,
+    ) -> AsyncHttpResponse {
+        match after {
+            AfterHead::Body(call) => {
+                let gzip = head.header("content-encoding").is_some_and(|v| v.eq_ignore_ascii_case("gzip"));
+                let state = BodyState {
+                    conn,
+                    call,
+                    input,
+                    gunzip: gzip.then(Gunzip::new),
+                    cap: Cap::new(self.config.max_body),
+                    pool: Arc::clone(&self.pool),
+                    target,
+                    config: self.config.clone(),
+                    host,
+                    deadline,
+                    closed: false,
+                };
+                AsyncHttpResponse { head, body: body::stream(state) }
+            }
+            AfterHead::Done { reusable } => {
+                if reusable && input.is_empty() {
+                    self.pool.checkin(target, conn);
+                }
+                AsyncHttpResponse { head, body: AsyncBody::from_chunks([]) }
             }
         }
     }
