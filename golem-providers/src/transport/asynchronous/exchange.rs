@@ -100,7 +100,7 @@ pub(crate) async fn exchange(
 /// Assembled in place rather than through `http`'s builder, which moved
 /// the whole request through a closure per header and checked each name
 /// and value twice (issue 37).
-pub(crate) fn http_request(
+fn http_request(
     request: &HttpRequest,
     uri: http::Uri,
     config: &TransportConfig,

@@ -21,10 +21,8 @@ use super::gzip::Gunzip;
 use super::tls::client_config;
 use super::{AsyncHttpResponse, AsyncTransport};
 use crate::http::HttpRequest;
-use crate::http::HttpResponseHead;
 use body::BodyState;
 use conn::connect;
-use conn::Conn;
 use exchange::{exchange, AfterHead, Failed, Prepared};
 use golem_core::model::BoxFuture;
 use input::Input;
@@ -99,10 +97,31 @@ impl AsyncIoTransport {
             };
             let mut input = Input::default();
             match exchange(&mut conn, &mut prepared, request, &self.config, &host, &mut input, deadline).await {
-                Ok(response) => {
-                    let (head, after) = prepared.finish(response)?;
-                    return Ok(self.respond(head, after, conn, input, target, host, deadline));
-                }
+                Ok(response) => match prepared.finish(response)? {
+                    (head, AfterHead::Body(call)) => {
+                        let gzip = head.header("content-encoding").is_some_and(|v| v.eq_ignore_ascii_case("gzip"));
+                        let state = BodyState {
+                            conn,
+                            call,
+                            input,
+                            gunzip: gzip.then(Gunzip::new),
+                            cap: Cap::new(self.config.max_body),
+                            pool: Arc::clone(&self.pool),
+                            target,
+                            config: self.config.clone(),
+                            host,
+                            deadline,
+                            closed: false,
+                        };
+                        return Ok(AsyncHttpResponse { head, body: body::stream(state) });
+                    }
+                    (head, AfterHead::Done { reusable }) => {
+                        if reusable && input.is_empty() {
+                            self.pool.checkin(target, conn);
+                        }
+                        return Ok(AsyncHttpResponse { head, body: AsyncBody::from_chunks([]) });
+                    }
+                },
                 // The server had closed this idle connection before the
                 // request got through: its siblings are suspect too, and the
                 // next round connects afresh with the request made again, so
@@ -112,45 +131,6 @@ impl AsyncIoTransport {
                     prepared = Prepared::new(request, target_of(&request.url)?.1, &self.config)?;
                 }
                 Err(failed) => return Err(failed.error),
-            }
-        }
-    }
-
-    /// The response whose head came over `conn`, its body read from there.
-    #[allow(clippy::too_many_arguments)]
-    fn respond(
-        &self,
-        head: HttpResponseHead,
-        after: AfterHead,
-        conn: Conn,
-        input: Input,
-        target: Target,
-        host: String,
-        deadline: Option<Deadline>,
-    ) -> AsyncHttpResponse {
-        match after {
-            AfterHead::Body(call) => {
-                let gzip = head.header("content-encoding").is_some_and(|v| v.eq_ignore_ascii_case("gzip"));
-                let state = BodyState {
-                    conn,
-                    call,
-                    input,
-                    gunzip: gzip.then(Gunzip::new),
-                    cap: Cap::new(self.config.max_body),
-                    pool: Arc::clone(&self.pool),
-                    target,
-                    config: self.config.clone(),
-                    host,
-                    deadline,
-                    closed: false,
-                };
-                AsyncHttpResponse { head, body: body::stream(state) }
-            }
-            AfterHead::Done { reusable } => {
-                if reusable && input.is_empty() {
-                    self.pool.checkin(target, conn);
-                }
-                AsyncHttpResponse { head, body: AsyncBody::from_chunks([]) }
             }
         }
     }
