@@ -54,6 +54,21 @@ impl ToolArgs {
         serde_json::from_str::<serde_json::Value>(&self.0).ok().filter(serde_json::Value::is_object)
     }
 
+    /// Whether [`object`](Self::object) reads these arguments (empty text or a
+    /// JSON object), answered without building the value: the machine screens
+    /// every call this way (SPEC TOOL-05), and the driver parses the
+    /// arguments once more for the handler anyway.
+    ///
+    /// ```
+    /// use golem_core::ToolArgs;
+    /// for text in ["", " ", r#"{"a":[1,{"b":null}]}"#, r#"{"a":"#, "[1]", "1e400", r#"{"a":1} x"#] {
+    ///     assert_eq!(ToolArgs::new(text).is_accepted(), ToolArgs::new(text).object().is_some(), "{text}");
+    /// }
+    /// ```
+    pub fn is_accepted(&self) -> bool {
+        self.0.trim().is_empty() || self.is_object()
+    }
+
     /// Parse the text as a JSON value.
     pub fn parse(&self) -> Result<serde_json::Value, serde_json::Error> {
         serde_json::from_str(&self.0)

@@ -220,6 +220,14 @@ mod tool_args_is_object {
             prop_assert_eq!(ToolArgs::new(text.clone()).is_object(), by_value(&text), "{:?}", text);
         }
 
+        /// The machine's screen (`is_accepted`) takes exactly the calls
+        /// whose arguments a handler can be given (`object`).
+        #[test]
+        fn is_accepted_agrees_with_object(text in prop_oneof![jsonish(), any::<String>(), Just(" \t\n".to_string())]) {
+            let args = ToolArgs::new(text.clone());
+            prop_assert_eq!(args.is_accepted(), args.object().is_some(), "{:?}", text);
+        }
+
         #[test]
         fn agrees_on_objects_with_one_change(key in "[a-z]{1,3}", n in any::<f64>(), cut in 0usize..40) {
             let mut text = serde_json::json!({ key: [n, {"x": null}] }).to_string();

@@ -131,7 +131,7 @@ impl RunMachine {
                 // Checked before parsing: arguments past the cap are never
                 // read (SPEC CAP-01).
                 Some(texts::args_too_large(call.args.as_str().len(), cap))
-            } else if call.args.object().is_none() {
+            } else if !call.args.is_accepted() {
                 Some(texts::INCOMPLETE_ARGS.to_string())
             } else {
                 None

@@ -52,8 +52,9 @@ pub(crate) struct RunIds {
     /// On a resume: the run that paused on each approved call, by call id
     /// (SPEC PAUSE-01). An approved call's idempotency key names that run,
     /// not the resuming one, so a tool sees one key however many times the
-    /// application resumes the pause.
-    pub(crate) paused_by: std::sync::Arc<std::collections::BTreeMap<String, Id>>,
+    /// application resumes the pause. `None` for every other run: no map is
+    /// allocated for the runs that resume nothing (issue 37).
+    pub(crate) paused_by: Option<std::sync::Arc<std::collections::BTreeMap<String, Id>>>,
 }
 
 impl RunIds {
@@ -65,7 +66,7 @@ impl RunIds {
     /// the run stamped on the history message that made the call.
     pub(crate) fn resuming(mut self, start: &golem_core::machine::Start) -> Self {
         let Some(resume) = &start.resume else { return self };
-        let paused_by = resume
+        let paused_by: std::collections::BTreeMap<String, Id> = resume
             .approvals
             .keys()
             .filter_map(|call_id| {
@@ -73,14 +74,14 @@ impl RunIds {
                 (!message.run_id.is_empty()).then(|| (call_id.clone(), message.run_id.clone()))
             })
             .collect();
-        self.paused_by = std::sync::Arc::new(paused_by);
+        self.paused_by = (!paused_by.is_empty()).then(|| std::sync::Arc::new(paused_by));
         self
     }
 
     /// The run an approved call's idempotency key names: the one that
     /// paused on it, when known, else this run.
     pub(crate) fn key_run(&self, call_id: &str, approved: bool) -> &Id {
-        match self.paused_by.get(call_id) {
+        match self.paused_by.as_ref().and_then(|paused_by| paused_by.get(call_id)) {
             Some(paused) if approved => paused,
             _ => &self.run_id,
         }

@@ -11,19 +11,21 @@ use golem_core::error::ToolFailureKind;
 use golem_core::machine::{DecodeId, Outcome, ToolCallId, Verdict};
 use golem_core::model::BoxError;
 use golem_core::{Cause, Response, RunError};
-use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
+/// Kept in vectors: a run accepts one answer and fails at most once, so
+/// these hold one entry or none, and a map's node and code were a cost of
+/// every run (issue 37).
 pub(crate) struct Attachments<O> {
-    decoded: BTreeMap<DecodeId, O>,
+    decoded: Vec<(DecodeId, O)>,
     decode_errors: Vec<BoxError>,
-    tool_errors: BTreeMap<ToolCallId, BoxError>,
+    tool_errors: Vec<(ToolCallId, BoxError)>,
 }
 
 impl<O> Attachments<O> {
     pub(crate) fn new() -> Self {
-        Attachments { decoded: BTreeMap::new(), decode_errors: Vec::new(), tool_errors: BTreeMap::new() }
+        Attachments { decoded: Vec::new(), decode_errors: Vec::new(), tool_errors: Vec::new() }
     }
 
     /// Run the decoder; keep the value or the error, return the verdict.
@@ -38,7 +40,7 @@ impl<O> Attachments<O> {
             .unwrap_or_else(|p| Err(DecodeError::fatal(Panicked::new("the decoder", p))));
         match decoded {
             Ok(value) => {
-                self.decoded.insert(id, value);
+                keep(&mut self.decoded, id, value);
                 Verdict::Accepted
             }
             Err(DecodeError::Retry(reason)) => Verdict::Rejected { reason },
@@ -51,7 +53,7 @@ impl<O> Attachments<O> {
     }
 
     pub(crate) fn tool_error(&mut self, id: ToolCallId, error: BoxError) {
-        self.tool_errors.insert(id, error);
+        keep(&mut self.tool_errors, id, error);
     }
 
     /// The run's outcome, or its error with the original error attached.
@@ -59,7 +61,8 @@ impl<O> Attachments<O> {
         match outcome {
             None => Err(Error::NoOutcome("the machine is done but reports no outcome")),
             Some(Outcome::Completed { summary, decode }) => {
-                let value = self.decoded.remove(&decode).ok_or(Error::NoOutcome("the accepted answer has no value"))?;
+                let value =
+                    take(&mut self.decoded, decode).ok_or(Error::NoOutcome("the accepted answer has no value"))?;
                 Ok(RunOutcome::Completed(RunResult::new(value, summary)))
             }
             Some(Outcome::Paused { summary, deferred }) => Ok(RunOutcome::Paused(PausedRun::new(deferred, summary))),
@@ -75,10 +78,25 @@ impl<O> Attachments<O> {
             Cause::Tool(failure)
                 if matches!(failure.failure, ToolFailureKind::Fatal { .. } | ToolFailureKind::ApprovedRerun { .. }) =>
             {
-                self.tool_errors.remove(&ToolCallId(failure.id?))
+                take(&mut self.tool_errors, ToolCallId(failure.id?))
             }
             Cause::Decode(failure) if failure.fatal => self.decode_errors.pop(),
             _ => None,
         }
     }
+}
+
+/// Keep `value` under `id`, replacing what an earlier answer to the same
+/// id left (a decode issued again after a recovery), as a map would.
+fn keep<K: PartialEq, V>(kept: &mut Vec<(K, V)>, id: K, value: V) {
+    match kept.iter_mut().find(|(k, _)| *k == id) {
+        Some(slot) => slot.1 = value,
+        None => kept.push((id, value)),
+    }
+}
+
+/// The value kept under `id`.
+fn take<K: PartialEq, V>(kept: &mut Vec<(K, V)>, id: K) -> Option<V> {
+    let at = kept.iter().position(|(k, _)| *k == id)?;
+    Some(kept.swap_remove(at).1)
 }
