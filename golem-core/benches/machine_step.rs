@@ -69,7 +69,9 @@ fn awaiting_model() -> (RunMachine, ModelCallId) {
 /// A machine waiting on one tool call.
 fn awaiting_tool() -> (RunMachine, ToolCallId) {
     let (mut machine, model) = awaiting_model();
-    machine.handle_input(Moment::from_millis(10), Input::ModelFinished { id: model, result: Ok(tool_turn()) }).unwrap();
+    machine
+        .handle_input(Moment::from_millis(10), Input::ModelFinished { id: model, result: Ok(Box::new(tool_turn())) })
+        .unwrap();
     let id = drain(&mut machine)
         .into_iter()
         .find_map(|o| match o {
@@ -84,7 +86,9 @@ fn awaiting_tool() -> (RunMachine, ToolCallId) {
 fn awaiting_decode() -> (RunMachine, DecodeId) {
     let (mut machine, model) = awaiting_model();
     let answer = Response::text("Sunny, 24 °C.").with_usage(Usage::new(140, 8));
-    machine.handle_input(Moment::from_millis(10), Input::ModelFinished { id: model, result: Ok(answer) }).unwrap();
+    machine
+        .handle_input(Moment::from_millis(10), Input::ModelFinished { id: model, result: Ok(Box::new(answer)) })
+        .unwrap();
     let id = drain(&mut machine)
         .into_iter()
         .find_map(|o| match o {
@@ -106,7 +110,7 @@ fn bench_steps(c: &mut Criterion) {
         b.iter_batched(
             || {
                 let (machine, id) = awaiting_model();
-                (machine, Input::ModelFinished { id, result: Ok(tool_turn()) })
+                (machine, Input::ModelFinished { id, result: Ok(Box::new(tool_turn())) })
             },
             |(mut machine, input)| {
                 let outputs = step(&mut machine, Moment::from_millis(10), input);

@@ -212,7 +212,7 @@ pub fn run_machine_recoveries(data: &[u8]) -> Vec<UnknownOutcome> {
             }
         };
         let input = match b.below(9) {
-            0 => Input::ModelFinished { id: ModelCallId(pick(&mut b, MODEL)), result: Ok(response(&mut b)) },
+            0 => Input::ModelFinished { id: ModelCallId(pick(&mut b, MODEL)), result: Ok(Box::new(response(&mut b))) },
             1 => {
                 let mut e = ModelError::api(if b.flag() { 503 } else { 400 }, "x");
                 if b.flag() {

@@ -26,7 +26,7 @@
 //!     }
 //! };
 //! // …and the driver answers it.
-//! let answer = Input::ModelFinished { id: call, result: Ok(Response::text("hello")) };
+//! let answer = Input::ModelFinished { id: call, result: Ok(Box::new(Response::text("hello"))) };
 //! machine.handle_input(Moment::from_millis(5), answer).unwrap();
 //! ```
 #![cfg_attr(docsrs, feature(doc_cfg))]

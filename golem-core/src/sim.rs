@@ -295,7 +295,7 @@ impl Sim {
                     }
                 }
                 let at = self.now + reply.after;
-                self.schedule(at, Input::ModelFinished { id, result: reply.result });
+                self.schedule(at, Input::ModelFinished { id, result: reply.result.map(Box::new) });
             }
             Command::ExecuteTool { id, call, deadline, approved } => {
                 let d = deadline.map(|d| format!(" deadline {}ms", ms(d.since_epoch()))).unwrap_or_default();

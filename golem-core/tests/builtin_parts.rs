@@ -40,7 +40,7 @@ fn requests_carry_the_built_ins_and_the_history_keeps_the_parts() {
     let mut message = searched();
     message.tool_calls = vec![ToolCall::new("c1", "t", "{}")];
     let response = Response::new(message).with_finish_reason(golem_core::FinishReason::ToolCall);
-    let outputs = machine.step(Moment::ZERO, Input::ModelFinished { id, result: Ok(response) }).unwrap();
+    let outputs = machine.step(Moment::ZERO, Input::ModelFinished { id, result: Ok(Box::new(response)) }).unwrap();
     let executed: Vec<_> = outputs
         .iter()
         .filter_map(|o| match o {

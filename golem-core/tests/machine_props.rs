@@ -356,7 +356,7 @@ impl Driver {
                 let id = self.resolve(&sel);
                 let kind = kind.or_else(|| self.issued.get(&id).copied()).unwrap_or(Kind::Tool);
                 match kind {
-                    Kind::Model => Input::ModelFinished { id: ModelCallId(id), result: *model },
+                    Kind::Model => Input::ModelFinished { id: ModelCallId(id), result: model.map(Box::new) },
                     Kind::Tool => Input::ToolFinished { id: ToolCallId(id), outcome: tool },
                     Kind::Decode => Input::Decoded { id: golem_core::machine::DecodeId(id), verdict },
                 }
@@ -638,7 +638,7 @@ proptest! {
         }).unwrap();
         let calls = (0..n).map(|i| ToolCall::new(format!("c{i}"), "alpha", "{}")).collect();
         let mut now = Moment::from_millis(1);
-        let mut outputs = machine.step(now, Input::ModelFinished { id: model, result: Ok(Response::tool_calls(calls)) }).unwrap();
+        let mut outputs = machine.step(now, Input::ModelFinished { id: model, result: Ok(Box::new(Response::tool_calls(calls))) }).unwrap();
         let rank: Vec<usize> = (0..n).map(|i| perm.iter().position(|&p| p == i).unwrap()).collect();
         let mut events = Vec::new();
         let mut outstanding: Vec<(ToolCallId, usize)> = Vec::new();
@@ -717,11 +717,11 @@ fn mach_03_unknown_id_is_misuse_and_poisons_the_machine() {
     let (mut machine, id) = started(RunConfig::default());
     let error = machine.handle_input(
         Moment::from_millis(1),
-        Input::ModelFinished { id: ModelCallId(99), result: Ok(Response::text("x")) },
+        Input::ModelFinished { id: ModelCallId(99), result: Ok(Box::new(Response::text("x"))) },
     );
     assert_eq!(error, Err(ApiMisuse::UnknownId { what: "model", id: 99 }));
-    let again =
-        machine.handle_input(Moment::from_millis(2), Input::ModelFinished { id, result: Ok(Response::text("x")) });
+    let again = machine
+        .handle_input(Moment::from_millis(2), Input::ModelFinished { id, result: Ok(Box::new(Response::text("x"))) });
     assert!(matches!(again, Err(ApiMisuse::Poisoned(_))), "{again:?}");
     assert_eq!(machine.poll_output(), Output::Done);
     assert_eq!(machine.outcome(), None);
@@ -744,10 +744,12 @@ fn mach_03_second_answer_is_misuse() {
     };
     let (mut machine, id) = started(config);
     let response = Response::tool_calls(vec![ToolCall::new("c1", "alpha", "{}")]);
-    let outputs =
-        machine.step(Moment::from_millis(1), Input::ModelFinished { id, result: Ok(response.clone()) }).unwrap();
+    let outputs = machine
+        .step(Moment::from_millis(1), Input::ModelFinished { id, result: Ok(Box::new(response.clone())) })
+        .unwrap();
     assert_eq!(tool_ids(&outputs).len(), 1);
-    let again = machine.handle_input(Moment::from_millis(2), Input::ModelFinished { id, result: Ok(response) });
+    let again =
+        machine.handle_input(Moment::from_millis(2), Input::ModelFinished { id, result: Ok(Box::new(response)) });
     assert_eq!(again, Err(ApiMisuse::DuplicateAnswer { what: "model", id: id.0 }));
 }
 
@@ -762,7 +764,8 @@ fn log_06_a_tool_reports_starting_once() {
     };
     let (mut machine, id) = started(config);
     let response = Response::tool_calls(vec![ToolCall::new("c1", "alpha", "{}")]);
-    let outputs = machine.step(Moment::from_millis(1), Input::ModelFinished { id, result: Ok(response) }).unwrap();
+    let outputs =
+        machine.step(Moment::from_millis(1), Input::ModelFinished { id, result: Ok(Box::new(response)) }).unwrap();
     let tool = tool_ids(&outputs)[0];
     machine.step(Moment::from_millis(2), Input::ToolStarted { id: tool }).unwrap();
     let again = machine.handle_input(Moment::from_millis(3), Input::ToolStarted { id: tool });
@@ -795,7 +798,8 @@ fn timed_out_tool() -> (RunMachine, ToolCallId) {
         config
     });
     let response = Response::tool_calls(vec![ToolCall::new("c1", "alpha", "{}")]);
-    let outputs = machine.step(Moment::from_millis(1), Input::ModelFinished { id, result: Ok(response) }).unwrap();
+    let outputs =
+        machine.step(Moment::from_millis(1), Input::ModelFinished { id, result: Ok(Box::new(response)) }).unwrap();
     let tool = tool_ids(&outputs)[0];
     let outputs = machine.step(Moment::from_millis(20), Input::Tick).unwrap();
     assert!(outputs.contains(&Output::Command(Command::CancelTool { id: tool })), "{outputs:#?}");
@@ -829,8 +833,9 @@ fn mach_03_second_answer_for_a_canceled_call_is_misuse() {
 #[test]
 fn mach_04_done_is_absorbing() {
     let (mut machine, id) = started(RunConfig::default());
-    let outputs =
-        machine.step(Moment::from_millis(1), Input::ModelFinished { id, result: Ok(Response::text("hi")) }).unwrap();
+    let outputs = machine
+        .step(Moment::from_millis(1), Input::ModelFinished { id, result: Ok(Box::new(Response::text("hi"))) })
+        .unwrap();
     let decode_id = outputs
         .iter()
         .find_map(|o| match o {
@@ -847,7 +852,7 @@ fn mach_04_done_is_absorbing() {
     for input in [
         Input::Tick,
         Input::Cancel { reason: CancelReason::Caller, mode: CancelMode::Immediate },
-        Input::ModelFinished { id: ModelCallId(77), result: Ok(Response::text("x")) },
+        Input::ModelFinished { id: ModelCallId(77), result: Ok(Box::new(Response::text("x"))) },
         Input::Decoded { id: decode_id, verdict: Verdict::Fatal { message: "no".into() } },
     ] {
         assert_eq!(machine.step(Moment::from_millis(1), input), Ok(vec![Output::Done]));

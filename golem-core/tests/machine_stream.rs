@@ -39,8 +39,11 @@ fn stream_01_deltas_lie_between_model_start_and_end() {
         events.extend(o);
     }
     events.extend(
-        m.step(Moment::from_millis(2), Input::ModelFinished { id, result: Ok(Response::text("good morning")) })
-            .unwrap(),
+        m.step(
+            Moment::from_millis(2),
+            Input::ModelFinished { id, result: Ok(Box::new(Response::text("good morning"))) },
+        )
+        .unwrap(),
     );
     let kinds: Vec<String> = events
         .iter()

@@ -1012,7 +1012,7 @@ fn err_02_cancel_while_decoding_fails_at_model_stage() {
         })
         .unwrap();
     let outputs = machine
-        .step(Moment::from_millis(1), Input::ModelFinished { id: model, result: Ok(Response::text("4")) })
+        .step(Moment::from_millis(1), Input::ModelFinished { id: model, result: Ok(Box::new(Response::text("4"))) })
         .unwrap();
     assert!(outputs.iter().any(|o| matches!(o, Output::Command(Command::Decode { .. }))));
     let outputs = machine.step(Moment::from_millis(2), cancel(CancelMode::Immediate)).unwrap();
@@ -1060,7 +1060,8 @@ fn delegating(limits: UsageLimits, start: Start) -> (RunMachine, golem_core::mac
     });
     let call = ToolCall::new("d1", "delegate", "{}");
     let answer = Response::tool_calls(vec![call]).with_usage(Usage::new(8, 2));
-    let outputs = machine.step(Moment::from_millis(1), Input::ModelFinished { id: model, result: Ok(answer) }).unwrap();
+    let outputs =
+        machine.step(Moment::from_millis(1), Input::ModelFinished { id: model, result: Ok(Box::new(answer)) }).unwrap();
     let tool = command_of(&outputs, |c| match c {
         Command::ExecuteTool { id, .. } => Some(*id),
         _ => None,
@@ -1088,7 +1089,7 @@ fn deleg_04_a_sub_runs_spending_joins_the_totals() {
     let outputs = machine
         .step(
             Moment::from_millis(5),
-            Input::ModelFinished { id: model, result: Ok(Response::text("ok").with_usage(Usage::new(8, 2))) },
+            Input::ModelFinished { id: model, result: Ok(Box::new(Response::text("ok").with_usage(Usage::new(8, 2)))) },
         )
         .unwrap();
     let decode = command_of(&outputs, |c| match c {

@@ -121,7 +121,7 @@ fn msg_06_usage_arithmetic() {
 fn msg_02_args_stay_byte_exact_inside_logged_inputs() {
     let raw = r#"{"b":1,  "a":[1,2.50]}"#;
     let response = Response::tool_calls(vec![ToolCall::new("c", "t", raw)]);
-    let input = machine::Input::ModelFinished { id: machine::ModelCallId(3), result: Ok(response) };
+    let input = machine::Input::ModelFinished { id: machine::ModelCallId(3), result: Ok(Box::new(response)) };
     let back: machine::Input = serde_json::from_str(&serde_json::to_string(&input).unwrap()).unwrap();
     assert_eq!(back, input);
     // Inside internally tagged types serde offers no raw text: the value survives, re-serialised.

@@ -30,7 +30,7 @@
 //!     golem_core::machine::Output::Command(golem_core::machine::Command::CallModel { id, .. }) => Some(*id),
 //!     _ => None,
 //! }).unwrap();
-//! let input = Input::ModelFinished { id: call, result: Ok(Response::text("hello")) };
+//! let input = Input::ModelFinished { id: call, result: Ok(Box::new(Response::text("hello"))) };
 //! let outputs = machine.step(Moment::from_millis(3), input.clone()).unwrap();
 //! log.push(Moment::from_millis(3), input, Some(&outputs));
 //!

@@ -158,7 +158,7 @@ impl RunMachine {
     pub(super) fn on_model_finished(
         &mut self,
         id: ModelCallId,
-        result: Result<Response, ModelError>,
+        result: Result<Box<Response>, ModelError>,
     ) -> Result<(), ApiMisuse> {
         if self.ids.answer(IdKind::Model, id.0)? == Answer::Late {
             self.late_result("model", id.0);
@@ -173,7 +173,7 @@ impl RunMachine {
         }
         let (attempt, member) = (phase.attempt, phase.member);
         match result {
-            Ok(response) => self.on_response(attempt, member, response),
+            Ok(response) => self.on_response(attempt, member, *response),
             Err(error) => self.on_model_error(attempt, member, error),
         }
         Ok(())

@@ -51,7 +51,7 @@ impl RunMachine {
         let id = DecodeId(self.ids.mint(IdKind::Decode));
         self.phase =
             Phase::Decoding(Box::new(Decoding { id, message, output_call, response: response.clone(), cut_off }));
-        self.command(Command::Decode { id, response });
+        self.command(Command::Decode { id, response: Box::new(response) });
     }
 
     pub(super) fn on_decoded(&mut self, id: DecodeId, verdict: Verdict) -> Result<(), ApiMisuse> {
@@ -124,7 +124,7 @@ impl RunMachine {
         let old = decoding.id;
         let id = DecodeId(self.ids.mint(IdKind::Decode));
         decoding.id = id;
-        let response = decoding.response.clone();
+        let response = Box::new(decoding.response.clone());
         self.ids.abandon(old.0);
         self.command(Command::Decode { id, response });
     }

@@ -194,7 +194,7 @@ impl RunTracer {
         self.now = now;
         if let Input::ModelFinished { result: Ok(response), .. } = input {
             if self.settings.records_content() {
-                self.response = Some(response.clone());
+                self.response = Some(golem_core::Response::clone(response));
             }
         }
     }

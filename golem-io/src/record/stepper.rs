@@ -75,7 +75,9 @@ impl<'a> RecordedMachine<'a> {
         marked: bool,
         answer: Option<(DecodeId, Response)>,
     ) -> Self {
-        let buffered = answer.map(|(id, response)| Output::Command(Command::Decode { id, response })).into_iter();
+        let buffered = answer
+            .map(|(id, response)| Output::Command(Command::Decode { id, response: Box::new(response) }))
+            .into_iter();
         RecordedMachine {
             machine,
             recorder: recorder.map(Box::new),

@@ -445,7 +445,7 @@ where
                 // length, so no fragment lands after the call's end.
                 let (elapsed_ns, answer) = timed_from(started, window, call).await;
                 let end = match answer {
-                    Some(result) => End::Answer(Box::new(Input::ModelFinished { id, result })),
+                    Some(result) => End::Answer(Box::new(Input::ModelFinished { id, result: result.map(Box::new) })),
                     None => End::Deadline,
                 };
                 let sent = std::mem::take(&mut *lock(&sent));

@@ -697,7 +697,9 @@ fn accepted_answer(replay: &golem_core::log::Replay) -> Option<(golem_core::mach
     use golem_core::machine::{Command, Outcome, Output};
     let Some(Outcome::Completed { decode, .. }) = replay.machine.outcome() else { return None };
     replay.outputs.iter().flatten().find_map(|output| match output {
-        Output::Command(Command::Decode { id, response }) if id == decode => Some((*id, response.clone())),
+        Output::Command(Command::Decode { id, response }) if id == decode => {
+            Some((*id, golem_core::Response::clone(response)))
+        }
         _ => None,
     })
 }

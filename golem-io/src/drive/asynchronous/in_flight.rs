@@ -24,9 +24,10 @@ pub(crate) enum Work {
 impl Work {
     fn poll(&mut self, cx: &mut Context<'_>) -> Poll<Answer> {
         match self {
-            Work::Model(id, _, call) => {
-                call.as_mut().poll(cx).map(|result| Answer::plain(Input::ModelFinished { id: *id, result }))
-            }
+            Work::Model(id, _, call) => call
+                .as_mut()
+                .poll(cx)
+                .map(|result| Answer::plain(Input::ModelFinished { id: *id, result: result.map(Box::new) })),
             Work::Tool(id, body) => body.as_mut().poll(cx).map(|answer| answer.into_answer(*id)),
         }
     }

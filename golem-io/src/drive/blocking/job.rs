@@ -51,7 +51,7 @@ impl<Deps: Send + Sync + 'static> TaskRunner<Deps> {
                         }
                     },
                 }?;
-                Some(Answer::plain(Input::ModelFinished { id, result }))
+                Some(Answer::plain(Input::ModelFinished { id, result: result.map(Box::new) }))
             }
             Task::Tool { id, call, deadline, approved, limits_left } => {
                 let ctx = self.run.tool_context(&call, deadline, approved, limits_left, self.token.clone());
