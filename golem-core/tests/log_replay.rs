@@ -360,3 +360,52 @@ fn log_05_a_last_line_torn_by_the_crash_is_dropped() {
     let broken = format!("{text}{}\n{}", r#"{"at":99,"input":{"tool_fini"#, r#"{"at":99,"input":"tick"}"#);
     assert!(matches!(EventLog::parse(&broken), Err(LogError::Record { .. })));
 }
+
+/// The decode commanded for `answer`, and the one a crash recovery commands
+/// in its place: the machine keeps no copy of the response meanwhile, so
+/// the second is made again from the history (issue 37).
+fn decode_then_recover(output: OutputMode, answer: Response) -> (Output, Output) {
+    use golem_core::machine::Command;
+    let mut config = config(false);
+    config.output = output;
+    let mut machine = RunMachine::new(config, Start::prompt("p"), Moment::ZERO).unwrap();
+    let model = machine
+        .drain()
+        .into_iter()
+        .find_map(|o| if let Output::Command(Command::CallModel { id, .. }) = o { Some(id) } else { None })
+        .unwrap();
+    let decode = |outputs: Vec<Output>| {
+        outputs.into_iter().find(|o| matches!(o, Output::Command(Command::Decode { .. }))).expect("a decode")
+    };
+    let first = machine.step(Moment::from_millis(1), Input::ModelFinished { id: model, result: Ok(Box::new(answer)) });
+    let first = decode(first.unwrap());
+    let again = decode(machine.step(Moment::from_millis(2), Input::Recover).unwrap());
+    (first, again)
+}
+
+#[test]
+fn log_06_a_decode_lost_in_a_crash_is_asked_again_with_the_same_response() {
+    use golem_core::machine::Command;
+    let text = Response::text("42").with_usage(Usage::new(9, 2)).with_finish_reason(FinishReason::Length);
+    let output_tool =
+        OutputMode::Tool { name: "out".into(), description: String::new(), schema: json!({"type": "object"}) };
+    let call = Response::tool_calls(vec![ToolCall::new("c1", "out", r#"{"n":42}"#)]).with_usage(Usage::new(9, 3));
+    for (output, answer, content, finish) in [
+        (OutputMode::Text, text, "42", FinishReason::Length),
+        (output_tool, call, r#"{"n":42}"#, FinishReason::ToolCall),
+    ] {
+        let (first, again) = decode_then_recover(output, answer);
+        let (
+            Output::Command(Command::Decode { id: a, response: r1 }),
+            Output::Command(Command::Decode { id: b, response: r2 }),
+        ) = (first, again)
+        else {
+            unreachable!()
+        };
+        assert_ne!(a, b, "a new id");
+        assert_eq!(r1, r2);
+        assert_eq!((r1.message.content.as_str(), r1.finish_reason), (content, finish));
+        assert_eq!(r1.message.role, Role::Assistant);
+        assert_eq!(r1.usage.input_tokens, 9, "the answer's usage");
+    }
+}

@@ -17,8 +17,11 @@ pub(crate) struct Decoding {
     message: usize,
     /// In tool mode: the output call's index within the message's calls.
     output_call: Option<usize>,
-    /// What the decoder was asked to judge, kept to ask again after a crash.
-    response: Response,
+    /// The answer's usage and finish reason: with the message (still in the
+    /// history) they make the response again when a crash loses the verdict,
+    /// so no copy of it is kept meanwhile (issue 37).
+    usage: Usage,
+    finish_reason: FinishReason,
     /// The provider stopped the answer at its output-token limit (finish
     /// reason `length`), so a refusal is most likely the cut, not the model.
     cut_off: bool,
@@ -26,9 +29,7 @@ pub(crate) struct Decoding {
 
 impl RunMachine {
     pub(super) fn decode_text(&mut self, message: usize, usage: Usage, finish_reason: FinishReason) {
-        let response = Response { message: self.ev.messages[message].clone(), usage, finish_reason };
-        let cut_off = finish_reason == FinishReason::Length;
-        self.request_decode(message, None, response, cut_off);
+        self.request_decode(message, None, usage, finish_reason);
     }
 
     /// Tool mode: the output call's raw arguments are the content to decode.
@@ -41,17 +42,34 @@ impl RunMachine {
         usage: Usage,
         finish_reason: FinishReason,
     ) {
-        let mut msg = self.ev.messages[message].clone();
-        msg.content = msg.tool_calls[call].args.as_str().to_string();
-        let response = Response { message: msg, usage, finish_reason: FinishReason::ToolCall };
-        self.request_decode(message, Some(call), response, finish_reason == FinishReason::Length);
+        self.request_decode(message, Some(call), usage, finish_reason);
     }
 
-    fn request_decode(&mut self, message: usize, output_call: Option<usize>, response: Response, cut_off: bool) {
+    fn request_decode(
+        &mut self,
+        message: usize,
+        output_call: Option<usize>,
+        usage: Usage,
+        finish_reason: FinishReason,
+    ) {
         let id = DecodeId(self.ids.mint(IdKind::Decode));
-        self.phase =
-            Phase::Decoding(Box::new(Decoding { id, message, output_call, response: response.clone(), cut_off }));
-        self.command(Command::Decode { id, response: Box::new(response) });
+        let cut_off = finish_reason == FinishReason::Length;
+        let decoding = Decoding { id, message, output_call, usage, finish_reason, cut_off };
+        let response = Box::new(self.decoded_response(&decoding));
+        self.phase = Phase::Decoding(Box::new(decoding));
+        self.command(Command::Decode { id, response });
+    }
+
+    /// What the decoder judges: the answer as it came; in tool mode, the
+    /// output call's raw arguments as its content and finish reason
+    /// `tool_call` (SPEC OUT-05).
+    fn decoded_response(&self, decoding: &Decoding) -> Response {
+        let mut message = self.ev.messages[decoding.message].clone();
+        let Some(call) = decoding.output_call else {
+            return Response { message, usage: decoding.usage, finish_reason: decoding.finish_reason };
+        };
+        message.content = message.tool_calls[call].args.as_str().to_string();
+        Response { message, usage: decoding.usage, finish_reason: FinishReason::ToolCall }
     }
 
     pub(super) fn on_decoded(&mut self, id: DecodeId, verdict: Verdict) -> Result<(), ApiMisuse> {
@@ -120,11 +138,13 @@ impl RunMachine {
 impl RunMachine {
     /// After a crash the decoder's verdict is lost: ask again under a new id.
     pub(super) fn recover_decode(&mut self) {
-        let Phase::Decoding(decoding) = &mut self.phase else { return };
+        let Phase::Decoding(decoding) = &self.phase else { return };
+        let response = Box::new(self.decoded_response(decoding));
         let old = decoding.id;
         let id = DecodeId(self.ids.mint(IdKind::Decode));
-        decoding.id = id;
-        let response = Box::new(decoding.response.clone());
+        if let Phase::Decoding(decoding) = &mut self.phase {
+            decoding.id = id;
+        }
         self.ids.abandon(old.0);
         self.command(Command::Decode { id, response });
     }
