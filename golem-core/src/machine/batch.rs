@@ -120,9 +120,12 @@ fn timeout_text(after: Duration) -> String {
 impl RunMachine {
     /// Plan and start the batch requested by assistant message `message`.
     pub(super) fn start_batch(&mut self, message: usize) {
-        let calls = self.ev.messages[message].tool_calls.clone();
-        let mut slots = Vec::with_capacity(calls.len());
-        for call in calls {
+        let count = self.ev.messages[message].tool_calls.len();
+        let mut slots = Vec::with_capacity(count);
+        for index in 0..count {
+            // Each call is copied once, into its slot (issue 37: the whole
+            // list was copied first).
+            let call = self.ev.messages[message].tool_calls[index].clone();
             let refusal = if !self.cfg.advertised_names().iter().any(|n| n == &call.name) {
                 let names: Vec<&str> = self.cfg.advertised_names().iter().map(String::as_str).collect();
                 Some(texts::unknown_tool(&call.name, &names))
@@ -225,19 +228,22 @@ impl RunMachine {
         let turn = self.turn;
         let muted = self.muted;
         let Some(batch) = self.batch() else { return };
-        let Some(group) = batch.groups.get(batch.group).cloned() else {
+        let Some(group) = batch.groups.get(batch.group) else {
             self.complete_batch();
             return;
         };
-        batch.queued = group.iter().copied().collect();
+        batch.queued.clear();
+        batch.queued.extend(group.iter().copied());
         if muted {
             // Nobody hears the starts: their numbers are taken, their
             // clones of ids, names and arguments skipped.
-            self.heard(group.len());
+            let count = batch.queued.len();
+            self.heard(count);
             self.dispatch_ready();
             return;
         }
-        let starts: Vec<EventKind> = group
+        let starts: Vec<EventKind> = batch
+            .queued
             .iter()
             .map(|&i| {
                 let call = &batch.slots[i].call;

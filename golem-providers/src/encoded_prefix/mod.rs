@@ -64,7 +64,9 @@ impl<S: Copy + Default> Prefix<S> {
         Prefix {
             sources: Vec::new(),
             bytes: Vec::with_capacity(capacity),
-            marks: vec![Mark { messages: 0, bytes: 0, state: S::default() }],
+            // A one-off encode records no marks, so it allocates none: its
+            // empty prefix is `last_mark`'s default (issue 37).
+            marks: if keep { vec![Mark { messages: 0, bytes: 0, state: S::default() }] } else { Vec::new() },
             keep,
         }
     }
@@ -109,7 +111,8 @@ impl<S: Copy + Default> Prefix<S> {
     }
 
     fn last_mark(&self) -> Mark<S> {
-        // The constructor puts the empty prefix first and nothing removes it.
+        // A kept prefix starts with the empty prefix's mark and nothing
+        // removes it; a scratch one has none, and this is its empty prefix.
         self.marks.last().copied().unwrap_or(Mark { messages: 0, bytes: 0, state: S::default() })
     }
 
