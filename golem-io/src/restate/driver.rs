@@ -332,7 +332,7 @@ where
             let ctx = ToolContext::for_call(deps, &call, limit, approved, token.clone(), clock, self.ids.clone())
                 .with_limits_left(limits_left.map_or_else(golem_core::UsageLimits::new, |l| *l));
             let work = Work::Tool(id, call_tool_async(&self.agent.tools, ctx, &call));
-            lock(&self.in_flight).push(work, token);
+            lock(&self.in_flight).push(work, Some(token));
         }
         self.outstanding.insert(id, Launched { stale: !fresh });
         Ok(Input::ToolStarted { id })

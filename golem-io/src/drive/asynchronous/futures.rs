@@ -152,8 +152,7 @@ impl Futures {
 
 impl<Deps: Send + Sync + 'static> Placement<Deps> for Futures {
     fn launch(&mut self, run: &Arc<RunResources<Deps>>, task: Task, _alone: bool) -> Option<Answer> {
-        let token = CancellationToken::new();
-        let work = match task {
+        let (work, token) = match task {
             Task::Model { id, member, mut request, deadline, stream } => {
                 let model = match run.model(member) {
                     Ok(model) => model,
@@ -168,16 +167,21 @@ impl<Deps: Send + Sync + 'static> Placement<Deps> for Futures {
                 if let Some(due) = due {
                     request.timeout = Some(due.saturating_duration_since(run.clock.now()));
                 }
-                let sink = stream.then(|| {
+                // Only a streamed call's sink outlives a dropped future (it
+                // may run on a pool thread), so only it needs a token: a
+                // plain call is stopped by dropping it (issue 37: two
+                // allocations per model call saved).
+                let token = stream.then(CancellationToken::new);
+                let sink = token.clone().map(|token| {
                     let tx = self.deltas.get_or_insert_with(Deltas::open).tx.clone();
-                    let token = token.clone();
                     ForwardDeltas(move |delta| !token.is_canceled() && tx.try_send((id, delta)).is_ok())
                 });
-                Work::Model(id, due, model.call_async(request, sink))
+                (Work::Model(id, due, model.call_async(request, sink)), token)
             }
             Task::Tool { id, call, deadline, approved, limits_left } => {
+                let token = CancellationToken::new();
                 let ctx = run.tool_context(&call, deadline, approved, limits_left, token.clone());
-                Work::Tool(id, call_tool_async(&run.tools, ctx, &call))
+                (Work::Tool(id, call_tool_async(&run.tools, ctx, &call)), Some(token))
             }
         };
         self.in_flight.push(work, token);

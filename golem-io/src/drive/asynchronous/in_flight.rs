@@ -36,9 +36,10 @@ impl Work {
 struct Entry {
     id: TaskId,
     work: Work,
-    /// Tells work that outlives its future (a blocking call on the pool)
-    /// that the run gave up on it.
-    token: CancellationToken,
+    /// Tells work that outlives its future (a blocking call on the pool, a
+    /// stream's sink) that the run gave up on it; none for work that
+    /// nothing outlives.
+    token: Option<CancellationToken>,
 }
 
 /// A small set of boxed futures in launch order.
@@ -52,7 +53,7 @@ pub(crate) struct InFlight {
 }
 
 impl InFlight {
-    pub(crate) fn push(&mut self, work: Work, token: CancellationToken) {
+    pub(crate) fn push(&mut self, work: Work, token: Option<CancellationToken>) {
         let id = match &work {
             Work::Model(id, ..) => TaskId::Model(*id),
             Work::Tool(id, _) => TaskId::Tool(*id),
@@ -68,8 +69,9 @@ impl InFlight {
     /// pool sees its token set and is abandoned (its answer is discarded).
     pub(crate) fn cancel(&mut self, id: TaskId) {
         if let Some(at) = self.entries.iter().position(|e| e.id == id) {
-            let entry = self.entries.remove(at);
-            entry.token.cancel();
+            if let Some(token) = self.entries.remove(at).token {
+                token.cancel();
+            }
         }
     }
 
@@ -105,6 +107,6 @@ impl Drop for InFlight {
     fn drop(&mut self) {
         // Dropping the run cancels its work (SPEC DRV-05): futures go with
         // the set, and blocking work on the pool is told to stop.
-        self.entries.iter().for_each(|e| e.token.cancel());
+        self.entries.iter().filter_map(|e| e.token.as_ref()).for_each(CancellationToken::cancel);
     }
 }
