@@ -82,7 +82,12 @@ impl<Deps> ToolContext<Deps> {
 
     /// This context with what the run's limits left when the call started.
     pub(crate) fn with_limits_left(mut self, limits_left: UsageLimits) -> Self {
-        self.sub_run = Arc::new(SubRunSlot { limits_left, spent: Mutex::new(None) });
+        // The slot `for_call` made is not shared yet: set in place rather
+        // than allocate a second one (issue 37).
+        match Arc::get_mut(&mut self.sub_run) {
+            Some(slot) => slot.limits_left = limits_left,
+            None => self.sub_run = Arc::new(SubRunSlot { limits_left, spent: Mutex::new(None) }),
+        }
         self
     }
 
