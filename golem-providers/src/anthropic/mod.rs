@@ -149,7 +149,7 @@ impl TokenCounting for Codec {
             return Err(self.error(head, body));
         }
         let fail = |error: ModelError| with_request_id(error, head, key);
-        let value: Value = serde_json::from_slice(body)
+        let value: Value = crate::codec::json::parse_json(body)
             .map_err(|e| fail(decode_error("count_tokens body", &format!("invalid JSON: {e}"), true, key)))?;
         value
             .get("input_tokens")

@@ -183,7 +183,7 @@ impl TokenCounting for Codec {
         if !head.is_success() {
             return Err(self.error(head, body));
         }
-        serde_json::from_slice::<serde_json::Value>(body)
+        crate::codec::json::parse_json::<serde_json::Value>(body)
             .ok()
             .and_then(|v| v.get("inputTokens").and_then(serde_json::Value::as_u64))
             .ok_or_else(|| decode_error("count-tokens body", "no inputTokens count", true, None))

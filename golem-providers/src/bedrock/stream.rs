@@ -141,7 +141,7 @@ impl FrameParser {
     fn frame(&mut self, book: &mut Book, frame: &Frame) -> Result<(), ModelError> {
         match frame.string_header(":message-type").unwrap_or("event") {
             "event" => {
-                let payload: Value = serde_json::from_slice(&frame.payload).map_err(|e| {
+                let payload: Value = crate::codec::json::parse_json(&frame.payload).map_err(|e| {
                     decode_error("event stream", &format!("invalid JSON in an event payload: {e}"), true, None)
                 })?;
                 self.event(book, frame.string_header(":event-type").unwrap_or_default(), &payload)

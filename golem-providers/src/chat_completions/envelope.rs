@@ -37,7 +37,7 @@ pub(crate) struct Decoded {
 /// The decoded body, or `None` when it does not fit the view (including
 /// every body that is not valid JSON or has no choices).
 pub(crate) fn decode(body: &[u8], turn: usize) -> Option<Decoded> {
-    let Obj(body) = serde_json::from_slice::<Obj<Body>>(body).ok()?;
+    let Obj(body) = crate::codec::json::parse_json::<Obj<Body>>(body).ok()?;
     let Obj(choice) = body.choices.into_iter().next()?;
     let message = choice.message.map(|m| m.0).unwrap_or_default();
     let refused = message.refusal.as_deref().is_some_and(|r| !r.is_empty());

@@ -85,7 +85,7 @@ pub(crate) fn decode_value(
     body: &[u8],
     ctx: &DecodeContext<'_>,
 ) -> Result<Response, ModelError> {
-    let value: Value = serde_json::from_slice(body).map_err(|e| {
+    let value: Value = crate::codec::json::parse_json(body).map_err(|e| {
         with_request_id(decode_error("response body", &format!("invalid JSON: {e}"), true, ctx.key), head, ctx.key)
     })?;
     let Some(choice) = value.get("choices").and_then(Value::as_array).and_then(|c| c.first()) else {

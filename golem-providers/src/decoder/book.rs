@@ -57,7 +57,7 @@ impl Book {
     /// attempt may not repeat.
     #[cfg(any(feature = "anthropic", feature = "gemini", feature = "bedrock", feature = "responses"))]
     pub(crate) fn json<'b, T: serde::Deserialize<'b>>(&self, body: &'b [u8]) -> Result<T, ModelError> {
-        serde_json::from_slice(body)
+        crate::codec::json::parse_json(body)
             .map_err(|e| self.stamp(decode_error("response body", &format!("invalid JSON: {e}"), true, None)))
     }
 

@@ -150,7 +150,7 @@ impl TokenCounting for Codec {
         if !head.is_success() {
             return Err(self.error(head, body));
         }
-        let value: Value = serde_json::from_slice(body).map_err(|e| {
+        let value: Value = crate::codec::json::parse_json(body).map_err(|e| {
             decode_error("countTokens body", &format!("invalid JSON: {e}"), true, self.config.api_key())
         })?;
         match value.get("totalTokens") {

@@ -127,8 +127,8 @@ impl ChunkParser {
         if data.iter().all(u8::is_ascii_whitespace) {
             return Ok(()); // keep-alive
         }
-        let chunk: Value =
-            serde_json::from_slice(data).map_err(|e| invalid_json(&e, book.ended(), "stream chunk", "chunk"))?;
+        let chunk: Value = crate::codec::json::parse_json(data)
+            .map_err(|e| invalid_json(&e, book.ended(), "stream chunk", "chunk"))?;
         let mut deltas = Vec::new();
         let read = self.answer.chunk(&chunk, book.head(), self.key.as_ref(), &mut deltas);
         deltas.into_iter().try_for_each(|delta| book.emit(delta, "stream chunk"))?;
