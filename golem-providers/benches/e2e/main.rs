@@ -31,7 +31,8 @@
 //! 300 s deadline golem's calls carry by default, `GOLEM_BENCH_NO_DEADLINE=1`
 //! takes it off golem's agents; `GOLEM_BENCH_DRIVER`
 //! also takes whole contender names, `GolemAsync,BareAsync`;
-//! `GOLEM_BENCH_POLLS=1` counts the runs' polls; `GOLEM_BENCH_PERCENTILES=1`
+//! `GOLEM_BENCH_POLLS=1` counts the runs' polls; `GOLEM_BENCH_TASKS=8`
+//! runs the in-flight scenarios with that many runs in flight instead; `GOLEM_BENCH_PERCENTILES=1`
 //! prints p50 to the slowest run where runs overlap (a segment's slowest
 //! runs are its tasks' first, started in one burst); `GOLEM_BENCH_CLOCK=proc`
 //! reads CPU clocks from `/proc`, so valgrind's tools can run the bench).
@@ -194,6 +195,16 @@ fn clients(server: &Server, turns: usize, own_pool: bool) -> Clients {
     Clients { url: server.url.clone(), agent, agent_async_tool, blocking, asynchronous, tools: bare::tools() }
 }
 
+/// `GOLEM_BENCH_TASKS=8`: the in-flight scenarios with that many runs in
+/// flight instead, each task running more of them so a segment makes as
+/// many runs — whether a gap depends on how many runs share the caches.
+fn tasks_override(tasks: usize, each: usize) -> (usize, usize) {
+    match std::env::var("GOLEM_BENCH_TASKS").ok().and_then(|t| t.parse::<usize>().ok()).filter(|&t| t > 0) {
+        Some(t) => (t, (tasks * each).div_ceil(t)),
+        None => (tasks, each),
+    }
+}
+
 /// `GOLEM_BENCH_NO_DEADLINE=1`: golem's agents without the default model
 /// deadline, so the async driver arms no timer — what the deadline costs
 /// golem, which the bare loop in memory never pays.
@@ -283,6 +294,7 @@ fn segment(scenario: &Scenario, clients: &Clients, contender: Contender, ramp: b
             })
             .collect(),
         Shape::InFlight { threads, tasks, each } => {
+            let (tasks, each) = tasks_override(tasks, each);
             let task = |t: usize| async move {
                 if ramp {
                     async_io::Timer::after(Duration::from_millis((t / 250) as u64 * 10)).await;
