@@ -32,8 +32,8 @@
 //! takes it off golem's agents; `GOLEM_BENCH_DRIVER`
 //! also takes whole contender names, `GolemAsync,BareAsync`;
 //! `GOLEM_BENCH_POLLS=1` counts the runs' polls; `GOLEM_BENCH_TASKS=8`
-//! runs the in-flight scenarios with that many runs in flight instead; `GOLEM_BENCH_PERCENTILES=1`
-//! prints p50 to the slowest run where runs overlap (a segment's slowest
+//! runs the in-flight scenarios with that many runs in flight instead;
+//! `GOLEM_BENCH_PERCENTILES=1` prints p50 to the slowest run where runs overlap (a segment's slowest
 //! runs are its tasks' first, started in one burst); `GOLEM_BENCH_CLOCK=proc`
 //! reads CPU clocks from `/proc`, so valgrind's tools can run the bench).
 //! Allocations per run are counted by `allocs.rs`.
@@ -362,13 +362,6 @@ fn layout(scenario: &Scenario) -> Result<Layout, String> {
     Err(format!("{tasks} runs in flight need about {needed} open files over the loopback, the limit is {limit} (raise `ulimit -n`, or GOLEM_BENCH_TRANSPORT=memory)"))
 }
 
-fn runs_of(shape: Shape) -> usize {
-    match shape {
-        Shape::Sequential { runs } => runs,
-        Shape::InFlight { tasks, each, .. } => tasks * each,
-    }
-}
-
 /// One segment of `contender`, added to `totals`.
 fn measure(scenario: &Scenario, clients: &Clients, server: &Server, contender: Contender, totals: &mut Totals) {
     measure_ramped(scenario, clients, server, contender, totals, false)
@@ -393,7 +386,8 @@ fn measure_ramped(
     totals.polls += POLLS.load(std::sync::atomic::Ordering::Relaxed) - polls;
     let client_cpu = (process_cpu_ns() - cpu).saturating_sub(server.cpu_ns() - server_cpu);
     totals.cpu_ns += client_cpu;
-    totals.runs += runs_of(scenario.shape);
+    // One latency per run made (`GOLEM_BENCH_TASKS` may round a segment up).
+    totals.runs += latencies.len();
     totals.peak_kb = totals.peak_kb.max(status_kb("VmHWM"));
     totals.latencies.extend(latencies);
 }
