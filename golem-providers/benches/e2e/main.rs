@@ -277,7 +277,14 @@ fn one_blocking(clients: &Clients, contender: Contender, i: usize, stream: bool)
 /// `ramp`: the runs in flight start 250 every 10 ms instead of all at
 /// once, so a pool's thousands of connections are opened at a pace the
 /// server's accept queue (at most `somaxconn`, 4,096 here) keeps up with;
-/// for a warm-up, whose connections the measured segment reuses.
+/// for a warm-up, whose connections the measured segment reuses. Each
+/// task then keeps making runs until the last one has started, so that
+/// at the end every task has a call out at once and the pool holds a
+/// connection per run in flight: a warm-up whose tasks made one run each
+/// finished its early runs before its late ones began, left the pool a
+/// fraction of the connections, and the measured segment opened the rest
+/// in one burst — connection set-up (and the accept queue's overflow),
+/// not the clients, was then most of what that segment measured.
 fn segment(scenario: &Scenario, clients: &Clients, contender: Contender, ramp: bool) -> Vec<Duration> {
     let stream = scenario.stream;
     match scenario.shape {
@@ -295,15 +302,19 @@ fn segment(scenario: &Scenario, clients: &Clients, contender: Contender, ramp: b
             .collect(),
         Shape::InFlight { threads, tasks, each } => {
             let (tasks, each) = tasks_override(tasks, each);
+            let begun = &std::sync::atomic::AtomicUsize::new(0);
             let task = |t: usize| async move {
                 if ramp {
                     async_io::Timer::after(Duration::from_millis((t / 250) as u64 * 10)).await;
+                    begun.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 }
                 let mut latencies = Vec::with_capacity(each);
-                for k in 0..each {
+                let mut k = 0;
+                while k < each || (ramp && begun.load(std::sync::atomic::Ordering::Relaxed) < tasks) {
                     let started = Instant::now();
                     one_async(clients, contender, t * each + k, stream).await;
                     latencies.push(started.elapsed());
+                    k += 1;
                 }
                 latencies
             };
