@@ -60,6 +60,7 @@ fn take(messages: &mut Vec<Value>, message: Value) -> Option<String> {
 }
 
 fn message_of(body: &[u8]) -> Value {
+    crate::extra_code::walk();
     let mut reply: Value = serde_json::from_slice(body).expect("a JSON reply");
     reply["choices"][0]["message"].take()
 }

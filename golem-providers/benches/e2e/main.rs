@@ -33,6 +33,8 @@
 //! also takes whole contender names, `GolemAsync,BareAsync`;
 //! `GOLEM_BENCH_POLLS=1` counts the runs' polls; `GOLEM_BENCH_TASKS=8`
 //! runs the in-flight scenarios with that many runs in flight instead;
+//! `GOLEM_BENCH_BARE_EXTRA=walk:N` gives the bare loop N functions' more code
+//! to walk per plain answer (`extra_code.rs`: what a line of code costs);
 //! `GOLEM_BENCH_PERCENTILES=1` prints p50 to the slowest run where runs overlap (a segment's slowest
 //! runs are its tasks' first, started in one burst); `GOLEM_BENCH_CLOCK=proc`
 //! reads CPU clocks from `/proc`, so valgrind's tools can run the bench).
@@ -41,6 +43,7 @@
 
 mod allocs;
 mod bare;
+mod extra_code;
 mod loopback_parts;
 mod memory;
 mod server;
@@ -431,6 +434,7 @@ fn main() {
     if let Some(turns) = std::env::var("GOLEM_BENCH_SERVE").ok().and_then(|t| t.parse().ok()) {
         server::serve_for_parent(turns);
     }
+    extra_code::configure();
     const BLOCKING_AND_ASYNC: &[Contender] = &[GolemBlocking, BareBlocking, GolemAsync, GolemAsyncPoolTool, BareAsync];
     const ASYNC: &[Contender] = &[GolemAsync, GolemAsyncPoolTool, BareAsync];
     let scenarios = [
