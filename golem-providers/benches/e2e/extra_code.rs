@@ -82,7 +82,8 @@ static STEPS: [[[Step; 10]; 10]; 20] = [
     hundred!(19),
 ];
 
-/// Calls per answer, 0 when unset; and whether to distinct functions.
+/// Calls per answer, 0 when unset; and whether they go to distinct
+/// functions (`walk`) or all to the first (`hot`).
 static CALLS: AtomicUsize = AtomicUsize::new(0);
 static DISTINCT: AtomicBool = AtomicBool::new(false);
 
