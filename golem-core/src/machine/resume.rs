@@ -147,12 +147,10 @@ impl RunMachine {
     ) {
         // Everything but the history is this run's: resolutions, closers
         // repair synthesizes, instructions and prompt carry its ids (EXTRA-01).
-        let mut messages = history;
-        let mut results = results;
-        results.iter_mut().for_each(|m| self.ev.stamp(m));
-        history::place_results(&mut messages, results);
-        let mut messages = history::repair_in_run(messages, &self.ev.run_id, &self.ev.conversation_id);
-        messages.retain(|m| m.role != Role::System);
+        // A fresh conversation (most runs) has nothing to place, repair or
+        // drop: the work and its code are skipped (issue 37).
+        let mut messages =
+            if history.is_empty() && results.is_empty() { history } else { self.continued(history, results) };
         if !instructions.is_empty() {
             let mut system = Message::system(instructions);
             self.ev.stamp(&mut system);
@@ -166,6 +164,18 @@ impl RunMachine {
             }
         }
         self.phase = Phase::Starting;
+    }
+
+    /// A continued conversation's history with the resolutions placed,
+    /// repaired (SPEC HIST-01) and without system messages, which the
+    /// instructions replace.
+    fn continued(&mut self, history: Vec<Message>, mut results: Vec<Message>) -> Vec<Message> {
+        let mut messages = history;
+        results.iter_mut().for_each(|m| self.ev.stamp(m));
+        history::place_results(&mut messages, results);
+        let mut messages = history::repair_in_run(messages, &self.ev.run_id, &self.ev.conversation_id);
+        messages.retain(|m| m.role != Role::System);
+        messages
     }
 
     fn next_rerun(&mut self) {
