@@ -15,19 +15,21 @@
 //! vendor's extra field no longer turns a usable answer into a retried
 //! decode error.
 
-use super::meaning::{finish_reason_of, usage_of, DeltaSink};
-use golem_core::message::{FinishReason, Usage};
-use golem_core::model::Delta;
+use super::meaning::{annotations_part, call_args, call_id, finish_reason_of, usage_of};
+use super::FAMILY;
+use golem_core::message::{FinishReason, Message, Role, ThinkingBlock, ToolCall, Usage};
+use golem_core::stream::{AssembleError, MAX_TOOL_CALLS};
 use serde::de::value::MapAccessDeserializer;
 use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use std::fmt;
 use std::marker::PhantomData;
 
-/// What a body that fits the view decodes to, before assembly.
+/// What a body that fits the view decodes to.
 pub(crate) struct Decoded {
-    /// The message as stream deltas, in stream order.
-    pub deltas: Vec<Delta>,
+    /// The assistant message, or why it cannot be one (more calls than a
+    /// turn may hold).
+    pub message: Result<Message, AssembleError>,
     /// The call's token counts.
     pub usage: Usage,
     /// Why generation stopped.
@@ -43,7 +45,7 @@ pub(crate) fn decode(body: &[u8], turn: usize) -> Option<Decoded> {
     let refused = message.refusal.as_deref().is_some_and(|r| !r.is_empty());
     let finish = if refused { FinishReason::ContentFilter } else { finish_reason_of(choice.finish_reason.as_deref()) };
     Some(Decoded {
-        deltas: message.into_deltas(turn),
+        message: message.into_message(turn),
         usage: body.usage.map(|u| u.0).unwrap_or_default().counts(),
         finish,
     })
@@ -86,27 +88,49 @@ pub(super) struct MessageWire {
 }
 
 impl MessageWire {
-    /// The same deltas, in the same order, as `message_deltas` makes of the
-    /// message's `Value`.
-    fn into_deltas(self, turn: usize) -> Vec<Delta> {
-        let mut sink = DeltaSink::new(turn);
+    /// The message the core stream assembler makes of the deltas
+    /// `message_deltas` reads from the message's `Value`, built without them
+    /// (issue 37: a plain answer paid for a delta list and an assembler
+    /// whose work, one delta per entry, is only concatenation). The rules
+    /// are `meaning`'s, shared with the deltas; `fuzzing::chat_response`
+    /// checks the two agree on every body the view accepts.
+    fn into_message(self, turn: usize) -> Result<Message, AssembleError> {
+        let mut message = Message::new(Role::Assistant);
         if let Some(text) = reasoning(self.reasoning_content, self.reasoning) {
-            sink.thinking(text);
+            message.thinking.push(ThinkingBlock::text(text).with_provider(FAMILY));
         }
-        Content::texts(self.content, |text| sink.text(text));
+        Content::texts(self.content, |text| append(&mut message.content, text));
         if let Some(refusal) = self.refusal {
-            sink.text(refusal);
+            append(&mut message.content, refusal);
         }
-        sink.annotations(self.annotations.as_ref());
+        if let Some(mut part) = annotations_part(self.annotations.as_ref()) {
+            part.at = message.content.len();
+            message.provider_parts.push(part);
+        }
         let calls = self.tool_calls.into_iter().flatten().map(|call| call.0);
         let functions = calls
             .filter(|call| call.kind.as_deref().is_none_or(|t| t == "function"))
             .filter_map(|call| Some((call.id, call.function?.0)))
             .chain(self.function_call.map(|f| (None, f.0)));
-        for (id, function) in functions {
-            sink.call(id, function.name.unwrap_or_default(), function.arguments.unwrap_or_default());
+        for (n, (id, function)) in functions.enumerate() {
+            // The assembler's bound on one turn's calls, with its error.
+            if n == MAX_TOOL_CALLS {
+                return Err(AssembleError::TooManyToolCalls { limit: MAX_TOOL_CALLS });
+            }
+            let (name, args) = (function.name.unwrap_or_default(), function.arguments.unwrap_or_default());
+            message.tool_calls.push(ToolCall::new(call_id(id, turn, n), name, call_args(args)));
         }
-        sink.finish()
+        Ok(message)
+    }
+}
+
+/// `text` after what `to` holds: moved when `to` is empty, copied otherwise
+/// (as the assembler appends).
+fn append(to: &mut String, text: String) {
+    if to.is_empty() {
+        *to = text;
+    } else {
+        to.push_str(&text);
     }
 }
 
@@ -274,11 +298,6 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Obj<T> {
 mod tests {
     use super::decode;
     use golem_core::message::FinishReason;
-    use golem_core::model::Delta;
-
-    fn texts(deltas: &[Delta]) -> Vec<&str> {
-        deltas.iter().filter_map(|d| if let Delta::Text { text } = d { Some(text.as_str()) } else { None }).collect()
-    }
 
     #[test]
     fn reads_the_fields_and_skips_the_rest() {
@@ -286,7 +305,9 @@ mod tests {
             "message":{"role":"assistant","content":"Hi","annotations":[{"a":[1,{"b":null}]}]},
             "finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}"#;
         let decoded = decode(body, 1).expect("fits the view");
-        assert_eq!(texts(&decoded.deltas), ["Hi"]);
+        let message = decoded.message.expect("a message");
+        assert_eq!(message.content, "Hi");
+        assert_eq!(message.provider_parts.len(), 1, "the annotations, kept");
         assert_eq!(decoded.finish, FinishReason::Stop);
         assert_eq!((decoded.usage.input_tokens, decoded.usage.output_tokens), (3, 1));
     }
@@ -320,6 +341,45 @@ mod tests {
     fn an_unread_field_out_of_range_does_not_fail_the_answer() {
         let body = br#"{"choices":[{"message":{"content":"ok"}}],"vendor_score":1e400}"#;
         assert!(serde_json::from_slice::<serde_json::Value>(body).is_err());
-        assert_eq!(decode(body, 1).map(|d| texts(&d.deltas).concat()), Some("ok".to_string()));
+        assert_eq!(decode(body, 1).and_then(|d| d.message.ok()).map(|m| m.content), Some("ok".to_string()));
+    }
+
+    /// The message the view builds is the one the assembler makes of the
+    /// `Value` path's deltas, up to the assembler's bound on a turn's calls
+    /// and past it (the same decode error).
+    #[test]
+    fn calls_up_to_the_bound_and_past_it_agree_with_the_value_path() {
+        use crate::chat_completions::response::{decode_typed, decode_value, DecodeContext};
+        use crate::http::HttpResponseHead;
+        use golem_core::stream::MAX_TOOL_CALLS;
+        let head = HttpResponseHead::new(200, vec![]);
+        let ctx = DecodeContext { turn: 3, key: None };
+        for count in [1, MAX_TOOL_CALLS, MAX_TOOL_CALLS + 1] {
+            let calls: Vec<String> = (0..count)
+                .map(|n| match n % 3 {
+                    0 => format!(r#"{{"type":"function","function":{{"name":"t{n}","arguments":"{{}}"}}}}"#),
+                    1 => format!(r#"{{"id":"c{n}","function":{{"name":"t{n}","arguments":"  "}}}}"#),
+                    _ => format!(r#"{{"id":"","type":"function","function":{{"name":"t{n}"}}}}"#),
+                })
+                .collect();
+            let body = format!(
+                r#"{{"choices":[{{"message":{{"reasoning_content":"why","content":[{{"type":"text","text":"a"}},{{"text":"b"}}],"refusal":"","annotations":[{{"type":"url_citation"}}],"tool_calls":[{}]}},"finish_reason":"tool_calls"}}]}}"#,
+                calls.join(",")
+            );
+            let typed = decode_typed(&head, body.as_bytes(), &ctx).expect("fits the view");
+            let lenient = decode_value(&head, body.as_bytes(), &ctx);
+            assert_eq!(format!("{typed:?}"), format!("{lenient:?}"), "{count} calls");
+            match typed {
+                Ok(response) => {
+                    let message = response.message;
+                    assert_eq!(message.tool_calls.len(), count);
+                    assert_eq!(message.tool_calls[0].id, "call_3_1");
+                    assert_eq!(message.content, "ab");
+                    assert_eq!(message.thinking[0].provider, "openai");
+                    assert_eq!(message.provider_parts[0].at, 2);
+                }
+                Err(error) => assert!(count > MAX_TOOL_CALLS, "{error}"),
+            }
+        }
     }
 }

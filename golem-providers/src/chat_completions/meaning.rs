@@ -42,13 +42,11 @@ impl DeltaSink {
     pub(super) fn call(&mut self, id: Option<String>, name: impl Into<String>, args: String) {
         let n = self.calls;
         self.calls += 1;
-        let id = id.filter(|id| !id.is_empty()).unwrap_or_else(|| synthesized(self.turn, n + 1));
-        let args = if args.trim().is_empty() { "{}".to_string() } else { args };
         self.out.push(Delta::ToolCall {
             index: u32::try_from(n).unwrap_or(u32::MAX),
-            id,
+            id: call_id(id, self.turn, n),
             name: name.into(),
-            args,
+            args: call_args(args),
             signature: String::new(),
         });
     }
@@ -61,6 +59,21 @@ impl DeltaSink {
 
     pub(super) fn finish(self) -> Vec<Delta> {
         self.out
+    }
+}
+
+/// The id of the `n`-th call (from 0) of the response to turn `turn`: its
+/// own when it has one, else `call_<turn>_<n + 1>` (SPEC PROV-COMMON-06).
+pub(super) fn call_id(id: Option<String>, turn: usize, n: usize) -> String {
+    id.filter(|id| !id.is_empty()).unwrap_or_else(|| synthesized(turn, n + 1))
+}
+
+/// A call's arguments, `{}` when empty (SPEC PROV-COMMON-03).
+pub(super) fn call_args(args: String) -> String {
+    if args.trim().is_empty() {
+        "{}".to_string()
+    } else {
+        args
     }
 }
 
@@ -88,10 +101,15 @@ pub(super) fn usage_of(input: Option<u64>, output: Option<u64>, cached: Option<u
 /// sent back (issue 36). Only a non-empty array counts; its compact JSON is
 /// the part's raw text, the same from a typed view and from a `Value`.
 pub(super) fn annotations(value: Option<&serde_json::Value>) -> Option<Delta> {
+    annotations_part(value).map(|part| Delta::Provider { part })
+}
+
+/// [`annotations`]' part itself, for a message built without deltas.
+pub(super) fn annotations_part(value: Option<&serde_json::Value>) -> Option<golem_core::builtin::ProviderPart> {
     let items = value?.as_array().filter(|items| !items.is_empty())?;
     let raw = serde_json::Value::Array(items.clone()).to_string();
     let part =
         golem_core::builtin::ProviderPart::new(super::FAMILY, golem_core::builtin::ProviderPartKind::Metadata, raw)
             .with_name("annotations");
-    Some(Delta::Provider { part })
+    Some(part)
 }

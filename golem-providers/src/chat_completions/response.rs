@@ -1,10 +1,13 @@
 //! Response bodies (SPEC PROV-OAI-05/06, PROV-COMMON-03, STREAM-05).
 //!
-//! A whole response is decoded the way a stream is: the first choice's
-//! message becomes the delta sequence a stream would have carried
-//! ([`message_deltas`]), and the core assembler builds the message from it.
-//! So `decode(body) == assemble(deltas_of(body))` holds by construction, and
-//! streamed and plain turns cannot drift apart.
+//! A whole response means what a stream of it would: on the lenient path
+//! the first choice's message becomes the delta sequence a stream would have
+//! carried ([`message_deltas`]), and the core assembler builds the message
+//! from it, so `decode(body) == assemble(deltas_of(body))` holds by
+//! construction. The typed fast path builds the same message without the
+//! deltas (issue 37), from the same rules (`meaning`), and
+//! `fuzzing::chat_response` checks it against the lenient path on every
+//! body it accepts.
 
 use super::envelope;
 use super::error::{self, ErrorBody};
@@ -73,7 +76,9 @@ pub(crate) fn decode_typed(
 ) -> Option<Result<Response, ModelError>> {
     let decoded = envelope::decode(body, ctx.turn)?;
     Some(
-        assemble(head, decoded.deltas, ctx)
+        decoded
+            .message
+            .map_err(|e| with_request_id(decode_error("response body", &e.to_string(), false, ctx.key), head, ctx.key))
             .map(|message| Response::new(message).with_usage(decoded.usage).with_finish_reason(decoded.finish)),
     )
 }
