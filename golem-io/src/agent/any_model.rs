@@ -164,11 +164,17 @@ fn generate(model: &dyn Model, request: &Request, sink: Option<&mut dyn DeltaSin
     }
 }
 
-async fn generate_async(model: &dyn AsyncModel, request: &Request, sink: Option<&mut dyn DeltaSink>) -> ModelResult {
+/// The model's own future for the call, not wrapped in one more: each
+/// layer is a state machine every poll walks (issue 37).
+fn generate_async<'a, 's: 'a>(
+    model: &'a dyn AsyncModel,
+    request: &'a Request,
+    sink: Option<&'a mut (dyn DeltaSink + 's)>,
+) -> golem_core::model::BoxFuture<'a, ModelResult> {
     match (sink, model.as_streaming()) {
-        (Some(sink), Some(streaming)) => streaming.stream_async(request, sink).await,
-        (Some(_), None) => Err(ModelError::streaming_unsupported()),
-        (None, _) => model.generate_async(request).await,
+        (Some(sink), Some(streaming)) => streaming.stream_async(request, sink),
+        (Some(_), None) => Box::pin(std::future::ready(Err(ModelError::streaming_unsupported()))),
+        (None, _) => model.generate_async(request),
     }
 }
 

@@ -45,7 +45,10 @@ impl<C: HttpCodec> Call<'_, C> {
 
     /// A plain call on the async transport.
     #[cfg(feature = "async")]
-    pub(crate) async fn generate_async(&self, transport: &dyn AsyncTransport) -> Result<Response, ModelError> {
+    /// Takes the call by value so a client can box this future itself
+    /// rather than a block awaiting it (issue 37: one state machine less
+    /// for every poll to walk).
+    pub(crate) async fn generate_async(self, transport: &dyn AsyncTransport) -> Result<Response, ModelError> {
         let (head, body) = exchange_async(transport, &self.prepare(false)?).await?;
         self.codec.decode(self.request, &head, &body)
     }
@@ -53,7 +56,7 @@ impl<C: HttpCodec> Call<'_, C> {
     /// A streamed call on the async transport.
     #[cfg(feature = "async")]
     pub(crate) async fn stream_async(
-        &self,
+        self,
         transport: &dyn AsyncTransport,
         sink: &mut dyn DeltaSink,
     ) -> Result<Response, ModelError> {

@@ -279,7 +279,7 @@ impl<C: HttpCodec + 'static> StreamingModel for Client<C> {
 #[cfg(feature = "async")]
 impl<C: HttpCodec + 'static> AsyncStreamingModel for Client<C> {
     fn generate_async<'a>(&'a self, request: &'a Request) -> BoxFuture<'a, Result<Response, ModelError>> {
-        Box::pin(async move { Call { codec: &self.codec, request }.generate_async(&*self.asynchronous).await })
+        Box::pin(Call { codec: &self.codec, request }.generate_async(&*self.asynchronous))
     }
 
     fn stream_async<'a>(
@@ -287,7 +287,7 @@ impl<C: HttpCodec + 'static> AsyncStreamingModel for Client<C> {
         request: &'a Request,
         sink: &'a mut dyn DeltaSink,
     ) -> BoxFuture<'a, Result<Response, ModelError>> {
-        Box::pin(async move { Call { codec: &self.codec, request }.stream_async(&*self.asynchronous, sink).await })
+        Box::pin(Call { codec: &self.codec, request }.stream_async(&*self.asynchronous, sink))
     }
 
     fn capabilities(&self) -> Capabilities {
