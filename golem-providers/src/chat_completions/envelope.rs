@@ -375,7 +375,7 @@ mod tests {
                     assert_eq!(message.tool_calls.len(), count);
                     assert_eq!(message.tool_calls[0].id, "call_3_1");
                     assert_eq!(message.content, "ab");
-                    assert_eq!(message.thinking[0].provider, "openai");
+                    assert_eq!(message.thinking[0].provider, crate::chat_completions::FAMILY);
                     assert_eq!(message.provider_parts[0].at, 2);
                 }
                 Err(error) => assert!(count > MAX_TOOL_CALLS, "{error}"),

@@ -43,11 +43,10 @@ impl<C: HttpCodec> Call<'_, C> {
         close(decoder, sink)
     }
 
-    /// A plain call on the async transport.
+    /// A plain call on the async transport. Takes the call by value so a
+    /// client can box this future itself rather than a block awaiting it
+    /// (issue 37: one state machine less for every poll to walk).
     #[cfg(feature = "async")]
-    /// Takes the call by value so a client can box this future itself
-    /// rather than a block awaiting it (issue 37: one state machine less
-    /// for every poll to walk).
     pub(crate) async fn generate_async(self, transport: &dyn AsyncTransport) -> Result<Response, ModelError> {
         let (head, body) = exchange_async(transport, &self.prepare(false)?).await?;
         self.codec.decode(self.request, &head, &body)
