@@ -490,6 +490,23 @@ fn tool_08_max_concurrency_caps_in_flight_calls() {
     assert_eq!(order, vec!["c1", "c2", "c3", "c4", "c5"]);
 }
 
+#[test]
+fn tool_09_a_fatal_call_leaves_the_calls_waiting_for_a_slot_unstarted() {
+    // One slot: c1 runs, fails fatally; c2 and c3 were waiting for the slot
+    // and never start, and the run fails on c1 at once.
+    let mut cfg = parallel(&["alpha", "boom"]);
+    cfg.max_concurrency = Some(1);
+    let replies = vec![calls(vec![call("c1", "boom", "{}"), timed("c2", "alpha", 10), timed("c3", "alpha", 10)])];
+    let mut sim = Sim::new(cfg, Start::prompt("go"), Sim::scripted(replies))
+        .unwrap()
+        .tool("alpha", latency_tool)
+        .tool("boom", |_, _| ToolReply::outcome(10 * MS, fatal("exploded")));
+    let error = failed(sim.run());
+    assert_eq!(count(&sim, "execute_tool"), 1, "{:#?}", sim.transcript());
+    assert_eq!(count(&sim, "cancel_tool"), 0);
+    assert_eq!(tool_failure(&error).call_id, "c1");
+    assert_eq!(error.partial.unwrap().tool_calls, 1);
+}
 // ---------------------------------------------------------------------------
 // TOOL-09: a fatal call in a group
 // ---------------------------------------------------------------------------

@@ -12,7 +12,6 @@ use crate::message::{Message, ToolCall};
 use crate::texts;
 use crate::time::Moment;
 use crate::tool::{TimeoutPolicy, UnknownOutcome};
-use std::collections::VecDeque;
 use std::time::Duration;
 
 /// The tool calls of one response being executed.
@@ -22,8 +21,10 @@ pub(crate) struct Batch {
     /// Dispatchable slot indices, grouped (SPEC TOOL-08).
     groups: Vec<Vec<usize>>,
     group: usize,
-    /// Slots of the current group waiting for a concurrency slot.
-    queued: VecDeque<usize>,
+    /// How many of the current group's slots have been dispatched: the
+    /// rest wait for a concurrency slot, in group order. A position rather
+    /// than a queue of its own (issue 37: no allocation or copy per group).
+    next: usize,
     in_flight: usize,
     /// A call failed fatally: start nothing more.
     stopping: bool,
@@ -160,8 +161,7 @@ impl RunMachine {
             return;
         }
         let groups = self.group_calls(&slots, dispatchable);
-        self.phase =
-            Phase::Tools(Batch { slots, groups, group: 0, queued: VecDeque::new(), in_flight: 0, stopping: false });
+        self.phase = Phase::Tools(Batch { slots, groups, group: 0, next: 0, in_flight: 0, stopping: false });
         self.start_group();
     }
 
@@ -232,18 +232,16 @@ impl RunMachine {
             self.complete_batch();
             return;
         };
-        batch.queued.clear();
-        batch.queued.extend(group.iter().copied());
+        batch.next = 0;
         if muted {
             // Nobody hears the starts: their numbers are taken, their
             // clones of ids, names and arguments skipped.
-            let count = batch.queued.len();
+            let count = group.len();
             self.heard(count);
             self.dispatch_ready();
             return;
         }
-        let starts: Vec<EventKind> = batch
-            .queued
+        let starts: Vec<EventKind> = group
             .iter()
             .map(|&i| {
                 let call = &batch.slots[i].call;
@@ -274,7 +272,8 @@ impl RunMachine {
             if batch.stopping || batch.in_flight >= cap {
                 break;
             }
-            let Some(index) = batch.queued.pop_front() else { break };
+            let Some(&index) = batch.groups.get(batch.group).and_then(|g| g.get(batch.next)) else { break };
+            batch.next += 1;
             let call = batch.slots[index].call.clone();
             let timeout = self.tool_timeout(&call.name);
             let deadline = timeout.map(|t| self.now + t);
@@ -342,9 +341,11 @@ impl RunMachine {
                 batch.in_flight -= 1;
             }
         }
-        for index in std::mem::take(&mut batch.queued) {
+        let waiting = batch.groups.get(batch.group).map_or(&[][..], |g| g.get(batch.next..).unwrap_or_default());
+        for &index in waiting {
             batch.slots[index].state = SlotState::Skipped;
         }
+        batch.next += waiting.len();
         for id in cancel {
             self.ids.abandon(id.0);
             self.command(Command::CancelTool { id });
@@ -380,7 +381,7 @@ impl RunMachine {
 
     fn maybe_complete_group(&mut self) {
         let Some(batch) = self.batch() else { return };
-        if batch.in_flight == 0 && batch.queued.is_empty() {
+        if batch.in_flight == 0 && batch.groups.get(batch.group).is_none_or(|g| batch.next >= g.len()) {
             self.complete_group();
         }
     }
@@ -389,7 +390,9 @@ impl RunMachine {
     /// tool ends in emission order, then judge the group in emission order.
     fn complete_group(&mut self) {
         let Phase::Tools(mut batch) = std::mem::replace(&mut self.phase, Phase::Done) else { return };
-        let group = batch.groups.get(batch.group).cloned().unwrap_or_default();
+        // Taken, not copied: a completed group is never read again — the
+        // batch goes on to the next group, or the run ends here.
+        let group = batch.groups.get_mut(batch.group).map(std::mem::take).unwrap_or_default();
         if self.heard(group.len()) {
             for &index in &group {
                 let event = end_event(&batch.slots[index], self.turn);
