@@ -30,6 +30,20 @@ impl ToolArgs {
         &self.0
     }
 
+    /// True when `text` is empty or whitespace only: arguments a tool
+    /// receives as `{}` (see [`object`](Self::object)). A function of the
+    /// text, so a decoder can apply the rule before it makes the arguments.
+    ///
+    /// ```
+    /// use golem_core::ToolArgs;
+    /// assert!(ToolArgs::is_blank(""));
+    /// assert!(ToolArgs::is_blank(" \n\u{a0}"));
+    /// assert!(!ToolArgs::is_blank(" {}"));
+    /// ```
+    pub fn is_blank(text: &str) -> bool {
+        blank(text)
+    }
+
     /// True when the text is a JSON object (what tools accept).
     pub fn is_object(&self) -> bool {
         crate::json_object::is_json_object(&self.0)
@@ -48,7 +62,7 @@ impl ToolArgs {
     /// assert_eq!(ToolArgs::new("[1]").object(), None);
     /// ```
     pub fn object(&self) -> Option<serde_json::Value> {
-        if self.0.trim().is_empty() {
+        if blank(&self.0) {
             return Some(serde_json::Value::Object(serde_json::Map::new()));
         }
         serde_json::from_str::<serde_json::Value>(&self.0).ok().filter(serde_json::Value::is_object)
@@ -66,7 +80,7 @@ impl ToolArgs {
     /// }
     /// ```
     pub fn is_accepted(&self) -> bool {
-        self.0.trim().is_empty() || self.is_object()
+        blank(&self.0) || self.is_object()
     }
 
     /// Parse the text as a JSON value.
@@ -77,7 +91,7 @@ impl ToolArgs {
     /// The text providers should be sent (SPEC HIST-06): empty → `{}`, a JSON
     /// object unchanged, anything else wrapped as `{"truncated_args": "<raw>"}`.
     pub fn normalized_for_wire(&self) -> String {
-        if self.0.trim().is_empty() {
+        if blank(&self.0) {
             "{}".to_string()
         } else if self.is_object() {
             self.0.clone()
@@ -85,6 +99,14 @@ impl ToolArgs {
             serde_json::json!({ "truncated_args": self.0 }).to_string()
         }
     }
+}
+
+/// Whether `text` is empty or whitespace only, by `str::trim`'s rule.
+/// Arguments nearly always open with `{`, and text whose first byte is a
+/// visible ASCII character cannot be blank, so only other text is trimmed
+/// (issue 37: the Unicode-aware trim was walked four times per tool call).
+fn blank(text: &str) -> bool {
+    !text.as_bytes().first().is_some_and(u8::is_ascii_graphic) && text.trim().is_empty()
 }
 
 impl fmt::Debug for ToolArgs {
@@ -204,5 +226,24 @@ impl<'de> Deserialize<'de> for ToolArgs {
 impl ToolArgs {
     pub(crate) fn is_empty_text(&self) -> bool {
         self.0.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::blank;
+
+    /// The shortcut on the first byte gives `trim`'s answer for text that
+    /// opens with every ASCII character and with Unicode whitespace.
+    #[test]
+    fn blank_is_trims_answer() {
+        let openers = (0u8..=0x7f).map(char::from).chain(['\u{a0}', '\u{2028}', '\u{3000}', '\u{feff}', 'é']);
+        for first in openers {
+            for rest in ["", " ", "\t\n", "x", " {}", "\u{85}"] {
+                let text = format!("{first}{rest}");
+                assert_eq!(blank(&text), text.trim().is_empty(), "{text:?}");
+            }
+        }
+        assert!(blank(""));
     }
 }

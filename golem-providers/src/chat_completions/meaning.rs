@@ -70,7 +70,7 @@ pub(super) fn call_id(id: Option<String>, turn: usize, n: usize) -> String {
 
 /// A call's arguments, `{}` when empty (SPEC PROV-COMMON-03).
 pub(super) fn call_args(args: String) -> String {
-    if args.trim().is_empty() {
+    if golem_core::ToolArgs::is_blank(&args) {
         "{}".to_string()
     } else {
         args
