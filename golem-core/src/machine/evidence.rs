@@ -68,8 +68,9 @@ impl Evidence {
             requests: self.requests,
             tool_calls: self.tool_calls,
             sub_runs: self.sub_runs.clone(),
-            run_id: self.run_id.to_string(),
-            conversation_id: self.conversation_id.to_string(),
+            // Copied as text: `to_string` would run the formatter.
+            run_id: self.run_id.as_str().to_owned(),
+            conversation_id: self.conversation_id.as_str().to_owned(),
         }
     }
 

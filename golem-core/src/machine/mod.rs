@@ -339,8 +339,8 @@ impl RunMachine {
         let mut error = RunError::new(stage, cause);
         error.partial = self.ev.partial();
         error.requests = self.ev.requests;
-        error.run_id = self.ev.run_id.to_string();
-        error.conversation_id = self.ev.conversation_id.to_string();
+        error.run_id = self.ev.run_id.as_str().to_owned();
+        error.conversation_id = self.ev.conversation_id.as_str().to_owned();
         error.retry_declined = declined;
         self.finish(Outcome::Failed(error));
     }
