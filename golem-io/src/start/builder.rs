@@ -656,14 +656,18 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
         let prompt = if rare.resume.is_some() && self.prompt.is_empty() && self.parts.is_empty() {
             None
         } else {
-            Some(Prompt::text(self.prompt).with_parts(self.parts))
+            let mut prompt = Prompt::text(self.prompt);
+            prompt.parts = self.parts;
+            Some(prompt)
         };
-        let mut start = Start::default()
-            .with_history(history)
-            .with_instructions(instructions)
-            .with_prompt(prompt)
-            .with_stream(self.stream)
-            .with_ids(ids.run_id, ids.conversation_id);
+        // Set in place rather than through the builder methods, each of
+        // which moves the whole start (issue 37: less code every run walks).
+        let mut start = Start::default();
+        start.history = history;
+        start.instructions = instructions;
+        start.prompt = prompt;
+        start.stream = self.stream;
+        (start.run_id, start.conversation_id) = (ids.run_id, ids.conversation_id);
         start.resume = rare.resume;
         // Each run its own jitter from the OS (SPEC RETRY-02, JIT-01),
         // recorded in its log; the machine ignores it under a fixed seed.
