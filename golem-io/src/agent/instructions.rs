@@ -35,9 +35,15 @@ impl<Deps> Instructions<Deps> {
     /// This run's instructions: static + blank line + dynamic, where an empty
     /// part contributes nothing (no stray separator). A panicking function
     /// is contained, like any application code the driver runs.
-    pub(crate) fn resolve(&self, ctx: &RunContext<Deps>) -> Result<String, Panicked> {
+    ///
+    /// The run's context is made by `ctx` only for a function to read
+    /// (issue 37: most agents have none, and every run paid for a copy).
+    pub(crate) fn resolve(&self, ctx: impl FnOnce() -> RunContext<Deps>) -> Result<String, Panicked> {
         let dynamic = match &self.dynamic {
-            Some(f) => contain("the instructions function", || f(ctx))?,
+            Some(f) => {
+                let ctx = ctx();
+                contain("the instructions function", || f(&ctx))?
+            }
             None => String::new(),
         };
         Ok(match (self.fixed.is_empty(), dynamic.is_empty()) {
@@ -62,20 +68,20 @@ mod tests {
 
     #[test]
     fn joins_static_and_dynamic_with_a_blank_line() {
-        assert_eq!(with("a", "b").resolve(&ctx()).unwrap(), "a\n\nb");
+        assert_eq!(with("a", "b").resolve(ctx).unwrap(), "a\n\nb");
     }
 
     #[test]
     fn an_empty_part_contributes_nothing() {
-        assert_eq!(with("", "b").resolve(&ctx()).unwrap(), "b");
-        assert_eq!(with("a", "").resolve(&ctx()).unwrap(), "a");
-        assert_eq!(Instructions::<()>::default().resolve(&ctx()).unwrap(), "");
+        assert_eq!(with("", "b").resolve(ctx).unwrap(), "b");
+        assert_eq!(with("a", "").resolve(ctx).unwrap(), "a");
+        assert_eq!(Instructions::<()>::default().resolve(ctx).unwrap(), "");
     }
 
     #[test]
     fn a_panic_is_contained() {
         let panicking = Instructions::<()> { fixed: String::new(), dynamic: Some(Arc::new(|_| panic!("no deps"))) };
-        let err = panicking.resolve(&ctx()).unwrap_err();
+        let err = panicking.resolve(ctx).unwrap_err();
         assert!(err.to_string().contains("the instructions function panicked"), "{err}");
     }
 }

@@ -33,7 +33,7 @@ use std::sync::Arc;
 /// ```
 pub struct RunContext<Deps> {
     deps: Arc<Deps>,
-    ids: RunIds,
+    pub(crate) ids: RunIds,
 }
 
 impl<Deps> RunContext<Deps> {

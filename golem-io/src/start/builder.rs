@@ -649,9 +649,9 @@ impl<'a, Deps: Send + Sync + 'static, O: 'static> RunBuilder<'a, Deps, O> {
             None => self.history,
         };
         let ids = RunIds::new(run_id, conversation_id);
-        let ctx = RunContext::new(Arc::clone(&self.deps), ids.clone());
+        let ctx = || RunContext::new(Arc::clone(&self.deps), ids.clone());
         let instructions =
-            inner.instructions.resolve(&ctx).map_err(|panicked| SetupError::Instructions(AppError::new(panicked)))?;
+            inner.instructions.resolve(ctx).map_err(|panicked| SetupError::Instructions(AppError::new(panicked)))?;
         // A resume may go on from its resolutions alone (SPEC RUN-02).
         let prompt = if rare.resume.is_some() && self.prompt.is_empty() && self.parts.is_empty() {
             None

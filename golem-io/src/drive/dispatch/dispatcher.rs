@@ -154,8 +154,7 @@ impl<Deps: Send + Sync + 'static, O, P: Placement<Deps>> Dispatcher<Deps, O, P> 
     /// Run the decoder now (quick, local application code) and queue its
     /// verdict.
     fn decode(&mut self, decoder: &dyn Decoder<O, Deps>, id: DecodeId, response: &Response) {
-        let ctx = crate::run::context::RunContext::new(Arc::clone(&self.run.deps), self.run.ids.clone());
-        let verdict = self.kept.decode(decoder, &ctx, id, response);
+        let verdict = self.kept.decode(decoder, &self.run.ctx, id, response);
         self.make_ready(Input::Decoded { id, verdict });
     }
 

@@ -6,6 +6,7 @@ use crate::agent::any_model::AnyModel;
 use crate::agent::AgentInner;
 use crate::run::cancel::CancellationToken;
 use crate::run::clock::Clock;
+use crate::run::context::RunContext;
 use crate::run::ids::RunIds;
 use crate::tool::context::ToolContext;
 use crate::tool::sub_run_event::SubRunSink;
@@ -16,10 +17,10 @@ use std::sync::Arc;
 pub(crate) struct RunResources<Deps> {
     pub(crate) models: Arc<[AnyModel]>,
     pub(crate) tools: Arc<[Tool<Deps>]>,
-    pub(crate) deps: Arc<Deps>,
+    /// The run's deps and ids: lent to the decoder as they are, and the
+    /// source of every tool context (issue 37: no copy per decode).
+    pub(crate) ctx: RunContext<Deps>,
     pub(crate) clock: Arc<dyn Clock>,
-    /// The run's ids, for tool and decoder contexts.
-    pub(crate) ids: RunIds,
     /// The run's sub-run observers, for tool contexts (SPEC DELEG-04).
     pub(crate) sub_events: Option<SubRunSink>,
     /// The machine times streamed calls chunk by chunk (SPEC TIME-01): the
@@ -42,9 +43,8 @@ impl<Deps> RunResources<Deps> {
         RunResources {
             models: Arc::clone(&agent.models),
             tools: Arc::clone(&agent.tools),
-            deps,
+            ctx: RunContext::new(deps, ids),
             clock,
-            ids,
             sub_events,
             config: agent.config.clone(),
             chunk_limits: {
@@ -73,8 +73,8 @@ impl<Deps> RunResources<Deps> {
         limits_left: Option<Box<UsageLimits>>,
         token: CancellationToken,
     ) -> ToolContext<Deps> {
-        let (deps, clock) = (Arc::clone(&self.deps), Arc::clone(&self.clock));
-        let mut ctx = ToolContext::for_call(deps, call, deadline, approved, token, clock, self.ids.clone())
+        let (deps, clock) = (Arc::clone(self.ctx.deps_arc()), Arc::clone(&self.clock));
+        let mut ctx = ToolContext::for_call(deps, call, deadline, approved, token, clock, self.ctx.ids.clone())
             .forwarding(self.sub_events.clone())
             .with_limits_left(limits_left.map_or_else(UsageLimits::new, |l| *l));
         ctx.result_cap = self.config.result_cap(&call.name);
