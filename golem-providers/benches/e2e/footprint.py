@@ -9,7 +9,9 @@ between passes; this count does not, so a change can be judged by it.
 
 It counts the 64-byte lines of code executed at least RUNS times (once per
 run of the measured segment: the code every run walks), and groups them by
-crate and by function.
+crate and by function; and the distinct instructions executed as often,
+which, unlike lines, do not move when a build shifts functions across line
+boundaries.
 
     GOLEM_BENCH_CLOCK=proc GOLEM_BENCH_TRANSPORT=memory GOLEM_BENCH_INTERLEAVE=1 \\
       GOLEM_BENCH_ROUNDS=1 GOLEM_BENCH_ONLY="256 in flight, 1" GOLEM_BENCH_DRIVER=GolemAsync \\
@@ -92,6 +94,11 @@ def main():
         line_owner.setdefault(line, owner[address] or "?")
     hot = [line for line, count in lines.items() if count >= runs]
     print(f"{path}: {len(hot)} lines of code executed at least {runs} times ({len(hot) * 64 // 1024} KiB)")
+    # Lines move by a few as functions shift across 64-byte boundaries
+    # between builds of equal code; distinct instructions do not, so a
+    # small change is judged by them.
+    instructions = sum(1 for count in seen.values() if count >= runs)
+    print(f"  {instructions} distinct instructions executed at least {runs} times")
     for name, count in collections.Counter(crate(line_owner[l]) for l in hot).most_common():
         print(f"  {name:18} {count:5} lines")
     print("by function:")
