@@ -30,9 +30,10 @@ impl ToolArgs {
         &self.0
     }
 
-    /// True when `text` is empty or whitespace only: arguments a tool
-    /// receives as `{}` (see [`object`](Self::object)). A function of the
-    /// text, so a decoder can apply the rule before it makes the arguments.
+    /// True when `text` is empty or whitespace only (as `str::trim` sees
+    /// whitespace): arguments a tool receives as `{}` (see
+    /// [`object`](Self::object)). A function of the text, so a decoder can
+    /// apply the rule before it makes the arguments.
     ///
     /// ```
     /// use golem_core::ToolArgs;
@@ -41,7 +42,11 @@ impl ToolArgs {
     /// assert!(!ToolArgs::is_blank(" {}"));
     /// ```
     pub fn is_blank(text: &str) -> bool {
-        blank(text)
+        // Arguments nearly always open with `{`, and text whose first byte
+        // is a visible ASCII character cannot be blank, so only other text
+        // pays for the Unicode-aware trim (issue 37: it was walked four
+        // times per tool call).
+        !text.as_bytes().first().is_some_and(u8::is_ascii_graphic) && text.trim().is_empty()
     }
 
     /// True when the text is a JSON object (what tools accept).
@@ -62,7 +67,7 @@ impl ToolArgs {
     /// assert_eq!(ToolArgs::new("[1]").object(), None);
     /// ```
     pub fn object(&self) -> Option<serde_json::Value> {
-        if blank(&self.0) {
+        if Self::is_blank(&self.0) {
             return Some(serde_json::Value::Object(serde_json::Map::new()));
         }
         serde_json::from_str::<serde_json::Value>(&self.0).ok().filter(serde_json::Value::is_object)
@@ -80,7 +85,7 @@ impl ToolArgs {
     /// }
     /// ```
     pub fn is_accepted(&self) -> bool {
-        blank(&self.0) || self.is_object()
+        Self::is_blank(&self.0) || self.is_object()
     }
 
     /// Parse the text as a JSON value.
@@ -91,7 +96,7 @@ impl ToolArgs {
     /// The text providers should be sent (SPEC HIST-06): empty → `{}`, a JSON
     /// object unchanged, anything else wrapped as `{"truncated_args": "<raw>"}`.
     pub fn normalized_for_wire(&self) -> String {
-        if blank(&self.0) {
+        if Self::is_blank(&self.0) {
             "{}".to_string()
         } else if self.is_object() {
             self.0.clone()
@@ -99,14 +104,6 @@ impl ToolArgs {
             serde_json::json!({ "truncated_args": self.0 }).to_string()
         }
     }
-}
-
-/// Whether `text` is empty or whitespace only, by `str::trim`'s rule.
-/// Arguments nearly always open with `{`, and text whose first byte is a
-/// visible ASCII character cannot be blank, so only other text is trimmed
-/// (issue 37: the Unicode-aware trim was walked four times per tool call).
-fn blank(text: &str) -> bool {
-    !text.as_bytes().first().is_some_and(u8::is_ascii_graphic) && text.trim().is_empty()
 }
 
 impl fmt::Debug for ToolArgs {
@@ -231,7 +228,7 @@ impl ToolArgs {
 
 #[cfg(test)]
 mod tests {
-    use super::blank;
+    use super::ToolArgs;
 
     /// The shortcut on the first byte gives `trim`'s answer for text that
     /// opens with every ASCII character and with Unicode whitespace.
@@ -241,9 +238,9 @@ mod tests {
         for first in openers {
             for rest in ["", " ", "\t\n", "x", " {}", "\u{85}"] {
                 let text = format!("{first}{rest}");
-                assert_eq!(blank(&text), text.trim().is_empty(), "{text:?}");
+                assert_eq!(ToolArgs::is_blank(&text), text.trim().is_empty(), "{text:?}");
             }
         }
-        assert!(blank(""));
+        assert!(ToolArgs::is_blank(""));
     }
 }

@@ -490,6 +490,10 @@ fn tool_08_max_concurrency_caps_in_flight_calls() {
     assert_eq!(order, vec!["c1", "c2", "c3", "c4", "c5"]);
 }
 
+// ---------------------------------------------------------------------------
+// TOOL-09: a fatal call in a group
+// ---------------------------------------------------------------------------
+
 #[test]
 fn tool_09_a_fatal_call_leaves_the_calls_waiting_for_a_slot_unstarted() {
     // One slot: c1 runs, fails fatally; c2 and c3 were waiting for the slot
@@ -507,9 +511,6 @@ fn tool_09_a_fatal_call_leaves_the_calls_waiting_for_a_slot_unstarted() {
     assert_eq!(tool_failure(&error).call_id, "c1");
     assert_eq!(error.partial.unwrap().tool_calls, 1);
 }
-// ---------------------------------------------------------------------------
-// TOOL-09: a fatal call in a group
-// ---------------------------------------------------------------------------
 
 #[test]
 fn tool_09_fatal_cancels_running_siblings() {
