@@ -98,15 +98,9 @@ def main():
             previous = (address, where, ranges[n][2])
     total = sum(by_function.values())
     print(f"{total} cold bytes inside hot lines ({total / 64:.0f} lines' worth)")
-    print("by source file:")
-    for name, count in by_file.most_common(top):
-        print(f"  {count:6} {name}")
-    print("by function:")
-    for name, count in by_function.most_common(top):
-        print(f"  {count:6} {name[:140]}")
-    print("by source line:")
-    for name, count in by_source.most_common(top):
-        print(f"  {count:6} {name}")
+    for title, counts in (("source file", by_file), ("function", by_function), ("source line", by_source)):
+        print(f"by {title}:")
+        print("\n".join(f"  {count:6} {name[:140]}" for name, count in counts.most_common(top)))
 
 
 if __name__ == "__main__":
