@@ -9,7 +9,7 @@ the way (`#[cold]`, a separate function) shrinks the lines walked without
 removing any work, so this script says how much of it there is and whose
 code it is: for every function with hot code, the bytes of its
 instructions that run fewer than RUNS times but sit in a line that some
-hot instruction shares, by function and by source line (`objdump -d -l`
+hot instruction shares, by source file, function and source line (`objdump -d -l`
 for the instructions and where they came from, `nm` for the functions).
 
     python3 golem-providers/benches/e2e/cold_bytes.py $B golem.out 2048 [FILTER] [TOP]
@@ -86,16 +86,18 @@ def main():
     previous = None
     for address, where in instructions(binary):
         if previous is not None:
-            # An instruction's bytes run to the next one's address.
-            before, at, name = previous
+            # An instruction's bytes run to the next one's address, and no
+            # further than its function's end.
+            before, end, at, name = previous
             if before // 64 in hot_lines and before not in hot:
-                by_function[name] += address - before
-                by_source[at] += address - before
-                by_file[at.split(":")[0]] += address - before
+                size = min(address, end) - before
+                by_function[name] += size
+                by_source[at] += size
+                by_file[at.split(":")[0]] += size
             previous = None
         n = bisect.bisect_right(starts, address) - 1
         if n >= 0 and address < ranges[n][1]:
-            previous = (address, where, ranges[n][2])
+            previous = (address, ranges[n][1], where, ranges[n][2])
     total = sum(by_function.values())
     print(f"{total} cold bytes inside hot lines ({total / 64:.0f} lines' worth)")
     for title, counts in (("source file", by_file), ("function", by_function), ("source line", by_source)):
