@@ -6,6 +6,7 @@
 //!
 //! May import: `run`, golem-core.
 
+mod as_text;
 pub(crate) mod context;
 mod handler;
 mod outcome;

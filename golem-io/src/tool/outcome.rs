@@ -75,6 +75,11 @@ impl IntoToolResult for ToolResult {
 
 impl<T: Serialize> IntoToolResult for T {
     fn into_tool_result(self) -> Result<ToolResult, ToolError> {
+        // Text (a `String`, most tools' answer) is taken as it is, with no
+        // trip through JSON and back.
+        if let Some(text) = super::as_text::text_of(&self) {
+            return Ok(ToolResult::text(text));
+        }
         // Written directly, not through `Value`, so a struct keeps its field
         // order; a JSON string is unquoted again.
         let json = serde_json::to_string(&self).map_err(ToolError::fatal)?;
