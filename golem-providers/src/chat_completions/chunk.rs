@@ -8,10 +8,9 @@
 //! `fuzzing::chat_stream` checks that both ways give the same outcome. As
 //! there, fields golem never reads are skipped unparsed.
 
-use super::envelope::{present, reasoning, Content, FunctionWire, MessageWire, Obj, UsageWire};
+use super::envelope::{read_message, read_usage, reasoning, Content, FunctionWire, MessageWire, UsageWire};
+use super::strict_reader::{once, Read, Reader, Refused};
 use golem_core::message::Usage;
-use serde::de::IgnoredAny;
-use serde::Deserialize;
 
 /// What a chunk that fits the view says, in the order the stream applies it.
 pub(super) struct Chunk {
@@ -59,49 +58,84 @@ pub(super) struct CallDelta {
 
 /// The chunk in `data`, or `None` when it does not fit the view.
 pub(super) fn parse(data: &str) -> Option<Chunk> {
-    let Obj(wire) = serde_json::from_str::<Obj<ChunkWire>>(data).ok()?;
-    if wire.error.is_some() {
-        return None;
+    let mut reader = Reader::new(data.as_bytes());
+    let chunk = read_chunk(&mut reader).ok()?;
+    reader.end().ok()?;
+    Some(chunk)
+}
+
+fn read_chunk(reader: &mut Reader<'_>) -> Read<Chunk> {
+    let mut members = reader.object()?;
+    let (mut seen, mut usage, mut first) = (0, None, None);
+    while let Some(key) = reader.key(&mut members)? {
+        match key {
+            // Present at all (even null): the chunk is an error, which the
+            // `Value` path classifies.
+            b"error" => return Err(Refused),
+            b"usage" => {
+                once(&mut seen, 0)?;
+                usage = read_usage(reader)?;
+            }
+            b"choices" => {
+                once(&mut seen, 1)?;
+                if reader.null()? {
+                    continue;
+                }
+                // Every choice is read (each must fit); the first of index 0
+                // (or none) is the one the stream follows.
+                let mut items = reader.array()?;
+                while reader.item(&mut items)? {
+                    let choice = read_choice(reader)?;
+                    if first.is_none() && choice.index.is_none_or(|i| i == 0) {
+                        first = Some(choice);
+                    }
+                }
+            }
+            _ => reader.skip()?,
+        }
     }
-    let choice = wire
-        .choices
-        .unwrap_or_default()
-        .into_iter()
-        .map(|Obj(choice)| choice)
-        .find(|choice| choice.index.is_none_or(|i| i == 0));
-    let choice = match choice {
+    let choice = match first {
         Some(choice) => Some(Choice {
             delta: match choice.delta {
-                Some(Obj(delta)) => Some(view(delta)?),
+                Some(delta) => Some(view(delta).ok_or(Refused)?),
                 None => None,
             },
             finish_reason: choice.finish_reason,
         }),
         None => None,
     };
-    Some(Chunk { usage: wire.usage.map(|Obj(usage)| usage.counts()), choice })
+    Ok(Chunk { usage: usage.map(UsageWire::counts), choice })
 }
 
-#[derive(Deserialize)]
-struct ChunkWire {
-    /// Present at all (even null): the chunk is an error, which the `Value`
-    /// path classifies.
-    #[serde(default, deserialize_with = "present")]
-    error: Option<IgnoredAny>,
-    #[serde(default)]
-    usage: Option<Obj<UsageWire>>,
-    #[serde(default)]
-    choices: Option<Vec<Obj<ChoiceWire>>>,
-}
-
-#[derive(Deserialize)]
+/// One entry of a chunk's `choices`.
 struct ChoiceWire {
-    #[serde(default)]
     index: Option<u64>,
-    #[serde(default)]
-    delta: Option<Obj<MessageWire>>,
-    #[serde(default)]
+    delta: Option<MessageWire>,
     finish_reason: Option<String>,
+}
+
+fn read_choice(reader: &mut Reader<'_>) -> Read<ChoiceWire> {
+    let mut members = reader.object()?;
+    let mut seen = 0;
+    let mut choice = ChoiceWire { index: None, delta: None, finish_reason: None };
+    while let Some(key) = reader.key(&mut members)? {
+        match key {
+            b"index" => {
+                once(&mut seen, 0)?;
+                choice.index = reader.opt_u64()?;
+            }
+            b"delta" => {
+                once(&mut seen, 1)?;
+                choice.delta = read_message(reader)?;
+            }
+            b"finish_reason" => {
+                once(&mut seen, 2)?;
+                choice.finish_reason = reader.opt_string()?;
+            }
+            _ => reader.skip()?,
+        }
+    }
+    Ok(choice)
 }
 
 /// The delta, or `None` when a call index does not fit a `u32` (the
@@ -111,9 +145,9 @@ fn view(delta: MessageWire) -> Option<ChunkDelta> {
         Some(calls) => Some(
             calls
                 .into_iter()
-                .map(|Obj(call)| {
+                .map(|call| {
                     let index = call.index.map(u32::try_from).transpose().ok()?;
-                    Some(CallDelta { index, id: call.id, kind: call.kind, function: call.function.map(|Obj(f)| f) })
+                    Some(CallDelta { index, id: call.id, kind: call.kind, function: call.function })
                 })
                 .collect::<Option<Vec<_>>>()?,
         ),
@@ -125,6 +159,6 @@ fn view(delta: MessageWire) -> Option<ChunkDelta> {
         refusal: delta.refusal,
         annotations: delta.annotations,
         tool_calls,
-        function_call: delta.function_call.map(|Obj(f)| f),
+        function_call: delta.function_call,
     })
 }

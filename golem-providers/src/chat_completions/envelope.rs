@@ -1,14 +1,17 @@
 //! A typed view of a whole Chat Completions response: the fast path of
-//! [`decode_body`](super::decode_body) (issue 20).
+//! [`decode_body`](super::decode_body) (issue 20), and the shapes the
+//! stream's chunk view shares with it.
 //!
-//! Deserializing straight into these structs skips building a
+//! Reading straight into these structs skips building a
 //! `serde_json::Value` tree of the whole body, which was the largest single
 //! cost of a plain turn. The view is *strict*: a field of an unexpected type,
 //! a duplicated field or an empty `choices` fails it, and the caller then
 //! decodes through the `Value` path. That path's leniency (a wrong-typed field
 //! reads as absent) stays the one definition of what a body means, so the
 //! view only has to agree with it on the bodies it accepts — which
-//! `fuzzing::chat_response` checks on every input.
+//! `fuzzing::chat_response` checks on every input. The fields are read by
+//! [`strict_reader`](super::strict_reader), not by serde derives (issue 37:
+//! see there why).
 //!
 //! One difference is deliberate: fields golem never reads are skipped
 //! without being parsed, so a number beyond `f64`'s range in, say, a
@@ -16,14 +19,10 @@
 //! decode error.
 
 use super::meaning::{annotations_part, call_args, call_id, finish_reason_of, usage_of};
+use super::strict_reader::{once, Read, Reader, Refused};
 use super::FAMILY;
 use golem_core::message::{FinishReason, Message, Role, ThinkingBlock, ToolCall, Usage};
 use golem_core::stream::{AssembleError, MAX_TOOL_CALLS};
-use serde::de::value::MapAccessDeserializer;
-use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
-use serde::Deserialize;
-use std::fmt;
-use std::marker::PhantomData;
 
 /// What a body that fits the view decodes to.
 pub(crate) struct Decoded {
@@ -39,52 +38,134 @@ pub(crate) struct Decoded {
 /// The decoded body, or `None` when it does not fit the view (including
 /// every body that is not valid JSON or has no choices).
 pub(crate) fn decode(body: &[u8], turn: usize) -> Option<Decoded> {
-    let Obj(body) = crate::codec::json::parse_json::<Obj<Body>>(body).ok()?;
-    let Obj(choice) = body.choices.into_iter().next()?;
-    let message = choice.message.map(|m| m.0).unwrap_or_default();
+    let mut reader = Reader::new(body);
+    let (choice, usage) = read_body(&mut reader).ok()?;
+    reader.end().ok()?;
+    let message = choice.message.unwrap_or_default();
     let refused = message.refusal.as_deref().is_some_and(|r| !r.is_empty());
     let finish = if refused { FinishReason::ContentFilter } else { finish_reason_of(choice.finish_reason.as_deref()) };
-    Some(Decoded {
-        message: message.into_message(turn),
-        usage: body.usage.map(|u| u.0).unwrap_or_default().counts(),
-        finish,
-    })
+    Some(Decoded { message: message.into_message(turn), usage: usage.unwrap_or_default().counts(), finish })
 }
 
-#[derive(Deserialize)]
-struct Body {
-    choices: Vec<Obj<Choice>>,
-    #[serde(default)]
-    usage: Option<Obj<UsageWire>>,
-}
-
-#[derive(Deserialize)]
+/// The first choice of a response.
 struct Choice {
-    #[serde(default)]
-    message: Option<Obj<MessageWire>>,
-    #[serde(default)]
+    message: Option<MessageWire>,
     finish_reason: Option<String>,
 }
 
+/// The body's first choice (it must have one) and its usage.
+fn read_body(reader: &mut Reader<'_>) -> Read<(Choice, Option<UsageWire>)> {
+    let mut members = reader.object()?;
+    let (mut seen, mut choice, mut usage) = (0, None, None);
+    while let Some(key) = reader.key(&mut members)? {
+        match key {
+            b"choices" => {
+                once(&mut seen, 0)?;
+                // Only the first choice is read, as the `Value` path reads it.
+                let mut items = reader.array()?;
+                while reader.item(&mut items)? {
+                    match choice {
+                        None => choice = Some(read_choice(reader)?),
+                        Some(_) => reader.skip()?,
+                    }
+                }
+            }
+            b"usage" => {
+                once(&mut seen, 1)?;
+                usage = read_usage(reader)?;
+            }
+            _ => reader.skip()?,
+        }
+    }
+    Ok((choice.ok_or(Refused)?, usage))
+}
+
+fn read_choice(reader: &mut Reader<'_>) -> Read<Choice> {
+    let mut members = reader.object()?;
+    let mut seen = 0;
+    let mut choice = Choice { message: None, finish_reason: None };
+    while let Some(key) = reader.key(&mut members)? {
+        match key {
+            b"message" => {
+                once(&mut seen, 0)?;
+                choice.message = read_message(reader)?;
+            }
+            b"finish_reason" => {
+                once(&mut seen, 1)?;
+                choice.finish_reason = reader.opt_string()?;
+            }
+            _ => reader.skip()?,
+        }
+    }
+    Ok(choice)
+}
+
 /// A response's message, or a stream chunk's delta: the same fields.
-#[derive(Default, Deserialize)]
+#[derive(Default)]
 pub(super) struct MessageWire {
-    #[serde(default)]
     pub(super) reasoning_content: Option<String>,
-    #[serde(default)]
     pub(super) reasoning: Option<String>,
-    #[serde(default)]
     pub(super) content: Option<Content>,
-    #[serde(default)]
     pub(super) refusal: Option<String>,
     /// Rare (search models only), so kept as a `Value`: the one shape the
     /// `Value` path reads, with no second definition to agree with.
-    #[serde(default)]
     pub(super) annotations: Option<serde_json::Value>,
-    #[serde(default)]
-    pub(super) tool_calls: Option<Vec<Obj<CallWire>>>,
-    #[serde(default)]
-    pub(super) function_call: Option<Obj<FunctionWire>>,
+    pub(super) tool_calls: Option<Vec<CallWire>>,
+    pub(super) function_call: Option<FunctionWire>,
+}
+
+/// A message or delta object, or `None` for `null`.
+pub(super) fn read_message(reader: &mut Reader<'_>) -> Read<Option<MessageWire>> {
+    if reader.null()? {
+        return Ok(None);
+    }
+    let mut members = reader.object()?;
+    let mut seen = 0;
+    let mut message = MessageWire::default();
+    while let Some(key) = reader.key(&mut members)? {
+        match key {
+            b"reasoning_content" => {
+                once(&mut seen, 0)?;
+                message.reasoning_content = reader.opt_string()?;
+            }
+            b"reasoning" => {
+                once(&mut seen, 1)?;
+                message.reasoning = reader.opt_string()?;
+            }
+            b"content" => {
+                once(&mut seen, 2)?;
+                message.content = Content::read(reader)?;
+            }
+            b"refusal" => {
+                once(&mut seen, 3)?;
+                message.refusal = reader.opt_string()?;
+            }
+            b"annotations" => {
+                once(&mut seen, 4)?;
+                if !reader.null()? {
+                    let raw = reader.raw()?;
+                    message.annotations = Some(serde_json::from_str(raw).map_err(|_| Refused)?);
+                }
+            }
+            b"tool_calls" => {
+                once(&mut seen, 5)?;
+                if !reader.null()? {
+                    let mut calls = Vec::new();
+                    let mut items = reader.array()?;
+                    while reader.item(&mut items)? {
+                        calls.push(CallWire::read(reader)?);
+                    }
+                    message.tool_calls = Some(calls);
+                }
+            }
+            b"function_call" => {
+                once(&mut seen, 6)?;
+                message.function_call = FunctionWire::read(reader)?;
+            }
+            _ => reader.skip()?,
+        }
+    }
+    Ok(Some(message))
 }
 
 impl MessageWire {
@@ -110,15 +191,15 @@ impl MessageWire {
         // Function calls in order, then the legacy `function_call`. A plain
         // loop rather than an adapter chain: the same calls in less code
         // for every answer to walk (issue 37).
-        for Obj(call) in self.tool_calls.into_iter().flatten() {
+        for call in self.tool_calls.into_iter().flatten() {
             if call.kind.as_deref().is_some_and(|t| t != "function") {
                 continue;
             }
-            if let Some(Obj(function)) = call.function {
+            if let Some(function) = call.function {
                 push_call(&mut message, call.id, function, turn)?;
             }
         }
-        if let Some(Obj(function)) = self.function_call {
+        if let Some(function) = self.function_call {
             push_call(&mut message, None, function, turn)?;
         }
         Ok(message)
@@ -155,7 +236,7 @@ fn append(to: &mut String, text: String) {
 /// `content`: a string, or an array of parts. Anything else fails the view.
 pub(super) enum Content {
     Text(String),
-    Parts(Vec<Obj<PartWire>>),
+    Parts(Vec<PartWire>),
 }
 
 impl Content {
@@ -164,7 +245,7 @@ impl Content {
         match content {
             Some(Content::Text(text)) if !text.is_empty() => each(text),
             Some(Content::Parts(parts)) => {
-                for Obj(part) in parts {
+                for part in parts {
                     let is_text = part.kind.as_deref().is_none_or(|t| t == "text");
                     if let Some(text) = part.text.filter(|t| is_text && !t.is_empty()) {
                         each(text);
@@ -174,6 +255,37 @@ impl Content {
             _ => {}
         }
     }
+
+    /// A `content` value, or `None` for `null`.
+    fn read(reader: &mut Reader<'_>) -> Read<Option<Content>> {
+        if reader.null()? {
+            return Ok(None);
+        }
+        if !reader.at_array() {
+            return reader.string().map(|text| Some(Content::Text(text)));
+        }
+        let mut parts = Vec::new();
+        let mut items = reader.array()?;
+        while reader.item(&mut items)? {
+            let mut members = reader.object()?;
+            let (mut seen, mut part) = (0, PartWire { kind: None, text: None });
+            while let Some(key) = reader.key(&mut members)? {
+                match key {
+                    b"type" => {
+                        once(&mut seen, 0)?;
+                        part.kind = reader.opt_string()?;
+                    }
+                    b"text" => {
+                        once(&mut seen, 1)?;
+                        part.text = reader.opt_string()?;
+                    }
+                    _ => reader.skip()?,
+                }
+            }
+            parts.push(part);
+        }
+        Ok(Some(Content::Parts(parts)))
+    }
 }
 
 /// `reasoning_content` (DeepSeek, vLLM) or else `reasoning` (OpenRouter,
@@ -182,76 +294,155 @@ pub(super) fn reasoning(content: Option<String>, reasoning: Option<String>) -> O
     [content, reasoning].into_iter().flatten().find(|t| !t.is_empty())
 }
 
-impl<'de> Deserialize<'de> for Content {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct ContentVisitor;
-        impl<'de> Visitor<'de> for ContentVisitor {
-            type Value = Content;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a string or an array of content parts")
-            }
-            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Content, E> {
-                Ok(Content::Text(text.to_owned()))
-            }
-            fn visit_string<E: serde::de::Error>(self, text: String) -> Result<Content, E> {
-                Ok(Content::Text(text))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Content, A::Error> {
-                let mut parts = Vec::new();
-                while let Some(part) = seq.next_element()? {
-                    parts.push(part);
-                }
-                Ok(Content::Parts(parts))
-            }
-        }
-        deserializer.deserialize_any(ContentVisitor)
-    }
-}
-
-#[derive(Deserialize)]
+/// One part of an array `content`.
 pub(super) struct PartWire {
-    #[serde(default, rename = "type")]
     kind: Option<String>,
-    #[serde(default)]
     text: Option<String>,
 }
 
-#[derive(Deserialize)]
+/// One entry of `tool_calls`, whole or a stream's fragment.
 pub(super) struct CallWire {
     /// A stream fragment's position; a whole response has none (one given
     /// there must still be a number, or the body takes the `Value` path).
-    #[serde(default)]
     pub(super) index: Option<u64>,
-    #[serde(default)]
     pub(super) id: Option<String>,
-    #[serde(default, rename = "type")]
+    /// `type`.
     pub(super) kind: Option<String>,
-    #[serde(default)]
-    pub(super) function: Option<Obj<FunctionWire>>,
+    pub(super) function: Option<FunctionWire>,
 }
 
-#[derive(Deserialize)]
+impl CallWire {
+    fn read(reader: &mut Reader<'_>) -> Read<CallWire> {
+        let mut members = reader.object()?;
+        let mut seen = 0;
+        let mut call = CallWire { index: None, id: None, kind: None, function: None };
+        while let Some(key) = reader.key(&mut members)? {
+            match key {
+                b"index" => {
+                    once(&mut seen, 0)?;
+                    call.index = reader.opt_u64()?;
+                }
+                b"id" => {
+                    once(&mut seen, 1)?;
+                    call.id = reader.opt_string()?;
+                }
+                b"type" => {
+                    once(&mut seen, 2)?;
+                    call.kind = reader.opt_string()?;
+                }
+                b"function" => {
+                    once(&mut seen, 3)?;
+                    call.function = FunctionWire::read(reader)?;
+                }
+                _ => reader.skip()?,
+            }
+        }
+        Ok(call)
+    }
+}
+
+/// A call's function: its name and arguments.
 pub(super) struct FunctionWire {
-    #[serde(default)]
     pub(super) name: Option<String>,
     /// Only the string form; an object here fails the view, and the `Value`
     /// path turns it into JSON text.
-    #[serde(default)]
     pub(super) arguments: Option<String>,
 }
 
-#[derive(Default, Deserialize)]
+impl FunctionWire {
+    /// A function object, or `None` for `null`.
+    fn read(reader: &mut Reader<'_>) -> Read<Option<FunctionWire>> {
+        if reader.null()? {
+            return Ok(None);
+        }
+        let mut members = reader.object()?;
+        let mut seen = 0;
+        let mut function = FunctionWire { name: None, arguments: None };
+        while let Some(key) = reader.key(&mut members)? {
+            match key {
+                b"name" => {
+                    once(&mut seen, 0)?;
+                    function.name = reader.opt_string()?;
+                }
+                b"arguments" => {
+                    once(&mut seen, 1)?;
+                    function.arguments = reader.opt_string()?;
+                }
+                _ => reader.skip()?,
+            }
+        }
+        Ok(Some(function))
+    }
+}
+
+/// The counts of a `usage` object.
+#[derive(Default)]
 pub(super) struct UsageWire {
-    #[serde(default)]
     prompt_tokens: Option<u64>,
-    #[serde(default)]
     completion_tokens: Option<u64>,
-    #[serde(default)]
-    prompt_tokens_details: Option<Obj<PromptDetails>>,
-    #[serde(default)]
+    /// `prompt_tokens_details.cached_tokens`: `Some(None)` when present as
+    /// null, `None` when absent (or the details are).
+    cached_tokens: Option<Option<u64>>,
     prompt_cache_hit_tokens: Option<u64>,
-    #[serde(default)]
-    completion_tokens_details: Option<Obj<CompletionDetails>>,
+    /// `completion_tokens_details.reasoning_tokens`.
+    reasoning_tokens: Option<u64>,
+}
+
+/// A `usage` object, or `None` for `null`.
+pub(super) fn read_usage(reader: &mut Reader<'_>) -> Read<Option<UsageWire>> {
+    if reader.null()? {
+        return Ok(None);
+    }
+    let mut members = reader.object()?;
+    let mut seen = 0;
+    let mut usage = UsageWire::default();
+    while let Some(key) = reader.key(&mut members)? {
+        match key {
+            b"prompt_tokens" => {
+                once(&mut seen, 0)?;
+                usage.prompt_tokens = reader.opt_u64()?;
+            }
+            b"completion_tokens" => {
+                once(&mut seen, 1)?;
+                usage.completion_tokens = reader.opt_u64()?;
+            }
+            b"prompt_tokens_details" => {
+                once(&mut seen, 2)?;
+                usage.cached_tokens = details(reader, b"cached_tokens")?.flatten();
+            }
+            b"prompt_cache_hit_tokens" => {
+                once(&mut seen, 3)?;
+                usage.prompt_cache_hit_tokens = reader.opt_u64()?;
+            }
+            b"completion_tokens_details" => {
+                once(&mut seen, 4)?;
+                usage.reasoning_tokens = details(reader, b"reasoning_tokens")?.flatten().flatten();
+            }
+            _ => reader.skip()?,
+        }
+    }
+    Ok(Some(usage))
+}
+
+/// A details object's one count `field`: `None` for a null object,
+/// `Some(None)` when the field is absent, `Some(Some(None))` when it is
+/// null.
+fn details(reader: &mut Reader<'_>, field: &[u8]) -> Read<Option<Option<Option<u64>>>> {
+    if reader.null()? {
+        return Ok(None);
+    }
+    let mut members = reader.object()?;
+    let mut count = None;
+    while let Some(key) = reader.key(&mut members)? {
+        if key != field {
+            reader.skip()?;
+        } else if count.is_some() {
+            return Err(Refused);
+        } else {
+            count = Some(reader.opt_u64()?);
+        }
+    }
+    Ok(Some(count))
 }
 
 impl UsageWire {
@@ -260,55 +451,11 @@ impl UsageWire {
         // A present `cached_tokens` wins even when null, as a JSON pointer
         // finds it in the `Value` path; only an absent one defers to
         // DeepSeek's field.
-        let cached = match self.prompt_tokens_details.and_then(|d| d.0.cached_tokens) {
+        let cached = match self.cached_tokens {
             Some(present) => present,
             None => self.prompt_cache_hit_tokens,
         };
-        usage_of(
-            self.prompt_tokens,
-            self.completion_tokens,
-            cached,
-            self.completion_tokens_details.and_then(|d| d.0.reasoning_tokens),
-        )
-    }
-}
-
-#[derive(Deserialize)]
-struct PromptDetails {
-    #[serde(default, deserialize_with = "present")]
-    cached_tokens: Option<Option<u64>>,
-}
-
-#[derive(Deserialize)]
-struct CompletionDetails {
-    #[serde(default)]
-    reasoning_tokens: Option<u64>,
-}
-
-/// A field that is present, null or not: `Some(None)` for null, so it can be
-/// told apart from an absent one (`None`, through `default`).
-pub(super) fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(deserializer: D) -> Result<Option<T>, D::Error> {
-    T::deserialize(deserializer).map(Some)
-}
-
-/// A struct that must come as a JSON object. Derived structs also accept
-/// an array of their fields in order, which the `Value` path reads as no
-/// fields at all; this wrapper refuses arrays so such a body fails the view.
-pub(super) struct Obj<T>(pub(super) T);
-
-impl<'de, T: Deserialize<'de>> Deserialize<'de> for Obj<T> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct ObjVisitor<T>(PhantomData<T>);
-        impl<'de, T: Deserialize<'de>> Visitor<'de> for ObjVisitor<T> {
-            type Value = Obj<T>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a JSON object")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Obj<T>, A::Error> {
-                T::deserialize(MapAccessDeserializer::new(map)).map(Obj)
-            }
-        }
-        deserializer.deserialize_map(ObjVisitor(PhantomData))
+        usage_of(self.prompt_tokens, self.completion_tokens, cached, self.reasoning_tokens)
     }
 }
 

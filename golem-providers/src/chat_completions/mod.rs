@@ -21,6 +21,7 @@ pub mod request;
 pub mod response;
 pub mod schema;
 pub mod stream;
+mod strict_reader;
 mod tools_cache;
 pub mod tuning;
 mod wire;
