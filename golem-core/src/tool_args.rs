@@ -3,6 +3,7 @@
 //! built-in tool blocks.
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::borrow::Cow;
 use std::fmt;
 
 /// The arguments of a tool call: raw JSON text, kept byte for byte.
@@ -95,13 +96,23 @@ impl ToolArgs {
 
     /// The text providers should be sent (SPEC HIST-06): empty → `{}`, a JSON
     /// object unchanged, anything else wrapped as `{"truncated_args": "<raw>"}`.
-    pub fn normalized_for_wire(&self) -> String {
+    /// Borrowed when unchanged: every request resends every call of the
+    /// history, and copying their arguments to write them was an allocation
+    /// per call per request (issue 37).
+    ///
+    /// ```
+    /// use golem_core::ToolArgs;
+    /// assert_eq!(ToolArgs::new(" ").normalized_for_wire(), "{}");
+    /// assert_eq!(ToolArgs::new(r#"{"a":1}"#).normalized_for_wire(), r#"{"a":1}"#);
+    /// assert_eq!(ToolArgs::new("[1]").normalized_for_wire(), r#"{"truncated_args":"[1]"}"#);
+    /// ```
+    pub fn normalized_for_wire(&self) -> Cow<'_, str> {
         if Self::is_blank(&self.0) {
-            "{}".to_string()
+            Cow::Borrowed("{}")
         } else if self.is_object() {
-            self.0.clone()
+            Cow::Borrowed(&self.0)
         } else {
-            serde_json::json!({ "truncated_args": self.0 }).to_string()
+            Cow::Owned(serde_json::json!({ "truncated_args": self.0 }).to_string())
         }
     }
 }

@@ -8,6 +8,7 @@
 //! error bodies ([`error`]) — and takes the quirks as a [`Dialect`], so the
 //! provider modules hold only what is theirs and never import each other.
 
+mod body_writer;
 mod builtin;
 mod chunk;
 mod codec;

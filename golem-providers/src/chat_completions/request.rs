@@ -1,12 +1,11 @@
 //! Request bodies (SPEC PROV-OAI-02/03/04, MM-02..04, THINK-03, HIST-06).
 
+use super::body_writer::{self as write, key, string};
 use super::ids::{synthesized, wire_id};
 use super::media::{self, Location};
 use super::schema::{is_strict_compatible, wire_name};
 use super::tools_cache::{encode_tools, ToolsCache};
-use super::wire::{
-    BodyRest, Content, JsonSchema, ResponseFormat, StreamOptions, WireCall, WireCallFunction, WireMessage, WirePart,
-};
+use super::wire::{WireMessage, WirePart};
 use super::{Dialect, MaxTokensField, Tuning};
 use crate::blocks::{names_its_call, no_parts};
 use crate::classify::{encode_error, unsupported};
@@ -117,59 +116,27 @@ fn encode(
         Some(WireToolChoice::Auto) => Some(serde_json::json!("auto")),
         None => None,
     };
-    let response_format = match request.output_schema.as_deref() {
-        Some(_) if !dialect.json_schema => {
-            return Err(unsupported(
-                "a native output schema",
-                "this service is configured without json_schema response formats; use tool output mode",
-            ))
-        }
-        Some(output) => Some(ResponseFormat {
-            kind: "json_schema",
-            json_schema: Some(JsonSchema {
-                name: wire_name(&output.name),
-                strict: is_strict_compatible(&output.schema),
-                schema: &output.schema,
-            }),
-        }),
-        None if tuning.extras.json_object => Some(ResponseFormat { kind: "json_object", json_schema: None }),
-        None => None,
-    };
+    if request.output_schema.is_some() && !dialect.json_schema {
+        return Err(unsupported(
+            "a native output schema",
+            "this service is configured without json_schema response formats; use tool output mode",
+        ));
+    }
     let web_search_options = super::builtin::web_search_options(&request.builtin_tools, tuning)?;
     let (max_tokens, max_completion_tokens) = match dialect.max_tokens_field {
         MaxTokensField::MaxTokens => (tuning.max_tokens, None),
         MaxTokensField::MaxCompletionTokens => (None, tuning.max_tokens),
     };
     let last = messages(&request.messages, dialect, prefix)?;
-    let rest = BodyRest {
-        tool_choice,
-        // OpenAI rejects parallel_tool_calls on a request without tools.
-        parallel_tool_calls: tuning.extras.parallel_tool_calls.filter(|_| has_tools),
-        response_format,
-        temperature: tuning.temperature,
-        top_p: tuning.top_p,
-        max_tokens,
-        max_completion_tokens,
-        reasoning_effort: tuning.extras.reasoning_effort.as_deref(),
-        stop: (!tuning.stop.is_empty()).then_some(tuning.stop.as_slice()),
-        seed: tuning.seed,
-        presence_penalty: tuning.extras.presence_penalty,
-        frequency_penalty: tuning.extras.frequency_penalty,
-        user: tuning.extras.user.as_deref(),
-        service_tier: tuning.extras.service_tier.as_deref(),
-        web_search_options,
-        stream,
-        stream_options: (stream && dialect.stream_usage).then_some(StreamOptions { include_usage: true }),
-    };
     let model_len = model.map_or(0, str::len);
     let mut body = Vec::with_capacity(prefix.bytes().len() + last.len() + tools.len() + model_len + REST_HINT);
-    body.push(b'{');
     if let Some(model) = model {
-        body.extend_from_slice(b"\"model\":");
-        serde_json::to_writer(&mut body, model).map_err(|e| encode_error(&e.to_string()))?;
-        body.push(b',');
+        body.extend_from_slice(b"{\"model\":");
+        string(&mut body, model);
+        body.extend_from_slice(b",\"messages\":[");
+    } else {
+        body.extend_from_slice(b"{\"messages\":[");
     }
-    body.extend_from_slice(b"\"messages\":[");
     body.extend_from_slice(prefix.bytes());
     if !last.is_empty() {
         if !prefix.bytes().is_empty() {
@@ -177,21 +144,67 @@ fn encode(
         }
         body.extend_from_slice(&last);
     }
-    body.extend_from_slice(b"],");
+    body.push(b']');
     if has_tools {
-        body.extend_from_slice(b"\"tools\":");
+        key(&mut body, "tools");
         body.extend_from_slice(tools);
-        body.push(b',');
     }
-    // `rest` is an object with at least `stream`: `{"…":…}`; its fields
-    // continue the body after the messages, written in place.
-    let at = body.len();
-    serde_json::to_writer(&mut body, &rest).map_err(|e| encode_error(&e.to_string()))?;
-    if body.get(at) != Some(&b'{') {
-        return Err(encode_error("the body's fields did not serialize as an object"));
+    // The fields after the arrays, in the order the wire struct that
+    // wrote them had (the golden bodies pin it).
+    if let Some(choice) = &tool_choice {
+        key(&mut body, "tool_choice");
+        write::value(&mut body, choice)?;
     }
-    body.remove(at);
+    // OpenAI rejects parallel_tool_calls on a request without tools.
+    if let Some(parallel) = tuning.extras.parallel_tool_calls.filter(|_| has_tools) {
+        key(&mut body, "parallel_tool_calls");
+        write::value(&mut body, &parallel)?;
+    }
+    if let Some(output) = request.output_schema.as_deref() {
+        key(&mut body, "response_format");
+        body.extend_from_slice(b"{\"type\":\"json_schema\",\"json_schema\":{\"name\":");
+        string(&mut body, &wire_name(&output.name));
+        body.extend_from_slice(if is_strict_compatible(&output.schema) {
+            b",\"strict\":true"
+        } else {
+            b",\"strict\":false"
+        });
+        key(&mut body, "schema");
+        write::value(&mut body, &output.schema)?;
+        body.extend_from_slice(b"}}");
+    } else if tuning.extras.json_object {
+        key(&mut body, "response_format");
+        body.extend_from_slice(b"{\"type\":\"json_object\"}");
+    }
+    optional(&mut body, "temperature", tuning.temperature.as_ref())?;
+    optional(&mut body, "top_p", tuning.top_p.as_ref())?;
+    optional(&mut body, "max_tokens", max_tokens.as_ref())?;
+    optional(&mut body, "max_completion_tokens", max_completion_tokens.as_ref())?;
+    optional(&mut body, "reasoning_effort", tuning.extras.reasoning_effort.as_deref())?;
+    optional(&mut body, "stop", (!tuning.stop.is_empty()).then_some(tuning.stop.as_slice()))?;
+    optional(&mut body, "seed", tuning.seed.as_ref())?;
+    optional(&mut body, "presence_penalty", tuning.extras.presence_penalty.as_ref())?;
+    optional(&mut body, "frequency_penalty", tuning.extras.frequency_penalty.as_ref())?;
+    optional(&mut body, "user", tuning.extras.user.as_deref())?;
+    optional(&mut body, "service_tier", tuning.extras.service_tier.as_deref())?;
+    optional(&mut body, "web_search_options", web_search_options.as_ref())?;
+    body.extend_from_slice(if stream { b",\"stream\":true" } else { b",\"stream\":false" });
+    if stream && dialect.stream_usage {
+        body.extend_from_slice(b",\"stream_options\":{\"include_usage\":true}");
+    }
+    body.push(b'}');
     Ok(body)
+}
+
+/// `"name":value` after the body's fields so far, when there is a value.
+fn optional<T: serde::Serialize + ?Sized>(body: &mut Vec<u8>, name: &str, value: Option<&T>) -> Result<(), ModelError> {
+    match value {
+        Some(value) => {
+            key(body, name);
+            write::value(body, value)
+        }
+        None => Ok(()),
+    }
 }
 
 /// Room for the body's last fields (`stream` and whatever tuning is set)
@@ -225,20 +238,21 @@ fn messages(messages: &[Message], dialect: &Dialect, prefix: &mut Prefix<Ordinal
     let mut frames: Vec<WirePart<'_>> = Vec::new();
     for (index, message) in messages.iter().enumerate().skip(start) {
         if message.role != Role::Tool && !frames.is_empty() {
-            prefix.write(&WireMessage::new("user", Some(Content::Parts(std::mem::take(&mut frames)))))?;
+            prefix.write(&WireMessage { role: "user", content: std::mem::take(&mut frames) })?;
         }
         match message.role {
             Role::System => {
                 no_parts(message, index, "Chat Completions accepts")?;
-                prefix.write(&WireMessage::new("system", Some(Content::Text(Cow::Borrowed(&message.content)))))?;
+                write::text_message(prefix.next(), "system", &message.content);
             }
-            Role::User => prefix.write(&WireMessage::new("user", Some(user_content(message, index, dialect)?)))?,
+            Role::User if message.parts.is_empty() => write::text_message(prefix.next(), "user", &message.content),
+            Role::User => prefix.write(&WireMessage { role: "user", content: user_parts(message, index, dialect)? })?,
             Role::Assistant => {
                 assistant_ordinal += 1;
-                prefix.write(&assistant(message, index, assistant_ordinal, dialect)?)?;
+                assistant(prefix.next(), message, index, assistant_ordinal, dialect)?;
             }
             Role::Tool => {
-                prefix.write(&tool(message, index, dialect)?)?;
+                tool(prefix.next(), message, index, dialect)?;
                 if !message.parts.is_empty() {
                     let id = wire_id(&message.tool_call_id, dialect.id_rule);
                     frames.push(WirePart::Text { text: Cow::Owned(tool_result_open(&message.tool_name, &id)) });
@@ -254,16 +268,12 @@ fn messages(messages: &[Message], dialect: &Dialect, prefix: &mut Prefix<Ordinal
     if frames.is_empty() {
         return Ok(Vec::new());
     }
-    serde_json::to_vec(&WireMessage::new("user", Some(Content::Parts(frames))))
-        .map_err(|e| encode_error(&e.to_string()))
+    serde_json::to_vec(&WireMessage { role: "user", content: frames }).map_err(|e| encode_error(&e.to_string()))
 }
 
-/// A string, or a part array with the text first when there are parts
-/// (SPEC PROV-OAI-03).
-fn user_content<'a>(message: &'a Message, index: usize, dialect: &Dialect) -> Result<Content<'a>, ModelError> {
-    if message.parts.is_empty() {
-        return Ok(Content::Text(Cow::Borrowed(&message.content)));
-    }
+/// A part array with the text first (SPEC PROV-OAI-03); a user message
+/// without parts is a plain string, written by hand.
+fn user_parts<'a>(message: &'a Message, index: usize, dialect: &Dialect) -> Result<Vec<WirePart<'a>>, ModelError> {
     let mut parts = Vec::with_capacity(message.parts.len() + 1);
     if !message.content.is_empty() {
         parts.push(WirePart::Text { text: Cow::Borrowed(&message.content) });
@@ -271,51 +281,222 @@ fn user_content<'a>(message: &'a Message, index: usize, dialect: &Dialect) -> Re
     for (part, p) in message.parts.iter().enumerate() {
         parts.push(media::part(p, dialect, Location { message: index, part })?);
     }
-    Ok(Content::Parts(parts))
+    Ok(parts)
 }
 
 /// Text and tool calls; thinking is never sent back (SPEC THINK-03), and
 /// there is no content field when a turn with calls had no text.
-fn assistant<'a>(
-    message: &'a Message,
+fn assistant(
+    out: &mut Vec<u8>,
+    message: &Message,
     index: usize,
     ordinal: usize,
     dialect: &Dialect,
-) -> Result<WireMessage<'a>, ModelError> {
+) -> Result<(), ModelError> {
     no_parts(message, index, "Chat Completions accepts")?;
-    let content = if message.content.is_empty() && !message.tool_calls.is_empty() {
-        None
-    } else {
-        Some(Content::Text(Cow::Borrowed(&message.content)))
-    };
-    let mut wire = WireMessage::new("assistant", content);
-    wire.tool_calls = message
-        .tool_calls
-        .iter()
-        .enumerate()
-        .map(|(n, call)| {
-            // A stored call without an id (a hand-built or foreign history)
-            // gets the id decoding would have given it (SPEC PROV-COMMON-06).
-            let id = if call.id.is_empty() {
-                Cow::Owned(wire_id(&synthesized(ordinal, n + 1), dialect.id_rule).into_owned())
-            } else {
-                wire_id(&call.id, dialect.id_rule)
-            };
-            WireCall {
-                id,
-                kind: "function",
-                function: WireCallFunction { name: &call.name, arguments: call.args.normalized_for_wire() },
-            }
-        })
-        .collect();
-    Ok(wire)
+    let silent = message.content.is_empty() && !message.tool_calls.is_empty();
+    write::open_assistant(out, (!silent).then_some(message.content.as_str()));
+    for (n, call) in message.tool_calls.iter().enumerate() {
+        // A stored call without an id (a hand-built or foreign history)
+        // gets the id decoding would have given it (SPEC PROV-COMMON-06).
+        let synthesized_id;
+        let id = if call.id.is_empty() {
+            synthesized_id = synthesized(ordinal, n + 1);
+            wire_id(&synthesized_id, dialect.id_rule)
+        } else {
+            wire_id(&call.id, dialect.id_rule)
+        };
+        write::call(out, n, &id, &call.name, &call.args.normalized_for_wire());
+    }
+    write::close_assistant(out, message.tool_calls.len());
+    Ok(())
 }
 
-fn tool<'a>(message: &'a Message, index: usize, dialect: &Dialect) -> Result<WireMessage<'a>, ModelError> {
+fn tool(out: &mut Vec<u8>, message: &Message, index: usize, dialect: &Dialect) -> Result<(), ModelError> {
     names_its_call(message, index)?;
     let content =
         if message.failed { Cow::Owned(failed_result(&message.content)) } else { Cow::Borrowed(&*message.content) };
-    let mut wire = WireMessage::new("tool", Some(Content::Text(content)));
-    wire.tool_call_id = Some(wire_id(&message.tool_call_id, dialect.id_rule));
-    Ok(wire)
+    write::tool_message(out, &content, &wire_id(&message.tool_call_id, dialect.id_rule));
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use golem_core::builtin::{BuiltinTool, WebSearch};
+    use golem_core::message::ToolCall;
+    use golem_core::model::OutputSchema;
+    use golem_core::tool::ToolDefinition;
+    use serde::Serialize;
+    use serde_json::value::RawValue;
+    use serde_json::{json, Value};
+    use std::sync::Arc;
+
+    /// The body's last fields as the derived struct that wrote them before
+    /// they were written by hand: the oracle for their order and format.
+    #[derive(Serialize)]
+    struct Rest<'a> {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        tool_choice: Option<Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        parallel_tool_calls: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        response_format: Option<Box<RawValue>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        temperature: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        top_p: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        max_tokens: Option<u32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        max_completion_tokens: Option<u32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reasoning_effort: Option<&'a str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        stop: Option<&'a [String]>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        seed: Option<i64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        presence_penalty: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        frequency_penalty: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        user: Option<&'a str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        service_tier: Option<&'a str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        web_search_options: Option<Value>,
+        stream: bool,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        stream_options: Option<Value>,
+    }
+
+    /// A message as the derived struct that wrote it before.
+    #[derive(Serialize)]
+    struct OldMessage<'a> {
+        role: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        content: Option<&'a str>,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        tool_calls: Vec<Box<RawValue>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        tool_call_id: Option<&'a str>,
+    }
+
+    fn old_call(id: &str, name: &str, arguments: &str) -> Box<RawValue> {
+        // A `Value` sorts keys, and "function" < "id" < "type" is not the
+        // derive's order, so the call is spelled out as raw JSON.
+        let text = format!(
+            r#"{{"id":{},"type":"function","function":{{"name":{},"arguments":{}}}}}"#,
+            serde_json::to_string(id).unwrap(),
+            serde_json::to_string(name).unwrap(),
+            serde_json::to_string(arguments).unwrap()
+        );
+        RawValue::from_string(text).unwrap()
+    }
+
+    /// Every field set, odd numbers and text included, byte for byte.
+    #[test]
+    fn the_hand_written_body_is_what_the_derived_structs_wrote() {
+        let tuning = Tuning::new()
+            .temperature(0.1)
+            .top_p(1e-7)
+            .max_tokens(4096)
+            .reasoning_effort("hi\"gh")
+            .parallel_tool_calls(true)
+            .stop("END")
+            .stop("\n\n")
+            .seed(-3)
+            .presence_penalty(-2.0)
+            .frequency_penalty(1.25)
+            .user("\u{fc}")
+            .service_tier("flex")
+            .search_context_size("low");
+        let mut turn = Message::assistant("");
+        turn.tool_calls.push(ToolCall::new("", "t", "[1]"));
+        turn.tool_calls.push(ToolCall::new("c2", "t", r#"{"a":"\"b\""}"#));
+        let mut request = Request::new(vec![
+            Message::system("be \"brief\"\n"),
+            Message::user("q \u{1f600}"),
+            turn,
+            Message::tool_result("c2", "t", "done\t"),
+            Message::assistant("fine"),
+        ]);
+        request.tools = Arc::new(vec![ToolDefinition::new("t", "d", json!({"type": "object"}))]);
+        request.builtin_tools = Arc::new(vec![BuiltinTool::WebSearch(WebSearch::new())]);
+        request.tool_choice = Some(WireToolChoice::Tool("t".into()));
+        request.output_schema = Some(Arc::new(OutputSchema::new("Out put", json!({"type": "object", "x": [1.5]}))));
+
+        let mistral = Dialect {
+            stream_usage: false,
+            max_tokens_field: MaxTokensField::MaxTokens,
+            id_rule: crate::chat_completions::IdRule::Alphanumeric9,
+            ..Dialect::FULL
+        };
+        for (stream, dialect) in [(true, Dialect::FULL), (false, Dialect::FULL), (true, mistral)] {
+            let ours = encode_body(&request, Some("m\"1"), &tuning, &dialect, stream).unwrap();
+
+            let synthesized = wire_id(&synthesized(1, 1), dialect.id_rule).into_owned();
+            let messages = [
+                OldMessage { role: "system", content: Some("be \"brief\"\n"), tool_calls: vec![], tool_call_id: None },
+                OldMessage { role: "user", content: Some("q \u{1f600}"), tool_calls: vec![], tool_call_id: None },
+                OldMessage {
+                    role: "assistant",
+                    content: None,
+                    tool_calls: vec![
+                        old_call(&synthesized, "t", r#"{"truncated_args":"[1]"}"#),
+                        old_call(&wire_id("c2", dialect.id_rule), "t", r#"{"a":"\"b\""}"#),
+                    ],
+                    tool_call_id: None,
+                },
+                OldMessage {
+                    role: "tool",
+                    content: Some("done\t"),
+                    tool_calls: vec![],
+                    tool_call_id: Some(&wire_id("c2", dialect.id_rule)),
+                },
+                OldMessage { role: "assistant", content: Some("fine"), tool_calls: vec![], tool_call_id: None },
+            ];
+            let (max_tokens, max_completion_tokens) = match dialect.max_tokens_field {
+                MaxTokensField::MaxTokens => (Some(4096), None),
+                MaxTokensField::MaxCompletionTokens => (None, Some(4096)),
+            };
+            let rest = Rest {
+                tool_choice: Some(json!({"type": "function", "function": {"name": "t"}})),
+                parallel_tool_calls: Some(true),
+                response_format: Some(
+                    serde_json::from_str(&format!(
+                        r#"{{"type":"json_schema","json_schema":{{"name":{},"strict":{},"schema":{}}}}}"#,
+                        serde_json::to_string(&wire_name("Out put")).unwrap(),
+                        is_strict_compatible(&request.output_schema.as_ref().unwrap().schema),
+                        serde_json::to_string(&request.output_schema.as_ref().unwrap().schema).unwrap()
+                    ))
+                    .unwrap(),
+                ),
+                temperature: Some(0.1),
+                top_p: Some(1e-7),
+                max_tokens,
+                max_completion_tokens,
+                reasoning_effort: Some("hi\"gh"),
+                stop: Some(&tuning.stop),
+                seed: Some(-3),
+                presence_penalty: Some(-2.0),
+                frequency_penalty: Some(1.25),
+                user: Some("\u{fc}"),
+                service_tier: Some("flex"),
+                web_search_options: Some(json!({"search_context_size": "low"})),
+                stream,
+                stream_options: (stream && dialect.stream_usage).then(|| json!({"include_usage": true})),
+            };
+            let rest = serde_json::to_string(&rest).unwrap();
+            let expected = format!(
+                r#"{{"model":{},"messages":{},"tools":{}{}"#,
+                serde_json::to_string("m\"1").unwrap(),
+                serde_json::to_string(&messages).unwrap(),
+                String::from_utf8(encode_tools(&request.tools).unwrap()).unwrap(),
+                rest.replacen('{', ",", 1)
+            );
+            assert_eq!(String::from_utf8(ours).unwrap(), expected, "stream {stream}");
+        }
+    }
 }

@@ -97,6 +97,15 @@ impl<S: Copy + Default> Prefix<S> {
         serde_json::to_writer(&mut self.bytes, wire).map_err(|e| encode_error(&e.to_string()))
     }
 
+    /// The bytes to append one wire message to, written by the caller
+    /// (after the comma that separates it from the one before).
+    pub(crate) fn next(&mut self) -> &mut Vec<u8> {
+        if !self.bytes.is_empty() {
+            self.bytes.push(b',');
+        }
+        &mut self.bytes
+    }
+
     /// Record `message` as encoded; `clean` is the encoder's state when
     /// nothing of it waits to be written (a prefix may end here), `None`
     /// otherwise.
